@@ -1,0 +1,109 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { DigestMismatchError, MissingTokenError } from "./errors.js";
+import type { HttpClient } from "./http-client.js";
+import { cachedArtifactPath, type StoreLayout } from "./store-layout.js";
+
+/** What to fetch: the public URL, or for a private repository the API asset URL downloaded with the token. */
+export interface ArtifactRef {
+  /** For messages: the tool the artifact belongs to. */
+  readonly tool: string;
+  readonly url: string;
+  readonly apiUrl?: string | undefined;
+  /** The digest the lock records; absent at lock time for trust on first use. */
+  readonly sha256?: string | undefined;
+}
+
+/** Progress of one download, for the TTY display. */
+export interface DownloadProgress {
+  readonly received: number;
+  readonly total: number | undefined;
+}
+
+/** What `fetchArtifact` needs. */
+export interface FetchArtifactOptions {
+  readonly layout: StoreLayout;
+  readonly client: HttpClient;
+  /** Whether `CODEHOST_TOKEN` is set (the client holds it); a private artifact needs it. */
+  readonly hasToken: boolean;
+  readonly onProgress?: (progress: DownloadProgress) => void;
+}
+
+/** Where a verified artifact is, and its digest. */
+export interface CachedArtifact {
+  readonly path: string;
+  readonly sha256: string;
+  /** Whether it came from the cache rather than the network. */
+  readonly cacheHit: boolean;
+}
+
+/**
+ * Returns the artifact from `cache/sha256/<digest>`, downloading it when absent. A cache hit is re-hashed first; a
+ * truncated or tampered file is discarded and downloaded again. Downloads stream into a temporary file inside the
+ * store while hashing; a digest that differs from `sha256` is rejected, the temporary file removed
+ * (spec: "Checksum rules" 3). Without an expected digest (trust on first use) the computed one names the file.
+ *
+ * @throws {DigestMismatchError} naming tool, URL, expected and actual digest
+ * @throws {MissingTokenError} for a private artifact without `CODEHOST_TOKEN`
+ */
+export async function fetchArtifact(
+  ref: ArtifactRef,
+  options: FetchArtifactOptions,
+): Promise<CachedArtifact> {
+  const { layout } = options;
+  await mkdir(layout.cacheDir, { recursive: true });
+  if (ref.sha256 !== undefined) {
+    const path = cachedArtifactPath(layout, ref.sha256);
+    const actual = await hashFile(path).catch(() => undefined);
+    if (actual === ref.sha256) return { path, sha256: actual, cacheHit: true };
+    if (actual !== undefined) await rm(path, { force: true });
+  }
+  if (ref.apiUrl !== undefined && !options.hasToken) {
+    throw new MissingTokenError(
+      `Cannot download "${ref.tool}" from a private repository: set CODEHOST_TOKEN to a token that can read it`,
+    );
+  }
+  const response =
+    ref.apiUrl !== undefined
+      ? await options.client.get(ref.apiUrl, { accept: "application/octet-stream" })
+      : await options.client.get(ref.url, { accept: "application/octet-stream" });
+  const temp = join(layout.cacheDir, `.tmp-${randomBytes(8).toString("hex")}`);
+  const hash = createHash("sha256");
+  const total = Number(response.headers.get("content-length")) || undefined;
+  let received = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      hash.update(chunk);
+      received += chunk.length;
+      options.onProgress?.({ received, total });
+      callback(null, chunk);
+    },
+  });
+  try {
+    if (response.body === null)
+      throw new DigestMismatchError(`Cannot download "${ref.tool}" from ${ref.url}: empty answer`);
+    await pipeline(response.body, meter, createWriteStream(temp));
+    const actual = hash.digest("hex");
+    if (ref.sha256 !== undefined && actual !== ref.sha256) {
+      throw new DigestMismatchError(
+        `Cannot verify "${ref.tool}" from ${ref.url}: expected sha256 ${ref.sha256}, got ${actual}; the artifact changed upstream or was corrupted in transit; nothing was installed`,
+      );
+    }
+    const path = cachedArtifactPath(layout, actual);
+    await rename(temp, path);
+    return { path, sha256: actual, cacheHit: false };
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/** Lower-case hex sha256 of a file. */
+export async function hashFile(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  await pipeline(createReadStream(path), hash);
+  return hash.digest("hex");
+}

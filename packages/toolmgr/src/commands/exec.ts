@@ -1,0 +1,49 @@
+import { delimiter } from "node:path";
+import type { Deps } from "../deps.js";
+import { UsageError } from "../errors.js";
+import type { CommandArgs } from "../main.js";
+import { storeLayout, toolmgrHome } from "../store-layout.js";
+import { loadToolchain, toolchainPath } from "../toolchain.js";
+
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+
+/**
+ * `toolmgr exec <command> [args...]`: runs the command with every executable of the nearest lock first on `PATH`.
+ * Checks offline first (stale lock, missing or damaged install); forwards SIGINT and SIGTERM; exits with the
+ * child's status, or 128 + the signal that ended it.
+ */
+export async function execCommand(args: CommandArgs, deps: Deps): Promise<number> {
+  const [command, ...rest] = args.positionals;
+  if (command === undefined)
+    throw new UsageError("Cannot exec: name a command, as in `toolmgr exec forge --version`");
+  const toolchain = await loadToolchain(deps);
+  const pinned = toolchain?.commands.find((c) => c.command === command);
+  // The shims directory leaves PATH: the pinned directories come first anyway, and an unpinned command must reach
+  // the next one of its name rather than a shim (on Windows the `.cmd` shim calls `exec` again).
+  const shimsDir = storeLayout(toolmgrHome(deps.env, deps.runtime)).shimsDir;
+  const path = [
+    ...toolchainPath(toolchain),
+    ...(deps.env.PATH ?? "")
+      .split(delimiter)
+      .filter((p) => p !== "" && p !== shimsDir && p !== `${shimsDir}/`),
+  ].join(delimiter);
+  const child = deps.spawn(pinned?.path ?? command, rest, {
+    stdio: "inherit",
+    env: { ...deps.env, PATH: path },
+  });
+  const forward = (signal: "SIGINT" | "SIGTERM") => () => child.kill(signal);
+  const off = [deps.onSignal("SIGINT", forward("SIGINT")), deps.onSignal("SIGTERM", forward("SIGTERM"))];
+  try {
+    return await new Promise<number>((resolve) => {
+      child.on("error", (error: NodeJS.ErrnoException) => {
+        deps.io.stderr.write(
+          `toolmgr: cannot run "${command}": ${error.code === "ENOENT" ? "not found on PATH" : error.message}\n`,
+        );
+        resolve(error.code === "ENOENT" ? 127 : 126);
+      });
+      child.on("close", (code, signal) => resolve(code ?? 128 + (SIGNAL_NUMBERS[signal ?? ""] ?? 1)));
+    });
+  } finally {
+    for (const unsubscribe of off) unsubscribe();
+  }
+}

@@ -1,0 +1,182 @@
+import { randomBytes } from "node:crypto";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fetchArtifact } from "../artifact-cache.js";
+import { createCodeHost } from "../code-host-client.js";
+import { mapConcurrent } from "../concurrency.js";
+import type { Deps } from "../deps.js";
+import { LockfileError, ProjectFileError, ToolmgrError } from "../errors.js";
+import { createHttpClient } from "../http-client.js";
+import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
+import type { CommandArgs } from "../main.js";
+import { detectPlatform, type Platform } from "../platform.js";
+import { loadProject } from "../project-file.js";
+import { hostAllows } from "../registry/host-policy.js";
+import { findRecipe, hostPolicy } from "../registry/registry.js";
+import { resolveTool } from "../resolve.js";
+import { commandName } from "../source.js";
+import { storeLayout, toolmgrHome } from "../store-layout.js";
+
+/**
+ * Tools resolved at once. Each tool's requests form a short dependent chain, so resolving all of a typical project's
+ * tools together keeps `lock` close to one chain's latency (issue 3), while staying under the code host's secondary
+ * limit of 100 concurrent requests.
+ */
+const CONCURRENCY = 64;
+
+/**
+ * `toolmgr lock [--check] [<tool>...]`: resolves every tool of the nearest `toolmgr.toml` for every platform and
+ * writes `toolmgr.lock` atomically next to it. With tool names, only those are re-resolved and every other pin is
+ * kept. With `--check`, nothing is written or downloaded; exit 3 when the lock would change.
+ */
+export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number> {
+  const check = args.values.check === true;
+  const project = await loadProject(deps.cwd, findRecipe);
+  const lockPath = join(dirname(project.path), LOCKFILE_NAME);
+  const existingText = await readFile(lockPath, "utf8").catch(() => undefined);
+  let existing: Lockfile | undefined;
+  if (existingText !== undefined) {
+    try {
+      existing = parseLockfile(existingText);
+    } catch (error) {
+      if (check || !(error instanceof LockfileError)) throw error;
+      deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${error.message}\n`);
+    }
+  }
+  const only = new Set(args.positionals);
+  for (const name of only) {
+    if (!project.tools.some((t) => t.name === name)) {
+      throw new ProjectFileError(
+        `Cannot lock "${name}": it is not in ${project.path}; add it under [tools] first`,
+      );
+    }
+  }
+  const running = detectPlatform(deps.runtime);
+  // Without a platforms list, keep what the lock already covers and add this machine's platform, so re-locking on
+  // a laptop never drops the artifact CI needs (issue 10).
+  const platforms: Platform[] =
+    project.platforms !== undefined
+      ? [...project.platforms]
+      : [
+          ...new Set([
+            ...(existing?.tools.flatMap((t) => t.artifacts.map((a) => a.platform)) ?? []),
+            ...(running ? [running] : []),
+          ]),
+        ].sort();
+  if (platforms.length === 0) {
+    throw new ToolmgrError(
+      "TOOLMGR_PLATFORM",
+      `Cannot lock for this machine (${deps.runtime.platform}/${deps.runtime.arch}): it is not a supported platform; list platforms in toolmgr.toml`,
+    );
+  }
+  const token = deps.env.CODEHOST_TOKEN || undefined;
+  const client = createHttpClient({
+    fetch: deps.fetch,
+    apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
+    token,
+  });
+  const codeHost = createCodeHost(client);
+  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
+  const policy = hostPolicy();
+
+  const tools = await mapConcurrent(
+    project.tools,
+    async (tool): Promise<LockedTool> => {
+      const previous = existing?.tools.find((t) => t.name === tool.name);
+      const samePin =
+        previous !== undefined &&
+        previous.constraint === tool.constraint.text &&
+        previous.source === tool.fingerprint;
+      const keep = only.size > 0 && !only.has(tool.name) && samePin;
+      if (keep && platforms.every((p) => previous.artifacts.some((a) => a.platform === p))) {
+        return { ...previous, artifacts: previous.artifacts.filter((a) => platforms.includes(a.platform)) };
+      }
+      return resolveTool(tool, {
+        codeHost,
+        platforms,
+        previous: samePin || previous?.source === tool.fingerprint ? previous : undefined,
+        pin: keep ? previous.version : undefined,
+        checkPrivacy: token !== undefined,
+        allowHost: (o) => hostAllows(policy, o),
+        digest: async (artifact) => {
+          if (check) return "0".repeat(64); // --check downloads nothing: a new artifact already means a change.
+          const cached = await fetchArtifact(
+            { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl },
+            { layout, client, hasToken: token !== undefined },
+          );
+          return cached.sha256;
+        },
+      });
+    },
+    { limit: CONCURRENCY },
+  );
+  checkCommandConflicts(tools);
+
+  const lock: Lockfile = { version: 1, tools };
+  const text = formatLockfile(lock);
+  const width =
+    Math.max(...tools.map((t) => t.name.length), ...(existing?.tools.map((t) => t.name.length) ?? [0])) + 2;
+  // One line per tool, in the peer's words (nao1215/block e2e/atago/lock*.yaml): `lock` says what it did,
+  // `lock --check` what it would do; the exit code of --check carries the verdict, so it prints no summary.
+  const lines = tools.map((t) => {
+    const before = existing?.tools.find((p) => p.name === t.name);
+    let state: string;
+    if (before === undefined) state = `${check ? "missing" : "locked"} ${t.version}`;
+    else if (before.version !== t.version) state = `${before.version} -> ${t.version}`;
+    else if (!check) state = t.version;
+    else if (formatLockfile({ version: 1, tools: [before] }) === formatLockfile({ version: 1, tools: [t] }))
+      state = `${t.version} (up-to-date)`;
+    else state = `${t.version} (artifacts would change)`;
+    return `${t.name.padEnd(width)}${state}`;
+  });
+  for (const gone of existing?.tools ?? []) {
+    if (!tools.some((t) => t.name === gone.name))
+      lines.push(`${gone.name.padEnd(width)}${gone.version} (no longer in toolmgr.toml)`);
+  }
+  const out = lines.map((l) => `${l}\n`).join("");
+  if (check) {
+    deps.io.stdout.write(out);
+    return text === existingText ? 0 : 3;
+  }
+  if (text === existingText) {
+    deps.io.stdout.write(`${out}${LOCKFILE_NAME} is up to date\n`);
+    return 0;
+  }
+  // Atomic: a reader sees the old lock or the new one, and a failure before this point left the old one untouched.
+  const temp = join(dirname(lockPath), `.${LOCKFILE_NAME}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    await writeFile(temp, text);
+    await rename(temp, lockPath);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code ?? (cause as Error).message;
+    throw new LockfileError(
+      `Cannot write ${LOCKFILE_NAME} in "${dirname(lockPath)}": ${code}; check that the project directory is writable`,
+      { cause },
+    );
+  } finally {
+    await rm(temp, { force: true });
+  }
+  deps.io.stdout.write(`${out}wrote ${LOCKFILE_NAME}\n`);
+  return 0;
+}
+
+/** Two tools providing one command would make the shim's choice depend on order: refuse it (issue 10). */
+function checkCommandConflicts(tools: readonly LockedTool[]): void {
+  // Compared without case: on macOS and Windows file systems `Forge` and `forge` are one shim.
+  const owner = new Map<string, { tool: string; command: string }>();
+  for (const tool of tools) {
+    for (const bin of tool.bin) {
+      const command = commandName(bin);
+      const key = command.toLowerCase();
+      const other = owner.get(key);
+      if (other !== undefined) {
+        throw new ProjectFileError(
+          other.tool === tool.name
+            ? `Cannot lock "${tool.name}": it lists the command "${command}" twice ("${other.command}" and "${command}"); list each executable once`
+            : `Cannot lock: the command "${command}" is provided by both "${other.tool}" and "${tool.name}"; keep one of them in toolmgr.toml`,
+        );
+      }
+      owner.set(key, { tool: tool.name, command });
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import type { Deps } from "../deps.js";
+import { ToolmgrError } from "../errors.js";
+import { lockedArtifact } from "../lockfile.js";
+import type { CommandArgs } from "../main.js";
+import { detectPlatform } from "../platform.js";
+import { loadLockedProject, staleReasons } from "../project-state.js";
+import { installProblem } from "../store/install.js";
+import { installDir, storeLayout, toolmgrHome } from "../store-layout.js";
+
+/** `toolmgr status [--json]`: per tool the constraint, the pinned version, installed or not, stale or not. */
+export async function statusCommand(args: CommandArgs, deps: Deps): Promise<number> {
+  const platform = detectPlatform(deps.runtime);
+  if (platform === undefined)
+    throw new ToolmgrError(
+      "TOOLMGR_PLATFORM",
+      `Cannot report on ${deps.runtime.platform}: not a supported platform`,
+    );
+  const locked = await loadLockedProject(deps.cwd);
+  const stale = staleReasons(locked, platform);
+  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
+  const names = [
+    ...new Set([...locked.project.tools.map((t) => t.name), ...locked.lock.tools.map((t) => t.name)]),
+  ].sort();
+  const rows = await Promise.all(
+    names.map(async (name) => {
+      const wanted = locked.project.tools.find((t) => t.name === name);
+      const pin = locked.lock.tools.find((t) => t.name === name);
+      const artifact = pin && lockedArtifact(pin, platform);
+      const problem =
+        pin && artifact
+          ? await installProblem(
+              installDir(layout, { name, version: pin.version, sha256: artifact.sha256 }),
+              pin,
+            )
+          : "not installed";
+      return {
+        name,
+        constraint: wanted?.constraint.text ?? null,
+        version: pin?.version ?? null,
+        installed: problem === undefined,
+        stale: stale.has(name),
+        ...(stale.has(name)
+          ? { reason: stale.get(name) }
+          : problem !== undefined && pin
+            ? { reason: `${problem}; run \`toolmgr sync\`` }
+            : {}),
+      };
+    }),
+  );
+  if (args.values.json === true) {
+    deps.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  } else {
+    const width = Math.max(4, ...rows.map((r) => r.name.length)) + 2;
+    const lines = rows.map(
+      (r) =>
+        `${r.name.padEnd(width)}${(r.constraint ?? "-").padEnd(12)}${(r.version ?? "-").padEnd(14)}${r.installed ? "installed" : "not installed"}${r.stale ? "  stale" : ""}${r.reason ? `  (${r.reason})` : ""}`,
+    );
+    deps.io.stdout.write(`${lines.join("\n")}\n`);
+  }
+  return rows.every((r) => r.installed && !r.stale) ? 0 : 1;
+}

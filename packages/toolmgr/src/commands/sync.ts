@@ -1,0 +1,116 @@
+import { mapConcurrent } from "../concurrency.js";
+import type { Deps } from "../deps.js";
+import { LockfileError, ToolmgrError } from "../errors.js";
+import { lockedArtifact } from "../lockfile.js";
+import type { CommandArgs } from "../main.js";
+import { detectPlatform } from "../platform.js";
+import { loadLockedProject, staleReasons } from "../project-state.js";
+import { commandName } from "../source.js";
+import { installArtifact, installProblem } from "../store/install.js";
+import { writeShims } from "../store/shims.js";
+import { installDir, storeLayout, toolmgrHome } from "../store-layout.js";
+
+/** Downloads in flight at once. */
+const CONCURRENCY = 4;
+
+/**
+ * `toolmgr sync [--quiet]`: installs, for the running platform, every tool of the nearest `toolmgr.lock` using only
+ * what the lock records; refuses a stale lock before touching the store; writes the shims last, so a failure leaves
+ * them unchanged.
+ */
+export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number> {
+  const quiet = args.values.quiet === true;
+  const platform = detectPlatform(deps.runtime);
+  if (platform === undefined) {
+    throw new ToolmgrError(
+      "TOOLMGR_PLATFORM",
+      `Cannot sync on ${deps.runtime.platform}/${deps.runtime.arch}: not a supported platform`,
+    );
+  }
+  const locked = await loadLockedProject(deps.cwd);
+  const stale = staleReasons(locked, platform);
+  if (stale.size > 0) {
+    throw new LockfileError(
+      `Cannot sync: ${locked.lockPath} is out of date:\n${[...stale].map(([name, why]) => `  ${name}: ${why}`).join("\n")}`,
+    );
+  }
+  const token = deps.env.CODEHOST_TOKEN || undefined;
+  // The download code loads only when something is missing, so re-syncing an installed toolchain stays cheap.
+  let downloader: Promise<Downloader> | undefined;
+  const download = () => {
+    downloader ??= loadDownloader(deps, token);
+    return downloader;
+  };
+  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
+  const tty = deps.io.stderr.isTTY === true && !quiet;
+  const results = await mapConcurrent(
+    locked.lock.tools,
+    async (tool) => {
+      const artifact = lockedArtifact(tool, platform);
+      if (artifact === undefined)
+        throw new LockfileError(`Cannot sync "${tool.name}": no artifact for ${platform}`);
+      // A whole install needs neither the cache nor the network: re-syncing an installed toolchain stays cheap.
+      const dir = installDir(layout, { name: tool.name, version: tool.version, sha256: artifact.sha256 });
+      if ((await installProblem(dir, tool)) === undefined) return { tool, state: "present" as const };
+      const started = deps.now().getTime();
+      let lastDraw = 0;
+      const { fetchArtifact, client } = await download();
+      const cached = await fetchArtifact(
+        { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl, sha256: artifact.sha256 },
+        {
+          layout,
+          client,
+          hasToken: token !== undefined,
+          onProgress: ({ received, total }) => {
+            const now = deps.now().getTime();
+            if (!tty || now - lastDraw < 100) return;
+            lastDraw = now;
+            const rate = received / Math.max(0.001, (now - started) / 1000);
+            const of = total ? `/${mb(total)}` : "";
+            deps.io.stderr.write(
+              `\r\x1b[K${tool.name} ${tool.version}: ${mb(received)}${of} MB at ${mb(rate)} MB/s`,
+            );
+          },
+        },
+      );
+      if (tty) deps.io.stderr.write("\r\x1b[K");
+      if (!quiet && !tty && !cached.cacheHit)
+        deps.io.stderr.write(`downloaded ${tool.name} ${tool.version} (${artifact.url})\n`);
+      const state = await installArtifact(cached.path, { layout, tool, artifact, now: deps.now });
+      return { tool, state };
+    },
+    { limit: CONCURRENCY },
+  );
+  const commands = locked.lock.tools.flatMap((t) => t.bin.map(commandName));
+  const shims = await writeShims(commands, { layout, platform });
+  if (!quiet) {
+    const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
+    const lines = results.map((r) => `${r.tool.name.padEnd(width)}${r.state} ${r.tool.version}`);
+    lines.push(`shims: ${shims.map((s) => s.slice(layout.shimsDir.length + 1)).join(", ")}`);
+    lines.push(`add to PATH: ${layout.shimsDir}`);
+    deps.io.stdout.write(`${lines.join("\n")}\n`);
+  }
+  return 0;
+}
+
+function mb(bytes: number): string {
+  return (bytes / 1_000_000).toFixed(1);
+}
+
+interface Downloader {
+  readonly fetchArtifact: typeof import("../artifact-cache.js").fetchArtifact;
+  readonly client: import("../http-client.js").HttpClient;
+}
+
+async function loadDownloader(deps: Deps, token: string | undefined): Promise<Downloader> {
+  const [{ fetchArtifact }, { createHttpClient }] = await Promise.all([
+    import("../artifact-cache.js"),
+    import("../http-client.js"),
+  ]);
+  const client = createHttpClient({
+    fetch: deps.fetch,
+    apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
+    token,
+  });
+  return { fetchArtifact, client };
+}

@@ -1,0 +1,36 @@
+import type { Deps } from "../deps.js";
+import { NotInstalledError, UsageError } from "../errors.js";
+import type { CommandArgs } from "../main.js";
+import { storeLayout, toolmgrHome } from "../store-layout.js";
+import { loadToolchain, nextOnPath } from "../toolchain.js";
+
+/**
+ * `toolmgr which <command>`: the path the shim would run here. A pinned command prints its install; an unpinned
+ * one (or any outside a project) prints the next command of that name on `PATH`, where the shim steps aside to,
+ * with a note on stderr; none at all is an error.
+ */
+export async function whichCommand(args: CommandArgs, deps: Deps): Promise<number> {
+  const [command] = args.positionals;
+  if (command === undefined)
+    throw new UsageError("Cannot look up a command: name one, as in `toolmgr which forge`");
+  const toolchain = await loadToolchain(deps);
+  const pinned = toolchain?.commands.find((c) => c.command === command);
+  if (pinned !== undefined) {
+    deps.io.stdout.write(`${pinned.path}\n`);
+    return 0;
+  }
+  const where =
+    toolchain === undefined
+      ? `there is no toolmgr.toml above ${deps.cwd}`
+      : `it is not pinned in ${toolchain.locked.lockPath}`;
+  const shimsDir = storeLayout(toolmgrHome(deps.env, deps.runtime)).shimsDir;
+  const next = await nextOnPath(command, { path: deps.env.PATH ?? "", shimsDir });
+  if (next === undefined) {
+    throw new NotInstalledError(
+      `Cannot find "${command}": ${where}, and no other "${command}" is on PATH; pin it in toolmgr.toml or install it`,
+    );
+  }
+  deps.io.stderr.write(`toolmgr: ${where}; the "${command}" shim steps aside to the next one on PATH\n`);
+  deps.io.stdout.write(`${next}\n`);
+  return 0;
+}

@@ -1,0 +1,80 @@
+import { ProjectFileError, SourceError } from "./errors.js";
+import { checkChannelName } from "./source.js";
+
+/**
+ * A version constraint from `toolmgr.toml` (spec: "Version forms"):
+ * - `prefix`: `1`, `1.2`, `1.2.3` — the newest stable release under it (a full triple means that release);
+ * - `prerelease`: `1.2.3-rc.1` — that pre-release only;
+ * - `channel`: `nightly` — the release line under a tag the upstream moves; floats;
+ * - `channel-commit`: `nightly-<7..64 hex>` — one release of that channel; does not float.
+ */
+export type Constraint =
+  | { readonly kind: "prefix"; readonly text: string; readonly parts: readonly number[] }
+  | { readonly kind: "prerelease"; readonly text: string }
+  | { readonly kind: "channel"; readonly text: string; readonly channel: string }
+  | {
+      readonly kind: "channel-commit";
+      readonly text: string;
+      readonly channel: string;
+      readonly commit: string;
+    };
+
+const PREFIX = /^(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?(?:\.(0|[1-9]\d*))?$/;
+const PRERELEASE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*$/;
+// Rule 1: a commit is 7 to 64 lower-case hex digits; anything else after a hyphen belongs to the channel's name.
+const CHANNEL_COMMIT = /^(.+)-([0-9a-f]{7,64})$/;
+
+/**
+ * Parses a constraint as written for tool `tool`.
+ *
+ * @throws {ProjectFileError} naming the tool and what is wrong with the constraint
+ */
+export function parseConstraint(text: string, tool: string): Constraint {
+  const prefix = PREFIX.exec(text);
+  if (prefix) {
+    return {
+      kind: "prefix",
+      text,
+      parts: prefix
+        .slice(1)
+        .filter((p) => p !== undefined)
+        .map(Number),
+    };
+  }
+  if (PRERELEASE.test(text)) return { kind: "prerelease", text };
+  // A leading digit, an operator or a list is a version attempt, not a channel name: say what forms exist.
+  if (/^(?:v?\d|[<>=~^*])/.test(text) || /[\s,|]/.test(text)) {
+    throw new ProjectFileError(
+      `Cannot parse the version of "${tool}": "${text}" is not a version; write 1, 1.2, 1.2.3, 1.2.3-rc.1 (no leading "v") or a channel (ranges and operators are not supported)`,
+    );
+  }
+  const where = `the version of "${tool}"`;
+  const commitForm = CHANNEL_COMMIT.exec(text);
+  try {
+    if (commitForm) {
+      const channel = commitForm[1] ?? "";
+      checkChannelName(channel, where);
+      return { kind: "channel-commit", text, channel, commit: commitForm[2] ?? "" };
+    }
+    checkChannelName(text, where);
+  } catch (cause) {
+    if (cause instanceof SourceError) throw new ProjectFileError(cause.message, { cause });
+    throw cause;
+  }
+  return { kind: "channel", text, channel: text };
+}
+
+/** A stable version parsed from a tag (`<prefix>MAJOR.MINOR.PATCH`), or undefined for any other tag. */
+export function parseStableTag(
+  tag: string,
+  tagPrefix: string,
+): readonly [number, number, number] | undefined {
+  if (!tag.startsWith(tagPrefix)) return undefined;
+  const m = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(tag.slice(tagPrefix.length));
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+
+/** Whether a stable version is under a prefix constraint, comparing whole components (`1.2` does not hold `1.20.0`). */
+export function matchesPrefix(version: readonly number[], parts: readonly number[]): boolean {
+  return parts.every((p, i) => version[i] === p);
+}

@@ -1,0 +1,112 @@
+/**
+ * Error classes of toolmgr. Every expected failure is a `ToolmgrError` with a stable `code`; `main()` turns them
+ * into exit codes in one place (usage → 2, `lock --check` drift → 3, everything else → 1).
+ */
+export class ToolmgrError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** The command line is wrong: unknown command or option, missing argument. Exit 2. */
+export class UsageError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_USAGE", message, options);
+  }
+}
+
+/** `toolmgr.toml` is missing or invalid. */
+export class ProjectFileError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_PROJECT_FILE", message, options);
+  }
+}
+
+/** `toolmgr.lock` is missing, invalid, or out of date with `toolmgr.toml`. */
+export class LockfileError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_LOCKFILE", message, options);
+  }
+}
+
+/** A recipe or project-local source definition is invalid. */
+export class SourceError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_SOURCE", message, options);
+  }
+}
+
+/** A constraint cannot be resolved to a release (no match, draft, moved channel without release, ...). */
+export class ResolveError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_RESOLVE", message, options);
+  }
+}
+
+/** The tool has no artifact for a requested platform; no substitute is ever chosen. */
+export class UnsupportedPlatformError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_UNSUPPORTED_PLATFORM", message, options);
+  }
+}
+
+/** The code host or a download server answered with an error, or could not be reached. */
+export class HttpError extends ToolmgrError {
+  readonly status: number | undefined;
+  constructor(message: string, options?: ErrorOptions & { status?: number }) {
+    super("TOOLMGR_HTTP", message, options);
+    this.status = options?.status;
+  }
+}
+
+/** The code host's rate limit was reached and the wait is too long to retry. */
+export class RateLimitError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_RATE_LIMIT", message, options);
+  }
+}
+
+/** A downloaded or cached artifact does not have the digest the lock records. */
+export class DigestMismatchError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_DIGEST_MISMATCH", message, options);
+  }
+}
+
+/** A private artifact needs `CODEHOST_TOKEN` and it is not set. */
+export class MissingTokenError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_MISSING_TOKEN", message, options);
+  }
+}
+
+/** An archive entry would escape the install directory, or is a link or device file. */
+export class UnsafeArchiveError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_UNSAFE_ARCHIVE", message, options);
+  }
+}
+
+/** A pinned tool is not installed (or its install is damaged); `toolmgr sync` fixes it. */
+export class NotInstalledError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_NOT_INSTALLED", message, options);
+  }
+}
+
+/** `lock --check` found that the lock would change. Exit 3. */
+export class LockWouldChangeError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_LOCK_WOULD_CHANGE", message, options);
+  }
+}
+
+/** Exit code for an error, the one place where errors become exit codes. */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof UsageError) return 2;
+  if (error instanceof LockWouldChangeError) return 3;
+  return 1;
+}

@@ -1,0 +1,104 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { Readable } from "node:stream";
+
+/** An answer as the HTTP client hands it on: status, headers, and a body read once. */
+export interface HttpResponse {
+  readonly status: number;
+  /** Status 200–299. */
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null; has(name: string): boolean };
+  /** The body as a Node stream, or null when there is none. */
+  readonly body: Readable | null;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+  /** Drops the body unread, freeing the connection. */
+  discard(): Promise<void>;
+}
+
+/** One GET as the HTTP client issues it: no redirects followed, the headers given, nothing else. */
+export type Transport = (
+  url: URL,
+  init: { readonly headers: Record<string, string> },
+) => Promise<HttpResponse>;
+
+/** A socket that sends and receives nothing for this long is dropped (and the request retried by the client). */
+const IDLE_TIMEOUT_MS = 60_000;
+
+let agents: { http: HttpAgent; https: HttpsAgent } | undefined;
+
+/**
+ * GET over `node:http`/`node:https` with keep-alive. The HTTP client uses it instead of the global `fetch`: undici's
+ * fetch costs about 2 ms of CPU per request here against under 0.5 ms for this (bench/toolmgr/README.md, "lock"),
+ * and `lock` of a whole project is hundreds of small requests on a CPU shared with everything else. Redirects are
+ * never followed here; the client follows them by hand.
+ */
+export const nodeTransport: Transport = (url, init) => {
+  agents ??= { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  const secure = url.protocol === "https:";
+  const send = secure ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      url,
+      { method: "GET", headers: init.headers, agent: secure ? agents?.https : agents?.http },
+      (res) => resolve(fromIncoming(res)),
+    );
+    req.setTimeout(IDLE_TIMEOUT_MS, () =>
+      req.destroy(new Error(`no answer within ${IDLE_TIMEOUT_MS / 1000} s`)),
+    );
+    req.on("error", reject);
+    req.end();
+  });
+};
+
+/** Adapts an injected `fetch` (tests' fake networks) to a transport. */
+export function fetchTransport(fetchImpl: typeof fetch): Transport {
+  return async (url, init) => {
+    const response = await fetchImpl(url, { headers: init.headers, redirect: "manual" });
+    let body: Readable | null | undefined;
+    return {
+      status: response.status,
+      ok: response.ok,
+      headers: response.headers,
+      // Converted on first use only: converting locks the web stream, which text() and json() need unlocked.
+      get body() {
+        body ??=
+          response.body === null
+            ? null
+            : Readable.fromWeb(response.body as import("node:stream/web").ReadableStream);
+        return body;
+      },
+      text: () => response.text(),
+      json: () => response.json(),
+      discard: async () => {
+        await response.body?.cancel();
+      },
+    };
+  };
+}
+
+function fromIncoming(res: IncomingMessage): HttpResponse {
+  const status = res.statusCode ?? 502;
+  const header = (name: string): string | null => {
+    const value = res.headers[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  };
+  async function text(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  }
+  return {
+    status,
+    ok: status >= 200 && status < 300,
+    headers: { get: header, has: (name) => header(name) !== null },
+    body: res,
+    text,
+    json: async () => JSON.parse(await text()) as unknown,
+    discard: async () => {
+      // A short answer (a redirect, an error) is drained so the socket is reused; a long one is cut off.
+      if (Number(header("content-length") ?? Number.POSITIVE_INFINITY) <= 65_536) res.resume();
+      else res.destroy();
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import { readFile, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { type Constraint, parseConstraint } from "./constraint.js";
+import { ProjectFileError, SourceError } from "./errors.js";
+import { type Platform, tryParsePlatform } from "./platform.js";
+import { parseSource, type Source, sourceFingerprint } from "./source.js";
+
+/** File name of the project file. */
+export const PROJECT_FILE_NAME = "toolmgr.toml";
+
+/** One tool a project wants. */
+export interface ProjectTool {
+  readonly name: string;
+  readonly constraint: Constraint;
+  readonly source: Source;
+  /** Only for a project-local `[tools.<name>]` source: `sha256:<fingerprint>` of its definition. */
+  readonly fingerprint?: string;
+}
+
+/** A parsed `toolmgr.toml`. */
+export interface ProjectConfig {
+  /** Absolute path of `toolmgr.toml`; the lock is written next to it. */
+  readonly path: string;
+  /** Platforms `lock` resolves for, when the file lists them. */
+  readonly platforms?: readonly Platform[];
+  /** Sorted by name. */
+  readonly tools: readonly ProjectTool[];
+}
+
+/** Looks a tool name up in the registry (injected so tests and the linter need no embedded registry). */
+export type RecipeLookup = (name: string) => { readonly source: Source } | undefined;
+
+/** The nearest `toolmgr.toml` in `dir` or an ancestor, or undefined. Finding and parsing stay separate (aqua). */
+export async function findProjectFile(dir: string): Promise<string | undefined> {
+  for (let current = dir; ; current = dirname(current)) {
+    const candidate = join(current, PROJECT_FILE_NAME);
+    if (
+      await stat(candidate).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      return candidate;
+    if (dirname(current) === current) return undefined;
+  }
+}
+
+/**
+ * Finds and parses the project file for `cwd`.
+ *
+ * @throws {ProjectFileError} when there is none, or it is invalid
+ */
+export async function loadProject(cwd: string, lookup: RecipeLookup): Promise<ProjectConfig> {
+  const path = await findProjectFile(cwd);
+  if (path === undefined) {
+    throw new ProjectFileError(
+      `Cannot find ${PROJECT_FILE_NAME} in "${cwd}" or any parent directory: create one with a [tools] table`,
+    );
+  }
+  return parseProjectFile(await readFile(path, "utf8"), { path, lookup });
+}
+
+/**
+ * Parses the text of a project file.
+ *
+ * @throws {ProjectFileError} `Cannot parse toolmgr.toml: ...` naming the key or tool that is wrong
+ */
+export function parseProjectFile(
+  text: string,
+  options: { path: string; lookup: RecipeLookup },
+): ProjectConfig {
+  let raw: Record<string, unknown>;
+  try {
+    raw = parseToml(text) as Record<string, unknown>;
+  } catch (cause) {
+    throw new ProjectFileError(`Cannot parse ${options.path}: ${(cause as Error).message.split("\n")[0]}`, {
+      cause,
+    });
+  }
+  for (const key of Object.keys(raw)) {
+    if (key !== "platforms" && key !== "tools") {
+      throw new ProjectFileError(
+        `Cannot parse ${options.path}: unknown key "${key}" (expected "platforms" and [tools])`,
+      );
+    }
+  }
+  let platforms: Platform[] | undefined;
+  if (raw.platforms !== undefined) {
+    if (!Array.isArray(raw.platforms))
+      throw new ProjectFileError(`Cannot parse ${options.path}: "platforms" must be an array`);
+    platforms = raw.platforms.map((p) => {
+      const platform = typeof p === "string" ? tryParsePlatform(p) : undefined;
+      if (platform === undefined) {
+        throw new ProjectFileError(
+          `Cannot parse ${options.path}: unknown platform ${JSON.stringify(p)} in "platforms" (supported: linux/amd64, linux/arm64, darwin/amd64, darwin/arm64, windows/amd64, windows/arm64)`,
+        );
+      }
+      return platform;
+    });
+    platforms = [...new Set(platforms)].sort();
+  }
+  const tools = raw.tools ?? {};
+  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) {
+    throw new ProjectFileError(`Cannot parse ${options.path}: [tools] must be a table`);
+  }
+  const parsed = Object.entries(tools as Record<string, unknown>).map(([name, value]) =>
+    parseTool(name, value, options),
+  );
+  parsed.sort((a, b) => (a.name < b.name ? -1 : 1));
+  return { path: options.path, ...(platforms === undefined ? {} : { platforms }), tools: parsed };
+}
+
+function parseTool(
+  name: string,
+  value: unknown,
+  options: { path: string; lookup: RecipeLookup },
+): ProjectTool {
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) {
+    throw new ProjectFileError(
+      `Cannot parse ${options.path}: tool name "${name}" must be lower-case letters, digits, ".", "_" or "-"`,
+    );
+  }
+  if (typeof value === "string") return registryTool(name, value, options);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ProjectFileError(
+      `Cannot parse ${options.path}: tools.${name} must be a version string or a table`,
+    );
+  }
+  const table = value as Record<string, unknown>;
+  for (const key of Object.keys(table)) {
+    if (key !== "version" && key !== "source") {
+      throw new ProjectFileError(
+        `Cannot parse ${options.path}: unknown key "${key}" in [tools.${name}] (expected "version" and [tools.${name}.source])`,
+      );
+    }
+  }
+  if (typeof table.version !== "string" || table.version.length === 0) {
+    throw new ProjectFileError(`Cannot parse ${options.path}: [tools.${name}] needs a "version" string`);
+  }
+  if (table.source === undefined) return registryTool(name, table.version, options);
+  let source: Source;
+  try {
+    source = parseSource(table.source, `${options.path} [tools.${name}.source]`);
+  } catch (cause) {
+    if (cause instanceof SourceError) throw new ProjectFileError(cause.message, { cause });
+    throw cause;
+  }
+  return {
+    name,
+    constraint: parseConstraint(table.version, name),
+    source,
+    fingerprint: sourceFingerprint(source),
+  };
+}
+
+function registryTool(
+  name: string,
+  version: string,
+  options: { path: string; lookup: RecipeLookup },
+): ProjectTool {
+  const recipe = options.lookup(name);
+  if (recipe === undefined) {
+    throw new ProjectFileError(
+      `Cannot resolve "${name}": it is not in the registry; run \`toolmgr list\` for the known tools, or define [tools.${name}] with a version and a [tools.${name}.source] table`,
+    );
+  }
+  return { name, constraint: parseConstraint(version, name), source: recipe.source };
+}

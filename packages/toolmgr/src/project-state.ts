@@ -1,0 +1,67 @@
+import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { LockfileError } from "./errors.js";
+import { LOCKFILE_NAME, type LockedTool, type Lockfile, lockedArtifact, parseLockfile } from "./lockfile.js";
+import type { Platform } from "./platform.js";
+import { loadProject, type ProjectConfig } from "./project-file.js";
+import { findRecipe } from "./registry/registry.js";
+
+/** A project with its lock, both parsed. */
+export interface LockedProject {
+  readonly project: ProjectConfig;
+  readonly lockPath: string;
+  readonly lock: Lockfile;
+}
+
+/**
+ * Loads the nearest `toolmgr.toml` and the `toolmgr.lock` beside it.
+ *
+ * @throws {LockfileError} when there is no lock yet (run `toolmgr lock`) or it cannot be parsed
+ */
+export async function loadLockedProject(cwd: string): Promise<LockedProject> {
+  const project = await loadProject(cwd, findRecipe);
+  const lockPath = join(dirname(project.path), LOCKFILE_NAME);
+  let text: string;
+  try {
+    text = await readFile(lockPath, "utf8");
+  } catch (cause) {
+    throw new LockfileError(`Cannot find ${lockPath}: run \`toolmgr lock\` first`, { cause });
+  }
+  return { project, lockPath, lock: parseLockfile(text) };
+}
+
+/**
+ * Why the lock no longer matches the project for `platform`, one reason per tool (empty when current): a tool
+ * missing from the lock or pinned under another constraint, a project-local source whose fingerprint changed, a
+ * tool the project dropped, or no artifact for the running platform.
+ */
+export function staleReasons(locked: LockedProject, platform: Platform): Map<string, string> {
+  const reasons = new Map<string, string>();
+  for (const tool of locked.project.tools) {
+    const pin = locked.lock.tools.find((t) => t.name === tool.name);
+    if (pin === undefined) reasons.set(tool.name, "not in toolmgr.lock; run `toolmgr lock`");
+    else if (pin.constraint !== tool.constraint.text) {
+      reasons.set(
+        tool.name,
+        `locked for "${pin.constraint}" but toolmgr.toml asks for "${tool.constraint.text}"; run \`toolmgr lock\``,
+      );
+    } else if (pin.source !== tool.fingerprint) {
+      reasons.set(tool.name, "its source definition changed since it was locked; run `toolmgr lock`");
+    } else if (lockedArtifact(pin, platform) === undefined) {
+      reasons.set(
+        tool.name,
+        `the lock has no artifact for ${platform}; add "${platform}" to platforms in toolmgr.toml and run \`toolmgr lock\``,
+      );
+    }
+  }
+  for (const pin of locked.lock.tools) {
+    if (!locked.project.tools.some((t) => t.name === pin.name))
+      reasons.set(pin.name, "no longer in toolmgr.toml; run `toolmgr lock`");
+  }
+  return reasons;
+}
+
+/** The pinned tools that are also in the project, in lock order. */
+export function pinnedTools(locked: LockedProject): readonly LockedTool[] {
+  return locked.lock.tools;
+}

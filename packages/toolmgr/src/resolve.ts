@@ -1,0 +1,324 @@
+import type { CodeHost, Release } from "./code-host-client.js";
+import { matchesPrefix, parseStableTag } from "./constraint.js";
+import { ResolveError, SourceError, UnsupportedPlatformError } from "./errors.js";
+import type { LockedArtifact, LockedTool } from "./lockfile.js";
+import type { Platform } from "./platform.js";
+import type { ProjectTool } from "./project-file.js";
+import { renderTemplate, templateHost, templatePlaceholders } from "./source.js";
+
+/** Everything resolution needs from outside: the code host, the policy, and a way to digest an artifact (TOFU). */
+export interface ResolveContext {
+  readonly codeHost: CodeHost;
+  /** Platforms to record artifacts for. */
+  readonly platforms: readonly Platform[];
+  /** The tool's entry in the existing lock: its digests are reused when the URL is unchanged (checksum rule 4). */
+  readonly previous?: LockedTool | undefined;
+  /** Re-resolve at exactly this pinned version instead of the newest match (a kept pin gaining platforms). */
+  readonly pin?: string | undefined;
+  /** Downloads an artifact once and returns its digest (trust on first use, checksum rule 2). */
+  readonly digest: (artifact: {
+    readonly url: string;
+    readonly apiUrl?: string | undefined;
+  }) => Promise<string>;
+  /**
+   * Whether to ask the host if a `github_release` repository is private. Without a token every repository the API
+   * answers for is public (a private one would answer 404), so the request is saved.
+   */
+  readonly checkPrivacy: boolean;
+  /** Whether an `http` source may download from `host` for `repo` (the registry's host policy). */
+  readonly allowHost: (options: { readonly host: string; readonly repo: string }) => boolean;
+}
+
+interface Chosen {
+  /** The version recorded in the lock (without tag prefix; for channels the `<channel>-<commit>` tag). */
+  readonly version: string;
+  readonly tag: string;
+  /** The release, for `github_release` sources. */
+  readonly release?: Release;
+  /** The first 8 hex digits of the commit, when the template needs `{commit}`. */
+  readonly commit?: string;
+  readonly template: string;
+}
+
+/**
+ * Resolves one tool to a lock entry: the release its constraint selects, and one artifact with a digest per
+ * platform (spec: "Resolution rules", "Checksum rules").
+ *
+ * @throws {ResolveError} when no release satisfies the constraint, or a channel moved without a release
+ * @throws {UnsupportedPlatformError} naming the tool, the platform and the release; never a substitute
+ */
+export async function resolveTool(tool: ProjectTool, context: ResolveContext): Promise<LockedTool> {
+  // The privacy lookup does not depend on the release, so it runs beside the resolution chain, not after it.
+  const privacy =
+    tool.source.type === "github_release" && context.checkPrivacy
+      ? context.codeHost.isPrivate(tool.source.repo)
+      : Promise.resolve(false);
+  privacy.catch(() => {}); // awaited below; a failure of the chain must not leave it unhandled
+  const chosen = await chooseRelease(tool, context);
+  const isPrivate = await privacy;
+  // Every platform is checked before anything is downloaded, in a fixed order, so the error is deterministic;
+  // then the digests that need a download (trust on first use) are fetched concurrently.
+  const planned = [...context.platforms]
+    .sort()
+    .map((platform) => planArtifact(tool, { chosen, platform, isPrivate, context }));
+  const artifacts = await Promise.all(planned.map((plan) => digestArtifact(tool, plan, context)));
+  return {
+    name: tool.name,
+    constraint: tool.constraint.text,
+    version: chosen.version,
+    bin: tool.source.bin,
+    stripComponents: tool.source.stripComponents,
+    ...(tool.fingerprint === undefined ? {} : { source: tool.fingerprint }),
+    artifacts,
+  };
+}
+
+async function chooseRelease(tool: ProjectTool, context: ResolveContext): Promise<Chosen> {
+  const { source } = tool;
+  const { codeHost } = context;
+  const c = tool.constraint;
+  const isChannel = c.kind === "channel" || c.kind === "channel-commit";
+  let template = source.template;
+  if (isChannel) {
+    const channel = source.channels[c.channel];
+    // Rule 3: a channel form needs the recipe to declare the channel, because asset names come from it.
+    if (channel === undefined) {
+      const known = Object.keys(source.channels);
+      throw new ResolveError(
+        `Cannot resolve "${tool.name}@${c.text}": the source declares no channel "${c.channel}"${known.length > 0 ? ` (channels: ${known.join(", ")})` : ""}`,
+      );
+    }
+    template = channel.template;
+  }
+  const needsCommit = templatePlaceholders(template).has("commit");
+
+  if (context.pin !== undefined || c.kind === "channel-commit" || c.kind === "prerelease") {
+    const version = context.pin ?? c.text;
+    const tag = isChannel ? version : `${source.tagPrefix}${version}`;
+    const release = await releaseOf(tool, tag, context);
+    const commit =
+      isChannel && c.kind === "channel-commit" && context.pin === undefined ? c.commit : undefined;
+    return {
+      version,
+      tag,
+      ...(release === undefined ? {} : { release }),
+      ...(needsCommit ? { commit: (commit ?? (await commitOf(tool, tag, codeHost))).slice(0, 8) } : {}),
+      template,
+    };
+  }
+
+  if (c.kind === "channel") {
+    // Channel rule 1: ask for the commit the moving tag points at now, then the release `<channel>-<commit>`.
+    const sha = await codeHost.commit(source.repo, c.channel);
+    if (sha === undefined) {
+      throw new ResolveError(
+        `Cannot resolve "${tool.name}@${c.text}": "${source.repo}" has no tag "${c.channel}"; check the channel name and the repository`,
+      );
+    }
+    const tag = `${c.channel}-${sha}`;
+    const release = await codeHost.release(source.repo, tag);
+    if (release === undefined || release.draft) {
+      // Channel rule 4: never record a URL whose contents can change.
+      throw new ResolveError(
+        `Cannot pin "${tool.name}@${c.text}": the tag "${c.channel}" moved to ${sha.slice(0, 12)} but no release "${tag}" is published; try again once it is, or pin an earlier "${c.channel}-<commit>"`,
+      );
+    }
+    return { version: tag, tag, release, ...(needsCommit ? { commit: sha.slice(0, 8) } : {}), template };
+  }
+
+  if (c.parts.length === 3 && source.type === "github_release") {
+    // A full triple names exactly one tag, so listing tags can tell nothing more than its release does: ask for the
+    // release directly (one request instead of two), with the same rules (published, not a draft, not pre-release).
+    const tag = `${source.tagPrefix}${c.text}`;
+    const commit = needsCommit ? commitOf(tool, tag, codeHost) : undefined;
+    commit?.catch(() => {});
+    const release = await codeHost.release(source.repo, tag);
+    if (release !== undefined && !release.draft && !release.prerelease) {
+      return {
+        version: c.text,
+        tag,
+        release,
+        ...(commit ? { commit: (await commit).slice(0, 8) } : {}),
+        template,
+      };
+    }
+    throw noMatch(tool);
+  }
+
+  // Prefix rules 1–4: list tags by prefix, keep <prefix>MAJOR.MINOR.PATCH, apply the constraint on whole
+  // components (matching-refs is textual: v1.2 also returns v1.20.0), newest first, skip drafts, pre-releases and
+  // tags without a release.
+  const refs = await codeHost.matchingTags(source.repo, `${source.tagPrefix}${c.text}`);
+  const candidates = refs
+    .flatMap((ref) => {
+      const version = parseStableTag(ref.name, source.tagPrefix);
+      return version !== undefined && matchesPrefix(version, c.parts) ? [{ ref, version }] : [];
+    })
+    .sort((a, b) => compareVersions(b.version, a.version));
+  for (const { ref, version } of candidates) {
+    const text = version.join(".");
+    // `{commit}` is the tagged commit's first 8 hex digits, as the peer renders it; the listed ref already names it
+    // for a lightweight tag, so only an annotated tag costs a request, made beside the release lookup.
+    const commit = needsCommit ? codeHost.tagCommit(source.repo, ref) : undefined;
+    commit?.catch(() => {});
+    if (source.type === "http") {
+      return {
+        version: text,
+        tag: ref.name,
+        ...(commit ? { commit: (await commit).slice(0, 8) } : {}),
+        template,
+      };
+    }
+    const release = await codeHost.release(source.repo, ref.name);
+    if (release === undefined || release.draft || release.prerelease) continue;
+    return {
+      version: text,
+      tag: ref.name,
+      release,
+      ...(commit ? { commit: (await commit).slice(0, 8) } : {}),
+      template,
+    };
+  }
+  throw noMatch(tool);
+}
+
+function noMatch(tool: ProjectTool): ResolveError {
+  const { source, constraint } = tool;
+  return new ResolveError(
+    `Cannot resolve "${tool.name}@${constraint.text}": no published stable release of "${source.repo}" matches (tags "${source.tagPrefix}${constraint.text}..."); check the version in toolmgr.toml`,
+  );
+}
+
+async function releaseOf(
+  tool: ProjectTool,
+  tag: string,
+  context: ResolveContext,
+): Promise<Release | undefined> {
+  if (tool.source.type === "http") {
+    const tags = await context.codeHost.matchingTags(tool.source.repo, tag);
+    if (!tags.some((t) => t.name === tag)) {
+      throw new ResolveError(
+        `Cannot resolve "${tool.name}@${tool.constraint.text}": "${tool.source.repo}" has no tag "${tag}"; check the version`,
+      );
+    }
+    return undefined;
+  }
+  const release = await context.codeHost.release(tool.source.repo, tag);
+  if (release === undefined) {
+    throw new ResolveError(
+      `Cannot resolve "${tool.name}@${tool.constraint.text}": "${tool.source.repo}" has no published release "${tag}"; check the version, or whether upstream deleted the release`,
+    );
+  }
+  if (release.draft) {
+    throw new ResolveError(
+      `Cannot resolve "${tool.name}@${tool.constraint.text}": the release "${tag}" is a draft and publishes no assets; pin a published release`,
+    );
+  }
+  return release;
+}
+
+async function commitOf(tool: ProjectTool, tag: string, codeHost: CodeHost): Promise<string> {
+  const sha = await codeHost.commit(tool.source.repo, tag);
+  if (sha === undefined)
+    throw new ResolveError(
+      `Cannot resolve "${tool.name}": no commit found for tag "${tag}"; the tag may have been deleted upstream`,
+    );
+  return sha;
+}
+
+/** An artifact whose URL is known; its digest may still need a download. */
+interface PlannedArtifact {
+  readonly platform: Platform;
+  readonly url: string;
+  readonly apiUrl: string | undefined;
+  readonly hostDigest: string | undefined;
+}
+
+function planArtifact(
+  tool: ProjectTool,
+  options: { chosen: Chosen; platform: Platform; isPrivate: boolean; context: ResolveContext },
+): PlannedArtifact {
+  const { chosen, platform, context } = options;
+  const { source } = tool;
+  const release = `${source.repo}@${chosen.tag}`;
+  if (!source.platforms.includes(platform)) {
+    throw new UnsupportedPlatformError(
+      `Cannot lock "${tool.name}" for ${platform}: ${release} is not published for it (supported: ${source.platforms.join(", ")}); remove the platform from toolmgr.toml or drop the tool`,
+    );
+  }
+  let name: string;
+  try {
+    name = renderTemplate(chosen.template, source, {
+      version: chosen.version,
+      platform,
+      ...(chosen.commit === undefined ? {} : { commit: chosen.commit }),
+    });
+  } catch (cause) {
+    if (cause instanceof SourceError)
+      throw new ResolveError(`Cannot lock "${tool.name}" for ${platform}: ${cause.message}`, { cause });
+    throw cause;
+  }
+  let url: string;
+  let apiUrl: string | undefined;
+  let hostDigest: string | undefined;
+  if (chosen.release !== undefined) {
+    const matches = chosen.release.assets.filter((a) => a.name === name);
+    const asset = matches[0];
+    if (asset === undefined) {
+      const names = chosen.release.assets.map((a) => a.name).sort();
+      const shown = names.length > 12 ? [...names.slice(0, 12), `… ${names.length - 12} more`] : names;
+      throw new UnsupportedPlatformError(
+        `Cannot lock "${tool.name}" for ${platform}: the release ${release} has no asset "${name}" (it has: ${shown.length > 0 ? shown.join(", ") : "no assets"}); no substitute is chosen`,
+      );
+    }
+    if (matches.length > 1) {
+      // Which of two same-named assets a download gets is up to the host: refuse rather than guess.
+      throw new ResolveError(
+        `Cannot lock "${tool.name}" for ${platform}: the release ${release} carries the asset "${name}" ${matches.length} times; report it upstream`,
+      );
+    }
+    url = asset.browserUrl;
+    apiUrl = options.isPrivate ? asset.apiUrl : undefined;
+    hostDigest = asset.sha256;
+  } else {
+    url = name;
+    const host = templateHost(url);
+    if (!context.allowHost({ host, repo: source.repo })) {
+      throw new ResolveError(
+        `Cannot lock "${tool.name}": "${host}" is not in the host policy for "${source.repo}"; an http source may only download from a listed host`,
+      );
+    }
+  }
+  return { platform, url, apiUrl, hostDigest };
+}
+
+async function digestArtifact(
+  tool: ProjectTool,
+  plan: PlannedArtifact,
+  context: ResolveContext,
+): Promise<LockedArtifact> {
+  const { platform, url, apiUrl, hostDigest } = plan;
+  const before = context.previous?.artifacts.find((a) => a.platform === platform && a.url === url);
+  let sha256: string;
+  if (before !== undefined) {
+    // Checksum rule 4: an unchanged URL keeps its digest and is never fetched again; a host digest that now
+    // differs means the asset was replaced upstream (research §4.6), which must not pass silently.
+    if (hostDigest !== undefined && hostDigest !== before.sha256) {
+      throw new ResolveError(
+        `Cannot lock "${tool.name}" for ${platform}: the host now reports sha256 ${hostDigest} for ${url}, but the lock records ${before.sha256}; the asset was replaced upstream — investigate before re-pinning`,
+      );
+    }
+    sha256 = before.sha256;
+  } else {
+    sha256 = hostDigest ?? (await context.digest({ url, apiUrl }));
+  }
+  return { platform, url, sha256, ...(apiUrl === undefined ? {} : { apiUrl }) };
+}
+
+function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < 3; i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}

@@ -1,0 +1,393 @@
+import { createHash } from "node:crypto";
+import { SourceError } from "./errors.js";
+import {
+  ARCHITECTURES,
+  DEFAULT_SOURCE_PLATFORMS,
+  OPERATING_SYSTEMS,
+  type Platform,
+  platformArch,
+  platformOs,
+  tryParsePlatform,
+} from "./platform.js";
+
+/** How a source finds versions and artifacts (spec: "Source types"). There is no third type. */
+export type SourceType = "github_release" | "http";
+
+/** One channel of a source: the artifact template used for its builds (named after the channel, not a version). */
+export interface ChannelSource {
+  /** Asset name template (`github_release`) or HTTPS URL template (`http`). */
+  readonly template: string;
+}
+
+/**
+ * A source definition after parsing and defaults: the same model for registry recipes and project-local tools
+ * (spec: "Source definition"). Every field is filled in, so two definitions that differ only in spelled-out
+ * defaults are equal and fingerprint alike.
+ */
+export interface Source {
+  readonly type: SourceType;
+  /** `<owner>/<name>`: the repository tags (and, for `github_release`, assets) come from. */
+  readonly repo: string;
+  /** Asset name template (`github_release`) or HTTPS URL template (`http`). */
+  readonly template: string;
+  /** Executables inside the artifact, relative paths; for a raw executable, the one name to install it under. */
+  readonly bin: readonly string[];
+  /** Text before the version in tags. @default "v" */
+  readonly tagPrefix: string;
+  /** Platforms the upstream publishes. @default the keys of `target`, else linux and darwin on amd64 and arm64 */
+  readonly platforms: readonly Platform[];
+  /** Wrapping directory levels dropped when unpacking. @default 0 */
+  readonly stripComponents: number;
+  /** Value of `{target}` per platform. */
+  readonly target: Readonly<Partial<Record<Platform, string>>>;
+  /** Renames of `{os}`. */
+  readonly os: Readonly<Record<string, string>>;
+  /** Renames of `{arch}`. */
+  readonly arch: Readonly<Record<string, string>>;
+  /** Channels by name (spec: `channels.<channel>.asset`). */
+  readonly channels: Readonly<Record<string, ChannelSource>>;
+}
+
+/** Placeholders a template may use (spec: `asset`). */
+export const PLACEHOLDERS = ["version", "os", "arch", "target", "commit"] as const;
+export type Placeholder = (typeof PLACEHOLDERS)[number];
+
+/** Hosts of the code-hosting service: never allowed under type `http` (spec: "Source types", "Errors"). */
+const CODE_HOSTING_HOST = /(^|\.)(github\.com|githubusercontent\.com|githubassets\.com|ghcr\.io)$/i;
+
+/** Longest channel name (spec: "Limits"); it becomes part of a directory name in the store. */
+export const MAX_CHANNEL_LENGTH = 32;
+
+const KNOWN_KEYS = new Set([
+  "type",
+  "repo",
+  "asset",
+  "url",
+  "bin",
+  "tag_prefix",
+  "platforms",
+  "strip_components",
+  "target",
+  "os",
+  "arch",
+  "channels",
+]);
+
+/**
+ * Parses a `[source]` table (of a recipe or of a project-local `[tools.<name>]`) into a `Source`, applying the
+ * defaults. `where` names the table in error messages, for example `registry/foundry.toml [source]`.
+ *
+ * @throws {SourceError} naming the key that is wrong and what is expected
+ */
+export function parseSource(raw: unknown, where: string): Source {
+  const table = expectTable(raw, where);
+  for (const key of Object.keys(table)) {
+    if (!KNOWN_KEYS.has(key)) throw new SourceError(`Cannot parse ${where}: unknown key "${key}"`);
+  }
+  const type = table.type;
+  if (type !== "github_release" && type !== "http") {
+    throw new SourceError(
+      `Cannot parse ${where}: "type" must be "github_release" or "http", got ${show(type)}`,
+    );
+  }
+  const repo = expectString(table.repo, `${where} "repo"`);
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo) || repo.includes("..")) {
+    throw new SourceError(`Cannot parse ${where}: "repo" must look like "owner/name", got "${repo}"`);
+  }
+  const templateKey = type === "github_release" ? "asset" : "url";
+  const otherKey = type === "github_release" ? "url" : "asset";
+  if (table[otherKey] !== undefined) {
+    throw new SourceError(
+      `Cannot parse ${where}: "${otherKey}" is not a key of type "${type}"; use "${templateKey}"`,
+    );
+  }
+  const template = expectString(table[templateKey], `${where} "${templateKey}"`);
+  const target = parseTarget(table.target, where);
+  const platforms = parsePlatforms(table.platforms, where) ?? defaultPlatforms(target);
+  const source: Source = {
+    type,
+    repo,
+    template,
+    bin: parseBin(table.bin, where),
+    tagPrefix: parseTagPrefix(table.tag_prefix, where),
+    platforms,
+    stripComponents: parseStripComponents(table.strip_components, where),
+    target,
+    os: parseRenames(table.os, OPERATING_SYSTEMS, `${where} "os"`),
+    arch: parseRenames(table.arch, ARCHITECTURES, `${where} "arch"`),
+    channels: parseChannels(table.channels, { where, type }),
+  };
+  checkTemplate(source, source.template, `${where} "${templateKey}"`);
+  for (const [name, channel] of Object.entries(source.channels)) {
+    checkTemplate(source, channel.template, `${where} channel "${name}"`);
+  }
+  return source;
+}
+
+/** Values substituted into a template for one artifact. */
+export interface TemplateValues {
+  /** The version as the upstream spells it, without the tag prefix. */
+  readonly version: string;
+  readonly platform: Platform;
+  /** The commit, for templates that use `{commit}`. */
+  readonly commit?: string;
+}
+
+/**
+ * Renders an asset-name or URL template of `source` for one platform.
+ *
+ * @throws {SourceError} when the template needs a value that is missing (`{target}` for the platform, `{commit}`)
+ */
+export function renderTemplate(template: string, source: Source, values: TemplateValues): string {
+  return template.replace(/\{([a-z]+)\}/g, (_, name: string) => {
+    switch (name as Placeholder) {
+      case "version":
+        return values.version;
+      case "os": {
+        const os = platformOs(values.platform);
+        return source.os[os] ?? os;
+      }
+      case "arch": {
+        const arch = platformArch(values.platform);
+        return source.arch[arch] ?? arch;
+      }
+      case "target": {
+        const target = source.target[values.platform];
+        if (target === undefined) {
+          throw new SourceError(`Cannot render "${template}": no {target} for platform "${values.platform}"`);
+        }
+        return target;
+      }
+      case "commit":
+        if (values.commit === undefined)
+          throw new SourceError(`Cannot render "${template}": no commit known`);
+        return values.commit;
+      default:
+        throw new SourceError(`Cannot render "${template}": unknown placeholder {${name}}`);
+    }
+  });
+}
+
+/** The placeholders a template uses. */
+export function templatePlaceholders(template: string): Set<string> {
+  return new Set([...template.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1] ?? ""));
+}
+
+/**
+ * The fingerprint recorded as `tools.source` for a project-local tool: `sha256:` + hex SHA-256 of the canonical
+ * JSON of the parsed definition (defaults applied, object keys sorted, arrays in written order). Spelling out a
+ * default or reordering keys does not change it; changing anything that affects resolution does.
+ */
+export function sourceFingerprint(source: Source): string {
+  return `sha256:${createHash("sha256").update(canonicalJson(source)).digest("hex")}`;
+}
+
+/** Validates a channel name (spec: Version forms, rules 1–2): it becomes part of a directory name in the store. */
+export function checkChannelName(name: string, where: string): void {
+  if (name.length === 0 || name.length > MAX_CHANNEL_LENGTH) {
+    throw new SourceError(
+      `Invalid channel "${name}" in ${where}: a channel name has 1 to ${MAX_CHANNEL_LENGTH} characters`,
+    );
+  }
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes("..")) {
+    throw new SourceError(
+      `Invalid channel "${name}" in ${where}: use letters, digits, ".", "_" and "-" (no "/", "\\" or "..")`,
+    );
+  }
+}
+
+/**
+ * Validates an executable path from a recipe or a lock: relative, no `..`, no empty or `.` segments, no backslash,
+ * so it can never point outside its install directory (a lock arrives through pull requests too).
+ */
+export function checkBinPath(path: string, where: string): void {
+  const segments = path.split("/");
+  if (
+    path.length === 0 ||
+    path.startsWith("/") ||
+    path.includes("\\") ||
+    path.includes("\0") ||
+    /^[A-Za-z]:/.test(path) ||
+    segments.some((s) => s === "" || s === "." || s === "..")
+  ) {
+    throw new SourceError(
+      `Invalid executable path "${path}" in ${where}: use a relative path inside the archive`,
+    );
+  }
+}
+
+function checkTemplate(source: Source, template: string, where: string): void {
+  for (const name of templatePlaceholders(template)) {
+    if (!(PLACEHOLDERS as readonly string[]).includes(name)) {
+      throw new SourceError(
+        `Cannot parse ${where}: unknown placeholder {${name}} (known: {${PLACEHOLDERS.join("}, {")}})`,
+      );
+    }
+    if (name === "target") {
+      const missing = source.platforms.filter((p) => source.target[p] === undefined);
+      if (missing.length > 0) {
+        throw new SourceError(
+          `Cannot parse ${where}: {target} is used but not defined for ${missing.join(", ")}`,
+        );
+      }
+    }
+  }
+  if (source.type === "http") {
+    let url: URL;
+    try {
+      url = new URL(template.replace(/\{[a-z]+\}/g, "x"));
+    } catch (cause) {
+      throw new SourceError(`Cannot parse ${where}: "${template}" is not a URL`, { cause });
+    }
+    if (url.protocol !== "https:")
+      throw new SourceError(`Cannot parse ${where}: an http source must use https://`);
+    if (CODE_HOSTING_HOST.test(url.hostname)) {
+      throw new SourceError(
+        `Cannot parse ${where}: "${url.hostname}" is a code-hosting host; use type "github_release" for release assets`,
+      );
+    }
+  }
+}
+
+/** The host of an `http` source's URL template (for the host policy). */
+export function templateHost(template: string): string {
+  return new URL(template.replace(/\{[a-z]+\}/g, "x")).hostname;
+}
+
+function defaultPlatforms(target: Source["target"]): readonly Platform[] {
+  const keys = Object.keys(target) as Platform[];
+  return keys.length > 0 ? keys.sort() : DEFAULT_SOURCE_PLATFORMS;
+}
+
+function parsePlatforms(raw: unknown, where: string): readonly Platform[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw))
+    throw new SourceError(`Cannot parse ${where}: "platforms" must be an array of strings`);
+  if (raw.length === 0) return undefined;
+  const platforms = raw.map((p) => {
+    const platform = typeof p === "string" ? tryParsePlatform(p) : undefined;
+    if (platform === undefined)
+      throw new SourceError(`Cannot parse ${where}: unknown platform ${show(p)} in "platforms"`);
+    return platform;
+  });
+  if (new Set(platforms).size !== platforms.length) {
+    throw new SourceError(`Cannot parse ${where}: "platforms" lists a platform twice`);
+  }
+  return platforms;
+}
+
+function parseTarget(raw: unknown, where: string): Source["target"] {
+  if (raw === undefined) return {};
+  const table = expectTable(raw, `${where} "target"`);
+  const target: Partial<Record<Platform, string>> = {};
+  for (const [key, value] of Object.entries(table)) {
+    const platform = tryParsePlatform(key);
+    if (platform === undefined)
+      throw new SourceError(`Cannot parse ${where} "target": unknown platform "${key}"`);
+    target[platform] = expectString(value, `${where} "target.${key}"`);
+  }
+  return target;
+}
+
+function parseRenames(raw: unknown, known: readonly string[], where: string): Record<string, string> {
+  if (raw === undefined) return {};
+  const table = expectTable(raw, where);
+  const renames: Record<string, string> = {};
+  for (const [key, value] of Object.entries(table)) {
+    if (!known.includes(key))
+      throw new SourceError(`Cannot parse ${where}: unknown key "${key}" (known: ${known.join(", ")})`);
+    renames[key] = expectString(value, `${where}.${key}`);
+  }
+  return renames;
+}
+
+function parseBin(raw: unknown, where: string): readonly string[] {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    throw new SourceError(`Cannot parse ${where}: "bin" must be a non-empty array of executable paths`);
+  }
+  const bin = raw.map((b) => expectString(b, `${where} "bin"`));
+  for (const path of bin) checkBinPath(path, where);
+  if (new Set(bin.map(commandName)).size !== bin.length) {
+    throw new SourceError(`Cannot parse ${where}: "bin" names the same command twice`);
+  }
+  return bin;
+}
+
+/** The command name an executable path provides (its last segment, without a Windows `.exe`). */
+export function commandName(binPath: string): string {
+  const base = binPath.slice(binPath.lastIndexOf("/") + 1);
+  return base.toLowerCase().endsWith(".exe") ? base.slice(0, -4) : base;
+}
+
+function parseStripComponents(raw: unknown, where: string): number {
+  if (raw === undefined) return 0;
+  if (typeof raw === "bigint" && raw >= 0n && raw <= 16n) return Number(raw);
+  if (typeof raw !== "number" || !Number.isInteger(raw) || raw < 0 || raw > 16) {
+    throw new SourceError(`Cannot parse ${where}: "strip_components" must be an integer from 0 to 16`);
+  }
+  return raw;
+}
+
+function parseChannels(
+  raw: unknown,
+  options: { where: string; type: SourceType },
+): Record<string, ChannelSource> {
+  if (raw === undefined) return {};
+  const key = options.type === "github_release" ? "asset" : "url";
+  const table = expectTable(raw, `${options.where} "channels"`);
+  const channels: Record<string, ChannelSource> = {};
+  for (const [name, value] of Object.entries(table)) {
+    checkChannelName(name, options.where);
+    const entry = expectTable(value, `${options.where} "channels.${name}"`);
+    for (const k of Object.keys(entry)) {
+      if (k !== key)
+        throw new SourceError(`Cannot parse ${options.where} "channels.${name}": unknown key "${k}"`);
+    }
+    channels[name] = { template: expectString(entry[key], `${options.where} "channels.${name}.${key}"`) };
+  }
+  return channels;
+}
+
+function expectTable(raw: unknown, where: string): Record<string, unknown> {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || raw instanceof Date) {
+    throw new SourceError(`Cannot parse ${where}: expected a table, got ${show(raw)}`);
+  }
+  return raw as Record<string, unknown>;
+}
+
+function expectString(raw: unknown, where: string): string {
+  if (typeof raw !== "string" || raw.length === 0) {
+    throw new SourceError(`Cannot parse ${where}: expected a non-empty string, got ${show(raw)}`);
+  }
+  return raw;
+}
+
+function parseTagPrefix(raw: unknown, where: string): string {
+  if (raw === undefined) return "v";
+  // An empty prefix is meaningful: tags spelled "1.2.3" with no leading text.
+  if (typeof raw !== "string" || /[\s\\]/.test(raw) || raw.includes("..")) {
+    throw new SourceError(
+      `Cannot parse ${where}: "tag_prefix" must be a string without spaces, "\\" or ".."`,
+    );
+  }
+  return raw;
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (typeof value === "string") return `"${value}"`;
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) return "a table";
+  return String(value);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,52 @@
+import { join, win32 } from "node:path";
+
+/** Where the store keeps things (spec: "Store"); shared by every project. */
+export interface StoreLayout {
+  /** `$TOOLMGR_HOME`. */
+  readonly home: string;
+  /** `cache/sha256`: verified artifacts, named by their digest. */
+  readonly cacheDir: string;
+  /** `tools`: extracted installs, `tools/<name>/<version>-<digest12>/`. */
+  readonly toolsDir: string;
+  /** `shims`: one file per command; the only directory to put on `PATH`. */
+  readonly shimsDir: string;
+}
+
+/**
+ * The store's home: `TOOLMGR_HOME`, else `$XDG_DATA_HOME/toolmgr`, else `~/.local/share/toolmgr`;
+ * on Windows `%LOCALAPPDATA%\toolmgr` (spec: "Store").
+ */
+export function toolmgrHome(
+  env: Readonly<Record<string, string | undefined>>,
+  system: { readonly platform: string; readonly homedir: string },
+): string {
+  if (env.TOOLMGR_HOME) return env.TOOLMGR_HOME;
+  if (system.platform === "win32") {
+    return win32.join(env.LOCALAPPDATA || win32.join(system.homedir, "AppData", "Local"), "toolmgr");
+  }
+  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "toolmgr");
+  return join(system.homedir, ".local", "share", "toolmgr");
+}
+
+/** The layout of a store rooted at `home`. */
+export function storeLayout(home: string): StoreLayout {
+  return {
+    home,
+    cacheDir: join(home, "cache", "sha256"),
+    toolsDir: join(home, "tools"),
+    shimsDir: join(home, "shims"),
+  };
+}
+
+/** Path of a verified artifact in the cache. `sha256` is 64 lower-case hex digits. */
+export function cachedArtifactPath(layout: StoreLayout, sha256: string): string {
+  return join(layout.cacheDir, sha256);
+}
+
+/** Directory of one install: `tools/<name>/<version>-<digest12>` (`digest12`: the first 12 hex digits). */
+export function installDir(
+  layout: StoreLayout,
+  tool: { readonly name: string; readonly version: string; readonly sha256: string },
+): string {
+  return join(layout.toolsDir, tool.name, `${tool.version}-${tool.sha256.slice(0, 12)}`);
+}

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import * as tar from "tar";
+import { UnsafeArchiveError } from "../errors.js";
+import { archiveKind } from "./archive-kind.js";
+import { extractArchive } from "./extract.js";
+
+/** A source tree `wrapper/{bin/tool (0750), doc.txt (0600)}` plus a top-level `TOP` file, built by node-tar. */
+async function tarball(options: { gzip: boolean }): Promise<{ file: string; work: string }> {
+  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  const src = join(work, "src");
+  await mkdir(join(src, "wrapper", "bin"), { recursive: true });
+  await writeFile(join(src, "wrapper", "bin", "tool"), "#!/bin/sh\necho tool\n");
+  await chmod(join(src, "wrapper", "bin", "tool"), 0o750);
+  await writeFile(join(src, "wrapper", "doc.txt"), "docs\n");
+  await chmod(join(src, "wrapper", "doc.txt"), 0o600);
+  await writeFile(join(src, "TOP"), "top\n");
+  const file = join(work, options.gzip ? "a.tar.gz" : "a.tar");
+  await tar.c({ gzip: options.gzip, cwd: src, file, portable: true }, ["wrapper", "TOP"]);
+  return { file, work };
+}
+
+async function mode(path: string): Promise<number> {
+  return (await stat(path)).mode & 0o777;
+}
+
+test("archiveKind() recognises every supported format and treats anything else as a raw executable", () => {
+  const cases: [string, string][] = [
+    ["https://x/forge_1.0_linux_amd64.tar.gz", "tar.gz"],
+    ["https://x/a.tgz?token=1", "tar.gz"],
+    ["https://x/solana-release.tar.bz2", "tar.bz2"],
+    ["https://x/a.tbz2", "tar.bz2"],
+    ["https://x/a.tar.xz", "tar.xz"],
+    ["https://x/a.txz", "tar.xz"],
+    ["https://x/a.tar", "tar"],
+    ["https://x/a.ZIP", "zip"],
+    ["https://x/solc-static-linux", "raw"],
+    ["https://x/vyper.0.4.0+commit.e9db8d9f.linux", "raw"],
+  ];
+  for (const [url, kind] of cases) assert.equal(archiveKind(url), kind, url);
+});
+
+for (const gzip of [true, false]) {
+  test(`extractArchive() unpacks a node-tar ${gzip ? "tar.gz" : "tar"}, strips, keeps only the executable bit`, async () => {
+    const { file, work } = await tarball({ gzip });
+    const dest = join(work, "out");
+    await mkdir(dest);
+    await extractArchive(file, dest, {
+      kind: gzip ? "tar.gz" : "tar",
+      stripComponents: 1,
+      rawName: "tool",
+      label: "test",
+    });
+    assert.deepEqual((await readdir(dest)).sort(), ["bin", "doc.txt"], "TOP is stripped away entirely");
+    assert.equal(await mode(join(dest, "bin", "tool")), 0o755);
+    assert.equal(await mode(join(dest, "doc.txt")), 0o644);
+    assert.equal(await readFile(join(dest, "bin", "tool"), "utf8"), "#!/bin/sh\necho tool\n");
+  });
+}
+
+test("extractArchive() unpacks a tar.bz2 made by the bzip2 CLI", async () => {
+  const { file, work } = await tarball({ gzip: false });
+  execFileSync("bzip2", ["-k", file]);
+  const dest = join(work, "out");
+  await mkdir(dest);
+  await extractArchive(`${file}.bz2`, dest, {
+    kind: "tar.bz2",
+    stripComponents: 0,
+    rawName: "tool",
+    label: "test",
+  });
+  assert.equal(await mode(join(dest, "wrapper", "bin", "tool")), 0o755);
+});
+
+test("extractArchive() unpacks a tar.xz made by the xz CLI", async () => {
+  const { file, work } = await tarball({ gzip: false });
+  execFileSync("xz", ["-k", file]);
+  const dest = join(work, "out");
+  await mkdir(dest);
+  await extractArchive(`${file}.xz`, dest, {
+    kind: "tar.xz",
+    stripComponents: 1,
+    rawName: "tool",
+    label: "test",
+  });
+  assert.equal(await readFile(join(dest, "bin", "tool"), "utf8"), "#!/bin/sh\necho tool\n");
+});
+
+test("extractArchive() gives a zip without Unix modes plain files, and honours the executable bit when present", async () => {
+  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  const file = join(work, "a.zip");
+  const script = `
+import zipfile, sys
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    d = zipfile.ZipInfo("pkg/"); z.writestr(d, "")
+    w = zipfile.ZipInfo("pkg/tool.exe"); w.create_system = 0; w.external_attr = 0; z.writestr(w, "MZ")
+    u = zipfile.ZipInfo("pkg/tool"); u.external_attr = (0o100700 << 16); z.writestr(u, "#!/bin/sh\\n")
+`;
+  execFileSync("python3", ["-c", script, file]);
+  const dest = join(work, "out");
+  await mkdir(dest);
+  await extractArchive(file, dest, { kind: "zip", stripComponents: 1, rawName: "tool", label: "test" });
+  assert.equal(await mode(join(dest, "tool.exe")), 0o644);
+  assert.equal(await mode(join(dest, "tool")), 0o755);
+});
+
+test("extractArchive() installs a raw executable under its bin name, executable", async () => {
+  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  await writeFile(join(work, "download"), "#!/bin/sh\n");
+  const dest = join(work, "out");
+  await mkdir(dest);
+  await extractArchive(join(work, "download"), dest, {
+    kind: "raw",
+    stripComponents: 0,
+    rawName: "bin/solc",
+    label: "test",
+  });
+  assert.equal(await mode(join(dest, "bin", "solc")), 0o755);
+  await assert.rejects(
+    extractArchive(join(work, "download"), dest, {
+      kind: "raw",
+      stripComponents: 0,
+      rawName: "../x",
+      label: "t",
+    }),
+    UnsafeArchiveError,
+  );
+});
+
+test("extractArchive() refuses a tar entry with .. even when stripping would hide it", async () => {
+  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  const file = join(work, "a.tar");
+  const script = `
+import io, tarfile, sys
+with tarfile.open(sys.argv[1], "w") as t:
+    e = tarfile.TarInfo("wrapper/../../escaped"); e.size = 1; t.addfile(e, io.BytesIO(b"x"))
+`;
+  execFileSync("python3", ["-c", script, file]);
+  const dest = join(work, "out");
+  await mkdir(dest);
+  await assert.rejects(
+    extractArchive(file, dest, { kind: "tar", stripComponents: 1, rawName: "x", label: '"t" 1.0.0' }),
+    /Cannot unpack "t" 1\.0\.0: entry "wrapper\/\.\.\/\.\.\/escaped" escapes with "\.\."/,
+  );
+  await assert.rejects(stat(join(work, "escaped")));
+});

@@ -1,0 +1,180 @@
+import { createReadStream, createWriteStream } from "node:fs";
+import { chmod, copyFile, mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { UnsafeArchiveError } from "../errors.js";
+import type { ArchiveKind } from "./archive-kind.js";
+
+/** What `extractArchive` needs. */
+export interface ExtractOptions {
+  readonly kind: ArchiveKind;
+  /** Leading path components dropped from every entry. */
+  readonly stripComponents: number;
+  /** For a raw executable: the name to install it under (the tool's one `bin`). */
+  readonly rawName: string;
+  /** For messages. */
+  readonly label: string;
+}
+
+/**
+ * Unpacks `file` into the empty directory `dest`. Refuses (throws, leaving `dest` to be discarded) any entry that
+ * would escape: an absolute path, a `..` component (also after stripping), a symbolic or hard link, a device or
+ * FIFO. Of an entry's mode only the executable bit is kept (0755 or 0644).
+ *
+ * @throws {UnsafeArchiveError} naming the archive and the entry
+ */
+export async function extractArchive(file: string, dest: string, options: ExtractOptions): Promise<void> {
+  switch (options.kind) {
+    case "raw": {
+      const target = join(dest, safeRelative(options.rawName, options));
+      await mkdir(dirname(target), { recursive: true });
+      await copyFile(file, target);
+      await chmod(target, 0o755);
+      return;
+    }
+    case "zip":
+      try {
+        return await extractZip(file, dest, options);
+      } catch (error) {
+        if (error instanceof UnsafeArchiveError) throw error;
+        // yauzl refuses absolute and ".." names itself, and corrupt archives: name the archive either way.
+        throw new UnsafeArchiveError(`Cannot unpack ${options.label}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    default:
+      return extractTar(file, dest, options);
+  }
+}
+
+/** The entry path after stripping, checked; undefined for an entry stripped away entirely. */
+function stripped(path: string, options: ExtractOptions): string | undefined {
+  const normalized = path.replace(/\\/g, "/");
+  if (normalized.startsWith("/") || /^[A-Za-z]:/.test(normalized)) {
+    throw new UnsafeArchiveError(`Cannot unpack ${options.label}: entry "${path}" has an absolute path`);
+  }
+  const parts = normalized.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.includes(".."))
+    throw new UnsafeArchiveError(`Cannot unpack ${options.label}: entry "${path}" escapes with ".."`);
+  const rest = parts.slice(options.stripComponents);
+  return rest.length === 0 ? undefined : rest.join("/");
+}
+
+function safeRelative(path: string, options: ExtractOptions): string {
+  const rel = stripped(path, { ...options, stripComponents: 0 });
+  if (rel === undefined) throw new UnsafeArchiveError(`Cannot unpack ${options.label}: empty entry name`);
+  return rel;
+}
+
+async function extractTar(file: string, dest: string, options: ExtractOptions): Promise<void> {
+  const tar = await import("tar");
+  let refused: UnsafeArchiveError | undefined;
+  const extractor = tar.x({
+    cwd: dest,
+    // Permissions come from the executable bit alone; ownership never from the archive.
+    preserveOwner: false,
+    noMtime: true,
+    filter: (path, entry) => {
+      if (refused) return false;
+      try {
+        const type = "type" in entry ? entry.type : "File";
+        if (type === "SymbolicLink" || type === "Link") {
+          throw new UnsafeArchiveError(
+            `Cannot unpack ${options.label}: entry "${path}" is a link; links are refused`,
+          );
+        }
+        if (type !== "File" && type !== "OldFile" && type !== "ContiguousFile" && type !== "Directory") {
+          if (
+            type === "GlobalExtendedHeader" ||
+            type === "ExtendedHeader" ||
+            type === "NextFileHasLongPath" ||
+            type === "NextFileHasLongLinkpath"
+          ) {
+            return true;
+          }
+          throw new UnsafeArchiveError(
+            `Cannot unpack ${options.label}: entry "${path}" is a ${type}; only files and directories are allowed`,
+          );
+        }
+        // Strip here rather than with node-tar's `strip`, which counts a leading "./" as a component.
+        const rel = stripped(path, options);
+        if (rel === undefined) return false;
+        (entry as { path: string }).path = type === "Directory" ? `${rel}/` : rel;
+        if ("mode" in entry && typeof entry.mode === "number") {
+          (entry as { mode: number }).mode = type === "Directory" || entry.mode & 0o111 ? 0o755 : 0o644;
+        }
+        return true;
+      } catch (error) {
+        refused = error as UnsafeArchiveError;
+        return false;
+      }
+    },
+  });
+  const source = createReadStream(file);
+  if (options.kind === "tar.bz2") {
+    const { default: bz2 } = await import("unbzip2-stream");
+    await pipeline(source, bz2(), extractor);
+  } else if (options.kind === "tar.xz") {
+    // xz-decompress: xz-embedded compiled to WASM, no native code and no install script; it speaks web streams.
+    // It is a UMD bundle, so Node's ESM loader sees its exports only on `default`.
+    const xzModule = (await import("xz-decompress")) as { default?: typeof import("xz-decompress") };
+    const XzReadableStream = (xzModule.default ?? (xzModule as typeof import("xz-decompress")))
+      .XzReadableStream;
+    const xz = new XzReadableStream(Readable.toWeb(source) as ReadableStream<Uint8Array>);
+    await pipeline(Readable.fromWeb(xz as import("node:stream/web").ReadableStream<Uint8Array>), extractor);
+  } else {
+    await pipeline(source, extractor);
+  }
+  if (refused) throw refused;
+}
+
+async function extractZip(file: string, dest: string, options: ExtractOptions): Promise<void> {
+  const yauzl = await import("yauzl");
+  const zip = await new Promise<import("yauzl").ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, decodeStrings: true }, (err, z) =>
+      err || !z ? reject(err) : resolve(z),
+    ),
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zip.on("error", reject);
+      zip.on("end", resolve);
+      zip.on("entry", (entry: import("yauzl").Entry) => {
+        void (async () => {
+          const unixMode = (entry.externalFileAttributes >>> 16) & 0o177777;
+          const type = unixMode & 0o170000;
+          const isDir = entry.fileName.endsWith("/");
+          if (type === 0o120000)
+            throw new UnsafeArchiveError(
+              `Cannot unpack ${options.label}: entry "${entry.fileName}" is a link; links are refused`,
+            );
+          if (type !== 0 && type !== 0o100000 && type !== 0o040000) {
+            throw new UnsafeArchiveError(
+              `Cannot unpack ${options.label}: entry "${entry.fileName}" is not a file or directory`,
+            );
+          }
+          stripped(entry.fileName, { ...options, stripComponents: 0 });
+          const rel = stripped(entry.fileName, options);
+          if (rel !== undefined) {
+            const target = join(dest, rel);
+            if (isDir) {
+              await mkdir(target, { recursive: true });
+            } else {
+              await mkdir(dirname(target), { recursive: true });
+              const stream = await new Promise<NodeJS.ReadableStream>((res, rej) =>
+                zip.openReadStream(entry, (err, s) => (err || !s ? rej(err) : res(s))),
+              );
+              await pipeline(stream, createWriteStream(target));
+              await chmod(target, unixMode & 0o111 ? 0o755 : 0o644);
+            }
+          }
+          zip.readEntry();
+        })().catch(reject);
+      });
+      zip.readEntry();
+    });
+  } finally {
+    zip.close();
+  }
+}

@@ -1,0 +1,132 @@
+import { randomBytes } from "node:crypto";
+import {
+  access,
+  chmod,
+  constants,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { LockedArtifact, LockedTool } from "../lockfile.js";
+import { installDir, type StoreLayout } from "../store-layout.js";
+import { archiveKind } from "./archive-kind.js";
+import { extractArchive } from "./extract.js";
+
+/** The completion marker: written last inside an install, so its presence means the install is whole. */
+export const INSTALL_MARKER = ".toolmgr-install";
+
+/** What is wrong with an install, or undefined when it is whole. */
+export async function installProblem(
+  dir: string,
+  tool: Pick<LockedTool, "bin">,
+): Promise<string | undefined> {
+  if (!(await exists(dir))) return "not installed";
+  if (!(await exists(join(dir, INSTALL_MARKER)))) return "damaged: its completion marker is missing";
+  for (const bin of tool.bin) {
+    try {
+      await access(join(dir, bin), constants.X_OK);
+    } catch {
+      return `damaged: the executable "${bin}" is missing`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Installs an artifact already verified in the cache at `tools/<name>/<version>-<digest12>/`, atomically: unpack into
+ * a temporary directory inside the store, confirm every declared executable is there, write the completion marker,
+ * then rename. If another process installed it meanwhile, keep theirs. An install without its marker or missing an
+ * executable is replaced.
+ *
+ * @returns `"installed"` or `"present"`
+ */
+export async function installArtifact(
+  cachedPath: string,
+  options: { layout: StoreLayout; tool: LockedTool; artifact: LockedArtifact; now: () => Date },
+): Promise<"installed" | "present"> {
+  const { tool, artifact } = options;
+  const target = installDir(options.layout, {
+    name: tool.name,
+    version: tool.version,
+    sha256: artifact.sha256,
+  });
+  if ((await installProblem(target, tool)) === undefined) return "present";
+  await mkdir(dirname(target), { recursive: true });
+  await removeAbandonedTemps(dirname(target), options.now().getTime());
+  const temp = join(dirname(target), `.tmp-${randomBytes(8).toString("hex")}`);
+  await mkdir(temp);
+  try {
+    const [rawName = tool.name] = tool.bin;
+    await extractArchive(cachedPath, temp, {
+      kind: archiveKind(artifact.url),
+      stripComponents: tool.stripComponents,
+      rawName,
+      label: `"${tool.name}" ${tool.version} (${artifact.url})`,
+    });
+    for (const bin of tool.bin) {
+      const path = join(temp, bin);
+      if (
+        !(await stat(path).then(
+          (s) => s.isFile(),
+          () => false,
+        ))
+      ) {
+        throw new (await import("../errors.js")).NotInstalledError(
+          `Cannot install "${tool.name}" ${tool.version}: the artifact has no executable "${bin}"; the lock's bin list does not match the artifact`,
+        );
+      }
+      // Archives built on Windows carry no Unix modes: the declared executables are made executable.
+      await chmod(path, 0o755);
+    }
+    await writeFile(
+      join(temp, INSTALL_MARKER),
+      `${JSON.stringify({ name: tool.name, version: tool.version, sha256: artifact.sha256, bin: tool.bin })}\n`,
+    );
+    try {
+      await rename(temp, target);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "EPERM") throw error;
+      // Someone else got there first: keep a whole install of theirs, replace a damaged one.
+      if ((await installProblem(target, tool)) === undefined) return "present";
+      await rm(target, { recursive: true, force: true });
+      await rename(temp, target);
+    }
+    return "installed";
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** A temporary install directory this old was left by a process that died; a live install takes seconds. */
+const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** Removes `.tmp-*` directories that a killed `sync` left behind (never a young one: it may be another process's). */
+async function removeAbandonedTemps(toolDir: string, now: number): Promise<void> {
+  const names = await readdir(toolDir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(".tmp-")) continue;
+    const path = join(toolDir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info !== undefined && now - info.mtimeMs > ABANDONED_AFTER_MS) {
+      await rm(path, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Reads the completion marker of an install, if any (for `status`). */
+export async function readInstallMarker(dir: string): Promise<unknown> {
+  return JSON.parse(await readFile(join(dir, INSTALL_MARKER), "utf8"));
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,312 @@
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** An asset of a fake release. */
+export interface FakeAsset {
+  readonly name: string;
+  readonly data: Buffer;
+  /** Whether the host records a digest for it (assets uploaded since 2025). @default true */
+  readonly digest?: boolean;
+}
+
+/** A fake release. */
+export interface FakeRelease {
+  readonly tag: string;
+  readonly draft?: boolean;
+  readonly prerelease?: boolean;
+  readonly assets: readonly FakeAsset[];
+}
+
+interface Repo {
+  private: boolean;
+  /** tag name → { commit, annotated } */
+  tags: Map<string, { commit: string; annotated: boolean }>;
+  releases: Map<string, FakeRelease & { ids: number[] }>;
+}
+
+/** A canned answer for the next request whose path starts with `prefix`. */
+interface Failure {
+  readonly prefix: string;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  remaining: number;
+}
+
+/**
+ * A fake of the code-hosting REST API on 127.0.0.1, shaped like GitHub's: `git/matching-refs/tags/{prefix}`,
+ * `git/tags/{sha}`, `releases/tags/{tag}`, `commits/{ref}` (also `Accept: application/vnd.github.sha`),
+ * `repos/{o}/{r}` with `private`, `releases/assets/{id}`; public downloads at browser URLs on a web origin of their
+ * own (as github.com is not api.github.com), redirected to a storage origin; private downloads only from the API
+ * asset URL with `Accept: application/octet-stream` and the token, by a 302 to the storage origin. It counts
+ * requests per path (`storage:` and `web:` prefixes for those origins) and records any request that carried the token
+ * to a non-API origin.
+ */
+export class FakeCodeHost {
+  readonly token = "test-token-0123456789";
+  /** Path → number of requests. */
+  readonly requests = new Map<string, number>();
+  /** Descriptions of requests that carried the token to a non-API origin. */
+  readonly tokenLeaks: string[] = [];
+  /** Added latency per request (every origin), in milliseconds. */
+  latencyMs = 0;
+  #api: Server;
+  #web: Server;
+  #storage: Server;
+  #apiUrl = "";
+  #webUrl = "";
+  #storageUrl = "";
+  #repos = new Map<string, Repo>();
+  #assets = new Map<number, { repo: string; asset: FakeAsset; tag: string }>();
+  #nextId = 1;
+  #failures: Failure[] = [];
+
+  private constructor() {
+    this.#api = createServer((req, res) => void this.#handleApi(req, res));
+    this.#web = createServer((req, res) => void this.#handleWeb(req, res));
+    this.#storage = createServer((req, res) => void this.#handleStorage(req, res));
+  }
+
+  /** Starts both servers on 127.0.0.1, port 0. */
+  static async start(): Promise<FakeCodeHost> {
+    const host = new FakeCodeHost();
+    host.#apiUrl = await listen(host.#api);
+    host.#webUrl = await listen(host.#web);
+    host.#storageUrl = await listen(host.#storage);
+    return host;
+  }
+
+  /** Base URL of the API (`CODEHOST_API_URL`). */
+  get apiUrl(): string {
+    return this.#apiUrl;
+  }
+
+  /** Declares a repository. */
+  addRepo(name: string, options: { private?: boolean } = {}): void {
+    this.#repos.set(name, { private: options.private ?? false, tags: new Map(), releases: new Map() });
+  }
+
+  /** Adds or moves a tag to a commit (40 hex digits derived from `commit` text when it is not one). */
+  setTag(repo: string, tag: string, options: { commit?: string; annotated?: boolean } = {}): string {
+    const commit = toSha(options.commit ?? `${repo}@${tag}`);
+    this.#repo(repo).tags.set(tag, { commit, annotated: options.annotated ?? false });
+    return commit;
+  }
+
+  /** Adds a release (and its tag, when missing). */
+  addRelease(repo: string, release: FakeRelease): void {
+    const r = this.#repo(repo);
+    if (!r.tags.has(release.tag)) this.setTag(repo, release.tag);
+    const ids = release.assets.map((asset) => {
+      const id = this.#nextId++;
+      this.#assets.set(id, { repo, asset, tag: release.tag });
+      return id;
+    });
+    r.releases.set(release.tag, { ...release, ids });
+  }
+
+  /**
+   * Answers the next `count` API requests whose path starts with `prefix` with `status` and `headers`; status 0 resets
+   * the connection instead of answering.
+   */
+  failNext(
+    prefix: string,
+    options: { status: number; headers?: Record<string, string>; count?: number },
+  ): void {
+    this.#failures.push({
+      prefix,
+      status: options.status,
+      headers: options.headers ?? {},
+      remaining: options.count ?? 1,
+    });
+  }
+
+  /** Requests whose path starts with `prefix`. */
+  count(prefix: string): number {
+    let n = 0;
+    for (const [path, c] of this.requests) if (path.startsWith(prefix)) n += c;
+    return n;
+  }
+
+  /** Public download URL of an asset. */
+  browserUrl(repo: string, tag: string, name: string): string {
+    return `${this.#webUrl}/${repo}/releases/download/${tag}/${name}`;
+  }
+
+  /** Stops both servers. */
+  async close(): Promise<void> {
+    const servers = [this.#api, this.#web, this.#storage];
+    for (const server of servers) server.closeAllConnections();
+    await Promise.all(servers.map((server) => new Promise((r) => server.close(r))));
+  }
+
+  #repo(name: string): Repo {
+    const repo = this.#repos.get(name);
+    if (repo === undefined) throw new Error(`fake host: no repo ${name}`);
+    return repo;
+  }
+
+  async #handleApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", this.#apiUrl);
+    const path = decodeURIComponent(url.pathname);
+    this.requests.set(path, (this.requests.get(path) ?? 0) + 1);
+    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+    const failure = this.#failures.find((f) => path.startsWith(f.prefix) && f.remaining > 0);
+    if (failure) {
+      failure.remaining--;
+      if (failure.status === 0) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(failure.status, { "content-type": "application/json", ...failure.headers });
+      res.end(
+        JSON.stringify({ message: failure.status === 403 ? "API rate limit exceeded" : "Server Error" }),
+      );
+      return;
+    }
+    const authorized = req.headers.authorization === `Bearer ${this.token}`;
+    const m = /^\/repos\/([^/]+\/[^/]+)(?:\/(.*))?$/.exec(path);
+    const repo = m ? this.#repos.get(m[1] ?? "") : undefined;
+    if (!m || !repo || (repo.private && !authorized)) return notFound(res);
+    const rest = m[2] ?? "";
+    const repoName = m[1] ?? "";
+    if (rest === "") return json(res, { full_name: repoName, private: repo.private });
+    const refs = /^git\/matching-refs\/tags\/(.*)$/.exec(rest);
+    if (refs) {
+      const prefix = refs[1] ?? "";
+      const list = [...repo.tags]
+        .filter(([tag]) => tag.startsWith(prefix))
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([tag, t]) => ({
+          ref: `refs/tags/${tag}`,
+          object: {
+            sha: t.annotated ? toSha(`tag-object:${tag}`) : t.commit,
+            type: t.annotated ? "tag" : "commit",
+          },
+        }));
+      return json(res, list);
+    }
+    const tagObject = /^git\/tags\/([0-9a-f]{40})$/.exec(rest);
+    if (tagObject) {
+      const found = [...repo.tags].find(
+        ([tag, t]) => t.annotated && toSha(`tag-object:${tag}`) === tagObject[1],
+      );
+      return found
+        ? json(res, { sha: tagObject[1], object: { sha: found[1].commit, type: "commit" } })
+        : notFound(res);
+    }
+    const rel = /^releases\/tags\/(.+)$/.exec(rest);
+    if (rel) {
+      const release = repo.releases.get(rel[1] ?? "");
+      // Drafts are not returned by tag (research §1.2).
+      if (!release || release.draft) return notFound(res);
+      return json(res, {
+        tag_name: release.tag,
+        draft: false,
+        prerelease: release.prerelease ?? false,
+        assets: release.assets.map((a, i) => ({
+          id: release.ids[i],
+          name: a.name,
+          url: `${this.#apiUrl}/repos/${repoName}/releases/assets/${release.ids[i]}`,
+          browser_download_url: this.browserUrl(repoName, release.tag, a.name),
+          digest: a.digest === false ? null : `sha256:${sha256(a.data)}`,
+          size: a.data.length,
+        })),
+      });
+    }
+    const commit = /^commits\/(.+)$/.exec(rest);
+    if (commit) {
+      const ref = (commit[1] ?? "").replace(/^tags\//, "");
+      const sha = repo.tags.get(ref)?.commit;
+      if (!sha) {
+        res.writeHead(422).end(JSON.stringify({ message: "No commit found" }));
+        return;
+      }
+      if (req.headers.accept === "application/vnd.github.sha") {
+        res.writeHead(200).end(sha);
+        return;
+      }
+      return json(res, { sha, commit: { message: "fake" } });
+    }
+    const asset = /^releases\/assets\/(\d+)$/.exec(rest);
+    if (asset) {
+      const entry = this.#assets.get(Number(asset[1]));
+      if (!entry || entry.repo !== repoName) return notFound(res);
+      if (req.headers.accept !== "application/octet-stream")
+        return json(res, { id: Number(asset[1]), name: entry.asset.name });
+      return redirect(res, `${this.#storageUrl}/assets/${asset[1]}?signature=abc`);
+    }
+    notFound(res);
+  }
+
+  async #handleWeb(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", this.#webUrl);
+    const path = decodeURIComponent(url.pathname);
+    this.#record("web", req, path);
+    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+    const download = /^\/([^/]+\/[^/]+)\/releases\/download\/(.+)\/([^/]+)$/.exec(path);
+    const [, repoName = "", tag = "", name = ""] = download ?? [];
+    const repo = this.#repos.get(repoName);
+    const release = repo?.releases.get(tag);
+    const index = release?.assets.findIndex((a) => a.name === name) ?? -1;
+    // A private asset's browser URL does not answer without a browser session (spec: "Authentication" 1).
+    if (!repo || repo.private || !release || index < 0) return notFound(res);
+    redirect(res, `${this.#storageUrl}/assets/${release.ids[index]}?signature=abc`);
+  }
+
+  #record(origin: string, req: IncomingMessage, path: string): void {
+    const key = `${origin}:${path}`;
+    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    if (req.headers.authorization !== undefined)
+      this.tokenLeaks.push(`${req.method} ${origin}:${path} carried authorization`);
+  }
+
+  async #handleStorage(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", this.#storageUrl);
+    this.#record("storage", req, url.pathname);
+    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+    const m = /^\/assets\/(\d+)$/.exec(url.pathname);
+    const entry = m ? this.#assets.get(Number(m[1])) : undefined;
+    if (!entry) {
+      notFound(res);
+      return;
+    }
+    res.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": entry.asset.data.length,
+    });
+    res.end(entry.asset.data);
+  }
+}
+
+/** Lower-case hex sha256 of bytes. */
+export function sha256(data: Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+function toSha(text: string): string {
+  return /^[0-9a-f]{40}$/.test(text) ? text : createHash("sha1").update(text).digest("hex");
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    );
+  });
+}
+
+function json(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function notFound(res: ServerResponse): void {
+  res.writeHead(404, { "content-type": "application/json" });
+  res.end(JSON.stringify({ message: "Not Found" }));
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(302, { location });
+  res.end();
+}
