@@ -1,0 +1,62 @@
+// Composition root: the only module that touches `process`.
+import { spawn } from "node:child_process";
+import { watch } from "node:fs";
+import { access, open, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { main } from "./main.js";
+
+process.exitCode = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+  command: {
+    spawn,
+    tmpdir: tmpdir(),
+    killGroup: (pid, signal) => {
+      try {
+        process.kill(-pid, signal);
+      } catch {
+        // The group is already gone.
+      }
+    },
+  },
+  onSignal: (signal, handler) => process.on(signal, handler),
+  pid: process.pid,
+  writeFile: (path, data) => writeFile(path, data, { mode: 0o600 }),
+  removeFile: (path) => rm(path, { force: true }),
+  watch: (dir, onChange) => {
+    // One write or rename raises several events; settle for 100 ms (as upstream waits after a rename).
+    const pending = new Map<string, NodeJS.Timeout>();
+    watch(dir, (_event, file) => {
+      if (!file) return;
+      const name = file.toString();
+      clearTimeout(pending.get(name));
+      pending.set(
+        name,
+        setTimeout(() => {
+          pending.delete(name);
+          onChange(name);
+        }, 100),
+      );
+    });
+  },
+  exists: (path) =>
+    access(path).then(
+      () => true,
+      () => false,
+    ),
+  exit: (code) => process.exit(code),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+  openLog: async (path) => {
+    const handle = await open(path, "a", 0o666);
+    const stream = handle.createWriteStream();
+    return { write: (s: string) => stream.write(s) };
+  },
+  dropPrivileges: (uid, gid) => {
+    process.setgroups?.([gid]);
+    process.setgid?.(gid);
+    process.setuid?.(uid);
+  },
+  now: () => new Date(),
+});

@@ -1,0 +1,209 @@
+import type { ChildProcess, SpawnOptions } from "node:child_process";
+import { randomInt } from "node:crypto";
+import { constants } from "node:fs";
+import { access, rm, stat, writeFile } from "node:fs/promises";
+import { delimiter, isAbsolute, join } from "node:path";
+import { goList, goQuoteList } from "./go-log-format.js";
+import type { Argument, Hook } from "./hook.js";
+import { getArgument, type RequestData } from "./request-values.js";
+
+/** The spawn seam (node's `child_process.spawn`). */
+export type Spawn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+
+/** What running a command needs from outside. */
+export interface CommandDeps {
+  readonly spawn: Spawn;
+  /** The server's environment; the command inherits it plus the hook's variables. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The server's working directory. */
+  readonly cwd: string;
+  readonly tmpdir: string;
+  readonly log: (line: string) => void;
+  /** Signals a whole process group (a negative-pid `kill`), for the command timeout. */
+  readonly killGroup: (pid: number, signal: NodeJS.Signals) => void;
+}
+
+/** The outcome of one run: the combined output, and an error text when it failed. */
+export interface CommandResult {
+  readonly output: string;
+  readonly error?: string;
+}
+
+/**
+ * Runs the hook's command with no shell: argv is `[execute-command, ...pass-arguments-to-command]`, the environment
+ * is the server's plus `pass-environment-to-command` and `pass-file-to-command` variables, stdin is empty, and stdout
+ * and stderr are merged in arrival order (upstream `CombinedOutput`). Temporary files are removed afterwards. Logs
+ * the lines upstream's `handleHook` logs, in its order.
+ */
+export async function runCommand(
+  hook: Hook,
+  options: { data: RequestData; deps: CommandDeps; rid: string },
+): Promise<CommandResult> {
+  const { data, deps, rid } = options;
+  const workdir = hook.commandWorkingDirectory;
+  const path = await lookPath(hook.executeCommand, { workdir, cwd: deps.cwd, env: deps.env });
+  if (typeof path !== "string") {
+    deps.log(`[${rid}] error in exec: ${path.error}`);
+    if (hook.executeCommand.includes(" ")) {
+      deps.log(
+        `[${rid}] use 'pass-arguments-to-command' to specify args for '${hook.executeCommand.split(" ")[0]}'`,
+      );
+    }
+    return { output: "", error: path.error };
+  }
+  const args: string[] = [];
+  for (const a of hook.passArgumentsToCommand) {
+    const value = argumentOrError(a, data);
+    // Upstream keeps the argument's position with an empty value and logs why.
+    if (value === undefined) deps.log(`[${rid}] error extracting command arguments: ${argumentError(a)}`);
+    args.push(value ?? "");
+  }
+  const hookEnv: string[] = [];
+  for (const a of hook.passEnvironmentToCommand) {
+    const value = argumentOrError(a, data);
+    if (value === undefined)
+      deps.log(`[${rid}] error extracting command arguments for environment: ${argumentError(a)}`);
+    else hookEnv.push(`${a.envname || `HOOK_${a.name}`}=${value}`);
+  }
+  const files: string[] = [];
+  for (const a of hook.passFileToCommand) {
+    const value = argumentOrError(a, data);
+    if (value === undefined) {
+      deps.log(`[${rid}] error extracting command arguments for file: ${argumentError(a)}`);
+      continue;
+    }
+    const name = a.envname || `HOOK_${a.name.toUpperCase()}`;
+    if (a.envname === "") deps.log(`no ENVVAR name specified, falling back to [${name}]`);
+    const file = join(workdir || deps.tmpdir, `${name}${randomInt(1e9)}`);
+    deps.log(`[${rid}] writing env ${name} file ${file}`);
+    await writeFile(file, a.base64decode ? Buffer.from(value, "base64") : value);
+    files.push(file);
+    hookEnv.push(`${name}=${file}`);
+  }
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(deps.env)) if (v !== undefined) env[k] = v;
+  for (const pair of hookEnv) {
+    const eq = pair.indexOf("=");
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  deps.log(
+    `[${rid}] executing ${hook.executeCommand} (${path}) with arguments ${goQuoteList([hook.executeCommand, ...args])} and environment ${goList(hookEnv)} using ${workdir} as cwd`,
+  );
+  let result: CommandResult;
+  try {
+    result = await spawnCollect(path, {
+      args,
+      env,
+      cwd: workdir || deps.cwd,
+      argv0: hook.executeCommand,
+      timeout: hook.timeout,
+      spawn: deps.spawn,
+      killGroup: deps.killGroup,
+    });
+    deps.log(`[${rid}] command output: ${result.output}`);
+    if (result.error !== undefined) deps.log(`[${rid}] error occurred: ${result.error}`);
+  } finally {
+    for (const file of files) {
+      deps.log(`[${rid}] removing file ${file}`);
+      await rm(file, { force: true });
+    }
+  }
+  deps.log(`[${rid}] finished handling ${hook.id}`);
+  return result;
+}
+
+function argumentOrError(arg: Argument, data: RequestData): string | undefined {
+  try {
+    return getArgument(arg, data);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Upstream's `ArgumentError` text: the argument printed with Go's `%+v`. */
+function argumentError(a: Argument): string {
+  return `couldn't retrieve argument for {Source:${a.source} Name:${a.name} EnvName:${a.envname} Base64Decode:${a.base64decode}}`;
+}
+
+function spawnCollect(
+  path: string,
+  options: {
+    args: string[];
+    env: Record<string, string>;
+    cwd: string;
+    argv0: string;
+    timeout: number;
+    spawn: Spawn;
+    killGroup: (pid: number, signal: NodeJS.Signals) => void;
+  },
+): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    const child = options.spawn(path, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      argv0: options.argv0,
+      stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group, so a timeout can stop the command and everything it started.
+      detached: options.timeout > 0,
+    });
+    const chunks: Buffer[] = [];
+    child.stdout?.on("data", (c: Buffer) => chunks.push(c));
+    child.stderr?.on("data", (c: Buffer) => chunks.push(c));
+    let timer: NodeJS.Timeout | undefined;
+    let killer: NodeJS.Timeout | undefined;
+    if (options.timeout > 0 && child.pid !== undefined) {
+      const pid = child.pid;
+      timer = setTimeout(() => {
+        options.killGroup(pid, "SIGTERM");
+        killer = setTimeout(() => options.killGroup(pid, "SIGKILL"), 5000);
+      }, options.timeout * 1000);
+    }
+    const finish = (error?: string) => {
+      clearTimeout(timer);
+      clearTimeout(killer);
+      const output = Buffer.concat(chunks).toString("utf8");
+      resolve(error === undefined ? { output } : { output, error });
+    };
+    child.on("error", (e) => finish(e.message));
+    child.on("close", (code, signal) => {
+      if (signal)
+        finish(`signal: ${signal === "SIGKILL" ? "killed" : signal === "SIGTERM" ? "terminated" : signal}`);
+      else if (code !== 0) finish(`exit status ${code}`);
+      else finish();
+    });
+  });
+}
+
+/**
+ * Finds the executable as upstream does (research §7): an absolute command, or any command when there is no working
+ * directory, is looked up with `exec.LookPath` (PATH for a bare name, relative to the server's cwd otherwise);
+ * otherwise it is taken relative to the working directory.
+ */
+export async function lookPath(
+  command: string,
+  options: { workdir: string; cwd: string; env: Readonly<Record<string, string | undefined>> },
+): Promise<string | { error: string }> {
+  const candidate = isAbsolute(command) || options.workdir === "" ? command : join(options.workdir, command);
+  if (candidate === "") return { error: 'exec: "": executable file not found in $PATH' };
+  if (candidate.includes("/")) {
+    const full = isAbsolute(candidate) ? candidate : join(options.cwd, candidate);
+    return (await isExecutable(full))
+      ? full
+      : { error: `"${candidate}": stat ${candidate}: no such file or directory` };
+  }
+  for (const dir of (options.env.PATH ?? "").split(delimiter)) {
+    const full = join(dir || ".", candidate);
+    if (await isExecutable(full)) return isAbsolute(full) ? full : join(options.cwd, full);
+  }
+  return { error: `exec: "${candidate}": executable file not found in $PATH` };
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    if (!(await stat(path)).isFile()) return false;
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

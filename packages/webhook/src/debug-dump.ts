@@ -1,0 +1,64 @@
+import { STATUS_CODES } from "node:http";
+import { canonicalHeaderKey } from "./request-values.js";
+
+/** The request as `-debug` dumps it. */
+export interface DumpedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly httpVersion: string;
+  /** Node's `rawHeaders`: name, value, name, value… */
+  readonly rawHeaders: readonly string[];
+  readonly body: Buffer;
+}
+
+/**
+ * Upstream's `-debug` request dump (internal/middleware/dumper.go over `httputil.DumpRequest`): the request line,
+ * `Host`, the other headers sorted by canonical name, a blank line, then the body, each line prefixed `> [rid] `.
+ */
+export function dumpRequest(req: DumpedRequest, rid: string): string {
+  const headers = new Map<string, string[]>();
+  let host = "";
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = canonicalHeaderKey(req.rawHeaders[i] as string);
+    const value = req.rawHeaders[i + 1] as string;
+    if (name === "Host") host = value;
+    else headers.set(name, [...(headers.get(name) ?? []), value]);
+  }
+  const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`, `Host: ${host}`];
+  for (const name of [...headers.keys()].sort())
+    for (const v of headers.get(name) ?? []) lines.push(`${name}: ${v}`);
+  lines.push("");
+  if (req.body.length > 0) lines.push(...splitLines(req.body.toString("utf8")));
+  return lines.map((l) => `> [${rid}] ${l}\n`).join("");
+}
+
+/**
+ * Upstream's `-debug` response dump: the status as written (Go prints `0` when the handler never called
+ * `WriteHeader`, i.e. for an implicit 200), the headers set by the handler, sorted, then the body.
+ */
+export function dumpResponse(
+  res: { status: number; headers: readonly (readonly [string, string])[]; body: string },
+  rid: string,
+): string {
+  const status = res.status === 200 ? "0 " : `${res.status} ${STATUS_CODES[res.status] ?? ""}`;
+  let out = `< [${rid}] ${status}\n`;
+  const headers = new Map<string, string[]>();
+  for (const [k, v] of res.headers) {
+    const name = canonicalHeaderKey(k);
+    headers.set(name, [...(headers.get(name) ?? []), v]);
+  }
+  for (const name of [...headers.keys()].sort())
+    out += `< [${rid}] ${name}: ${headers.get(name)?.join(", ")}\n`;
+  if (res.body !== "") {
+    out += `< [${rid}]\n`;
+    for (const line of splitLines(res.body)) out += `< [${rid}] ${line}\n`;
+  }
+  return out;
+}
+
+/** Go's `bufio.ScanLines`: split at `\n`, drop one trailing `\r`, no empty last line. */
+function splitLines(text: string): string[] {
+  const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
+}

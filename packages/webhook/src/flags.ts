@@ -1,0 +1,316 @@
+import { UsageError } from "./errors.js";
+
+/** The server's configuration from the command line, with upstream's defaults (adnanh/webhook webhook.go). */
+export interface Config {
+  ip: string;
+  port: number;
+  hooks: string[];
+  verbose: boolean;
+  debug: boolean;
+  logfile: string;
+  nopanic: boolean;
+  hotreload: boolean;
+  urlprefix: string;
+  headers: [string, string][];
+  httpMethods: string;
+  template: boolean;
+  secure: boolean;
+  cert: string;
+  key: string;
+  tlsMinVersion: string;
+  cipherSuites: string;
+  listCipherSuites: boolean;
+  xRequestId: boolean;
+  xRequestIdLimit: number;
+  maxMultipartMem: number;
+  pidfile: string;
+  setuid: number;
+  setgid: number;
+  socket: string;
+  version: boolean;
+  help: boolean;
+  /** Beyond upstream (off by default): largest request body in bytes, 0 = unlimited. */
+  maxBodyBytes: number;
+  /** Beyond upstream (off by default): log as JSON lines. */
+  logFormat: "text" | "json";
+}
+
+type Kind = "bool" | "string" | "int" | "list" | "header";
+
+interface FlagSpec {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly key: keyof Config;
+  readonly usage: string;
+  readonly def?: string;
+}
+
+// Order and texts follow upstream's `flag` definitions so `-help` reads the same.
+const FLAGS: readonly FlagSpec[] = [
+  {
+    name: "cert",
+    kind: "string",
+    key: "cert",
+    usage: "path to the HTTPS certificate pem file",
+    def: "cert.pem",
+  },
+  {
+    name: "cipher-suites",
+    kind: "string",
+    key: "cipherSuites",
+    usage: "comma-separated list of supported TLS cipher suites",
+  },
+  { name: "debug", kind: "bool", key: "debug", usage: "show debug output" },
+  {
+    name: "header",
+    kind: "header",
+    key: "headers",
+    usage:
+      "response header to return, specified in format name=value, use multiple times to set multiple headers",
+  },
+  {
+    name: "hooks",
+    kind: "list",
+    key: "hooks",
+    usage:
+      "path to the json file containing defined hooks the webhook should serve, use multiple times to load from different files",
+  },
+  {
+    name: "hotreload",
+    kind: "bool",
+    key: "hotreload",
+    usage: "watch hooks file for changes and reload them automatically",
+  },
+  {
+    name: "http-methods",
+    kind: "string",
+    key: "httpMethods",
+    usage: 'set default allowed HTTP methods (ie. "POST"); separate methods with comma',
+  },
+  { name: "ip", kind: "string", key: "ip", usage: "ip the webhook should serve hooks on", def: "0.0.0.0" },
+  {
+    name: "key",
+    kind: "string",
+    key: "key",
+    usage: "path to the HTTPS certificate private key pem file",
+    def: "key.pem",
+  },
+  {
+    name: "list-cipher-suites",
+    kind: "bool",
+    key: "listCipherSuites",
+    usage: "list available TLS cipher suites",
+  },
+  {
+    name: "log-format",
+    kind: "string",
+    key: "logFormat",
+    usage: "log format: text (upstream's) or json (beyond upstream)",
+    def: "text",
+  },
+  {
+    name: "logfile",
+    kind: "string",
+    key: "logfile",
+    usage: "send log output to a file; implicitly enables verbose logging",
+  },
+  {
+    name: "max-body-bytes",
+    kind: "int",
+    key: "maxBodyBytes",
+    usage: "largest request body accepted, 0 for no limit (beyond upstream)",
+    def: "0",
+  },
+  {
+    name: "max-multipart-mem",
+    kind: "int",
+    key: "maxMultipartMem",
+    usage: "maximum memory in bytes for parsing multipart form data before disk caching",
+    def: "1048576",
+  },
+  {
+    name: "nopanic",
+    kind: "bool",
+    key: "nopanic",
+    usage: "do not panic if hooks cannot be loaded when webhook is not running in verbose mode",
+  },
+  { name: "pidfile", kind: "string", key: "pidfile", usage: "create PID file at the given path" },
+  { name: "port", kind: "int", key: "port", usage: "port the webhook should serve hooks on", def: "9000" },
+  { name: "secure", kind: "bool", key: "secure", usage: "use HTTPS instead of HTTP" },
+  {
+    name: "setgid",
+    kind: "int",
+    key: "setgid",
+    usage: "set group ID after opening listening port; must be used with setuid",
+    def: "0",
+  },
+  {
+    name: "setuid",
+    kind: "int",
+    key: "setuid",
+    usage: "set user ID after opening listening port; must be used with setgid",
+    def: "0",
+  },
+  {
+    name: "socket",
+    kind: "string",
+    key: "socket",
+    usage:
+      "path to a Unix socket (e.g. /tmp/webhook.sock) or Windows named pipe to use instead of listening on an ip and port; if specified, the ip and port options are ignored",
+  },
+  { name: "template", kind: "bool", key: "template", usage: "parse hooks file as a Go template" },
+  {
+    name: "tls-min-version",
+    kind: "string",
+    key: "tlsMinVersion",
+    usage: "minimum TLS version (1.0, 1.1, 1.2, 1.3)",
+    def: "1.2",
+  },
+  {
+    name: "urlprefix",
+    kind: "string",
+    key: "urlprefix",
+    usage: "url prefix to use for served hooks (protocol://yourserver:port/PREFIX/:hook-id)",
+    def: "hooks",
+  },
+  { name: "verbose", kind: "bool", key: "verbose", usage: "show verbose output" },
+  { name: "version", kind: "bool", key: "version", usage: "display webhook version and quit" },
+  {
+    name: "x-request-id",
+    kind: "bool",
+    key: "xRequestId",
+    usage: "use X-Request-Id header, if present, as request ID",
+  },
+  {
+    name: "x-request-id-limit",
+    kind: "int",
+    key: "xRequestIdLimit",
+    usage: "truncate X-Request-Id header to limit; default no limit",
+    def: "0",
+  },
+];
+
+/** Default configuration, before flags. */
+export function defaultConfig(): Config {
+  return {
+    ip: "0.0.0.0",
+    port: 9000,
+    hooks: [],
+    verbose: false,
+    debug: false,
+    logfile: "",
+    nopanic: false,
+    hotreload: false,
+    urlprefix: "hooks",
+    headers: [],
+    httpMethods: "",
+    template: false,
+    secure: false,
+    cert: "cert.pem",
+    key: "key.pem",
+    tlsMinVersion: "1.2",
+    cipherSuites: "",
+    listCipherSuites: false,
+    xRequestId: false,
+    xRequestIdLimit: 0,
+    maxMultipartMem: 1048576,
+    pidfile: "",
+    setuid: 0,
+    setgid: 0,
+    socket: "",
+    version: false,
+    help: false,
+    maxBodyBytes: 0,
+    logFormat: "text",
+  };
+}
+
+/** Go `flag`-style usage text. */
+export function usage(): string {
+  const lines = ["Usage of webhook:"];
+  for (const f of FLAGS) {
+    const type =
+      f.kind === "bool"
+        ? ""
+        : f.kind === "int"
+          ? " int"
+          : f.kind === "list" || f.kind === "header"
+            ? " value"
+            : " string";
+    lines.push(`  -${f.name}${type}`);
+    const def =
+      f.def !== undefined && f.def !== "0" ? ` (default ${f.kind === "int" ? f.def : `"${f.def}"`})` : "";
+    lines.push(`    \t${f.usage}${def}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Parses arguments as Go's `flag` package does: `-flag value`, `-flag=value`, `--flag`, booleans as `-flag` or
+ * `-flag=true`; parsing stops at the first non-flag argument or `--`.
+ *
+ * @throws {UsageError} with Go's message (`flag provided but not defined: -x`, `invalid value ...`)
+ */
+export function parseFlags(argv: readonly string[]): Config {
+  const config = defaultConfig();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--") break;
+    if (!arg.startsWith("-") || arg === "-") break;
+    const body = arg.replace(/^--?/, "");
+    const eq = body.indexOf("=");
+    const name = eq >= 0 ? body.slice(0, eq) : body;
+    let value = eq >= 0 ? body.slice(eq + 1) : undefined;
+    if (name === "h" || name === "help") {
+      config.help = true;
+      continue;
+    }
+    const spec = FLAGS.find((f) => f.name === name);
+    if (spec === undefined) throw new UsageError(`flag provided but not defined: -${name}`);
+    if (spec.kind === "bool") {
+      const v = value ?? "true";
+      if (!["1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"].includes(v)) {
+        throw new UsageError(`invalid boolean value "${v}" for -${name}: parse error`);
+      }
+      (config as unknown as Record<string, unknown>)[spec.key] = [
+        "1",
+        "t",
+        "T",
+        "TRUE",
+        "true",
+        "True",
+      ].includes(v);
+      continue;
+    }
+    if (value === undefined) {
+      if (i + 1 >= argv.length) throw new UsageError(`flag needs an argument: -${name}`);
+      value = argv[++i] ?? "";
+    }
+    switch (spec.kind) {
+      case "int": {
+        if (!/^[-+]?\d+$/.test(value))
+          throw new UsageError(`invalid value "${value}" for flag -${name}: parse error`);
+        (config as unknown as Record<string, unknown>)[spec.key] = Number(value);
+        break;
+      }
+      case "list":
+        config.hooks.push(value);
+        break;
+      case "header": {
+        const at = value.indexOf("=");
+        if (at < 0)
+          throw new UsageError(
+            `invalid value "${value}" for flag -${name}: header flag must be in name=value format`,
+          );
+        config.headers.push([value.slice(0, at), value.slice(at + 1)]);
+        break;
+      }
+      default:
+        (config as unknown as Record<string, unknown>)[spec.key] = value;
+    }
+  }
+  if (config.logFormat !== "text" && config.logFormat !== "json") {
+    throw new UsageError(`invalid value "${config.logFormat}" for flag -log-format: use text or json`);
+  }
+  return config;
+}

@@ -1,0 +1,277 @@
+import { STATUS_CODES } from "node:http";
+import { parse as parseLossless } from "lossless-json";
+import { type CommandDeps, runCommand } from "./command.js";
+import { ParameterNodeError } from "./errors.js";
+import type { Hook } from "./hook.js";
+import { parseBody } from "./payload.js";
+import { canonicalHeaderKey, getArgument, getParameter, type RequestData } from "./request-values.js";
+import { evaluateRule } from "./rules.js";
+
+/** A request as the handler sees it, read by the server adapter. */
+export interface HookRequest {
+  readonly method: string;
+  /** The URL path, not yet decoded. */
+  readonly path: string;
+  /** The query string without `?`. */
+  readonly query: string;
+  /** Header name → values, names in any case. */
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  readonly body: Buffer;
+  readonly remoteAddr: string;
+  readonly requestId: string;
+}
+
+/** A response to write. */
+export interface HookResponse {
+  readonly status: number;
+  readonly headers: readonly (readonly [string, string])[];
+  readonly body: string;
+  /** Set when no route matched: upstream's router answers those outside its logging middleware. */
+  readonly unrouted?: true;
+  /** The handler set `Content-Type` itself (Go otherwise sniffs it on the wire); only the `-debug` dump differs. */
+  readonly explicitContentType?: true;
+}
+
+/** What the handler needs: the hooks served now, the server-wide settings and the command seam. */
+export interface HandlerContext {
+  readonly hooks: () => ReadonlyMap<string, Hook>;
+  /** Settles once start-up is over: the listener opens early (as upstream) but requests wait for the hooks. */
+  readonly ready: Promise<void>;
+  readonly urlPrefix: string;
+  /** `-header name=value` response headers. */
+  readonly headers: readonly (readonly [string, string])[];
+  /** `-http-methods`, already split and upper-cased. */
+  readonly defaultMethods: readonly string[];
+  readonly command: CommandDeps;
+  readonly log: (line: string) => void;
+  /** `-debug`: dump requests and responses, and say why rules failed. */
+  readonly debug: boolean;
+  /** Writes to the log's output without the log prefix (the `-debug` dumps). */
+  readonly writeRaw: (text: string) => void;
+  readonly now: () => Date;
+  /** Runs of each hook in progress, for `maximum-concurrent-executions`. */
+  readonly running: Map<string, number>;
+}
+
+const TEXT = "text/plain; charset=utf-8";
+const NOT_SATISFIED = "Hook rules were not satisfied.";
+const EVAL_ERROR = "Error occurred while evaluating hook rules.";
+const EXEC_ERROR =
+  "Error occurred while executing the hook's command. Please check your logs for more details.";
+
+/**
+ * Handles one request exactly as upstream's router and `hookHandler` (research §6): `/` answers `OK`; an unknown id
+ * is 404 `Hook not found.`; a method outside the hook's list is an empty 405; unsatisfied rules are
+ * `Hook rules were not satisfied.` (status from `trigger-rule-mismatch-http-response-code`); evaluation errors are
+ * 500; the command's failure is 500 when its output is awaited, and only logged when it is not.
+ */
+export async function handleRequest(req: HookRequest, ctx: HandlerContext): Promise<HookResponse> {
+  const rid = req.requestId;
+  let path: string;
+  try {
+    path = decodeURIComponent(req.path);
+  } catch {
+    path = req.path;
+  }
+  // gorilla/mux redirects an unclean path (`//hooks/x`, `/hooks/./x`) to its cleaned form, outside any middleware.
+  const clean = cleanPath(path);
+  if (clean !== path) {
+    const location = encodeURI(clean) + (req.query === "" ? "" : `?${req.query}`);
+    return { status: 301, headers: [["Location", location]], body: "", unrouted: true };
+  }
+  // 2.8.0 (the Debian peer) adds no `-header` headers to `/`; 2.8.1 started to.
+  if (path === "/") return { status: 200, headers: [["Content-Type", TEXT]], body: "OK" };
+  const prefix = ctx.urlPrefix === "" ? "/" : `/${ctx.urlPrefix}/`;
+  if (!path.startsWith(prefix)) {
+    return {
+      status: 404,
+      headers: [
+        ["Content-Type", TEXT],
+        ["X-Content-Type-Options", "nosniff"],
+      ],
+      body: "404 page not found\n",
+      unrouted: true,
+    };
+  }
+  ctx.log(`[${rid}] incoming HTTP ${req.method} request from ${req.remoteAddr}`);
+  const id = path.slice(prefix.length);
+  const hook = ctx.hooks().get(id);
+  if (hook === undefined) return { status: 404, headers: [["Content-Type", TEXT]], body: "Hook not found." };
+
+  const allowed =
+    hook.httpMethods.length > 0 ? hook.httpMethods.map((m) => m.trim().toUpperCase()) : ctx.defaultMethods;
+  if (allowed.length > 0 && !allowed.includes(req.method)) {
+    ctx.log(`[${rid}] HTTP ${req.method} method not allowed for hook "${id}"`);
+    return { status: 405, headers: [], body: "" };
+  }
+  ctx.log(`[${rid}] ${id} got matched`);
+  const headers: [string, string][] = [...ctx.headers.map(([k, v]) => [k, v] as [string, string])];
+
+  const headerMap: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.toLowerCase() === "host") continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) headerMap[canonicalHeaderKey(name)] = first as string;
+  }
+  const query: Record<string, unknown> = {};
+  for (const [k, v] of new URLSearchParams(req.query)) if (!(k in query)) query[k] = v;
+  const contentType = hook.incomingPayloadContentType || headerMap["Content-Type"] || "";
+  const parsed = await parseBody(contentType, req.body, {
+    jsonParts: hook.parseParametersAsJson.filter((a) => a.source === "payload").map((a) => a.name),
+  });
+  for (const note of parsed.notes ?? []) ctx.log(`[${rid}] ${note}`);
+  if (parsed.multipartFailed) {
+    return {
+      status: 500,
+      headers: [...headers, ["Content-Type", TEXT]],
+      body: "Error occurred while parsing multipart form.",
+    };
+  }
+  if (parsed.logError) ctx.log(`[${rid}] ${parsed.logError}`);
+  const data: RequestData = {
+    method: req.method,
+    remoteAddr: req.remoteAddr,
+    headers: headerMap,
+    query,
+    payload: parsed.payload,
+    rawBody: parsed.rawBodyUnavailable ? Buffer.alloc(0) : req.body,
+  };
+  parseParametersAsJson(hook, data, ctx.log, rid);
+
+  if (hook.triggerRule !== undefined) {
+    const result = evaluateRule(hook.triggerRule, data, {
+      softFailures: hook.triggerSignatureSoftFailures,
+      now: ctx.now,
+    });
+    if (result.error !== undefined && !(result.error instanceof ParameterNodeError)) {
+      ctx.log(`[${rid}] error evaluating hook: ${result.error.message}`);
+      return { status: 500, headers: [...headers, ["Content-Type", TEXT]], body: EVAL_ERROR };
+    }
+    if (result.error !== undefined) ctx.log(`[${rid}] ${result.error.message}`);
+    if (!result.ok) {
+      // Beyond upstream: with -debug, say which rule failed and why.
+      if (ctx.debug && result.reason !== undefined) ctx.log(`[${rid}] rule not satisfied: ${result.reason}`);
+      ctx.log(
+        `[${rid}] ${id} got matched, but didn't get triggered because the trigger rules were not satisfied`,
+      );
+      const status = knownStatus(hook.triggerRuleMismatchHttpResponseCode) ?? 200;
+      return { status, headers: [...headers, ["Content-Type", TEXT]], body: NOT_SATISFIED };
+    }
+  }
+  ctx.log(`[${rid}] ${id} hook triggered successfully`);
+  for (const h of hook.responseHeaders) headers.push([h.name, h.value]);
+
+  // Beyond upstream (off unless the hook sets it): refuse runs past the hook's limit (adnanh/webhook#148).
+  if (
+    hook.maximumConcurrentExecutions > 0 &&
+    (ctx.running.get(id) ?? 0) >= hook.maximumConcurrentExecutions
+  ) {
+    ctx.log(`[${rid}] reached concurrency limit for: ${id} (max=${hook.maximumConcurrentExecutions})`);
+    return {
+      status: 429,
+      headers: [...headers, ["Content-Type", TEXT]],
+      body: "Too many concurrent executions of this hook.",
+    };
+  }
+  const successStatus = successCode(hook, ctx.log, rid);
+  const run = async () => {
+    ctx.running.set(id, (ctx.running.get(id) ?? 0) + 1);
+    try {
+      return await runCommand(hook, { data, deps: ctx.command, rid });
+    } finally {
+      ctx.running.set(id, (ctx.running.get(id) ?? 1) - 1);
+    }
+  };
+  if (hook.includeCommandOutputInResponse) {
+    const result = await run();
+    if (result.error !== undefined) {
+      return hook.includeCommandOutputInResponseOnError
+        ? { status: 500, headers: withContentType(headers, result.output), body: result.output }
+        : {
+            status: 500,
+            headers: [...headers.filter(([k]) => k.toLowerCase() !== "content-type"), ["Content-Type", TEXT]],
+            body: EXEC_ERROR,
+            explicitContentType: true,
+          };
+    }
+    return { status: successStatus, headers: withContentType(headers, result.output), body: result.output };
+  }
+  void run();
+  return {
+    status: successStatus,
+    headers: withContentType(headers, hook.responseMessage),
+    body: hook.responseMessage,
+  };
+}
+
+/** gorilla/mux's `cleanPath`: Go's `path.Clean`, keeping a trailing slash. */
+function cleanPath(p: string): string {
+  if (p === "") return "/";
+  const rooted = p.startsWith("/") ? p : `/${p}`;
+  const parts: string[] = [];
+  for (const part of rooted.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  const cleaned = `/${parts.join("/")}`;
+  return rooted.endsWith("/") && cleaned !== "/" ? `${cleaned}/` : cleaned;
+}
+
+/** Upstream's `ParseJSONParameters`: replaces a payload, header or query value by the JSON object it holds. */
+function parseParametersAsJson(hook: Hook, data: RequestData, log: (l: string) => void, rid: string): void {
+  for (const arg of hook.parseParametersAsJson) {
+    let text: string;
+    try {
+      text = getArgument(arg, data);
+    } catch {
+      log(
+        `[${rid}] error parsing JSON parameters: couldn't retrieve argument for {Source:${arg.source} Name:${arg.name} EnvName:${arg.envname} Base64Decode:${arg.base64decode}}`,
+      );
+      continue;
+    }
+    try {
+      const value = parseLossless(text) as unknown;
+      if (typeof value !== "object" || value === null || Array.isArray(value))
+        throw new Error("json: cannot unmarshal into Go value of type map[string]interface {}");
+      const target =
+        arg.source === "payload"
+          ? data.payload
+          : arg.source === "header"
+            ? data.headers
+            : arg.source === "query" || arg.source === "url"
+              ? data.query
+              : undefined;
+      if (target === undefined) throw new Error(`invalid source for argument ${arg.source}`);
+      const name = arg.source === "header" ? canonicalHeaderKey(arg.name) : arg.name;
+      const dot = name.lastIndexOf(".");
+      const parent = dot < 0 ? target : (getParameter(name.slice(0, dot), target) as Record<string, unknown>);
+      parent[dot < 0 ? name : name.slice(dot + 1)] = value;
+    } catch (error) {
+      log(`[${rid}] error parsing JSON parameters: ${(error as Error).message}`);
+    }
+  }
+}
+
+function successCode(hook: Hook, log: (l: string) => void, rid: string): number {
+  if (hook.successHttpResponseCode === 0) return 200;
+  const known = knownStatus(hook.successHttpResponseCode);
+  if (known === undefined) {
+    log(
+      `[${rid}] ${hook.id} got matched, but the configured return code ${hook.successHttpResponseCode} is unknown - defaulting to 200`,
+    );
+    return 200;
+  }
+  return known;
+}
+
+function knownStatus(code: number): number | undefined {
+  return code !== 0 && STATUS_CODES[code] !== undefined ? code : undefined;
+}
+
+/** Go sniffs a Content-Type for a non-empty body when none was set; text and JSON sniff as text/plain. */
+function withContentType(headers: readonly [string, string][], body: string): [string, string][] {
+  if (body === "" || headers.some(([k]) => k.toLowerCase() === "content-type")) return [...headers];
+  const html = /^\s*(<!DOCTYPE html|<html|<head|<body)/i.test(body);
+  return [...headers, ["Content-Type", html ? "text/html; charset=utf-8" : TEXT]];
+}

@@ -1,0 +1,50 @@
+/** Where a value comes from (`source`) and its name: upstream's `Argument`. */
+export interface Argument {
+  readonly source: string;
+  readonly name: string;
+  readonly envname: string;
+  readonly base64decode: boolean;
+}
+
+/** A `match` rule. */
+export interface MatchRule {
+  readonly type: string;
+  readonly regex: string;
+  readonly secret: string;
+  readonly value: string;
+  readonly ipRange: string;
+  readonly parameter: Argument;
+}
+
+/** A trigger rule: exactly one of `and`, `or`, `not`, `match` (the first present, in that order), or empty. */
+export type Rule =
+  | { readonly and: readonly Rule[] }
+  | { readonly or: readonly Rule[] }
+  | { readonly not: Rule }
+  | { readonly match: MatchRule }
+  | { readonly empty: true };
+
+/** A hook definition (docs/Hook-Definition.md), every field upstream has, plus opt-in extensions. */
+export interface Hook {
+  readonly id: string;
+  readonly executeCommand: string;
+  readonly commandWorkingDirectory: string;
+  readonly responseMessage: string;
+  readonly responseHeaders: readonly { readonly name: string; readonly value: string }[];
+  readonly successHttpResponseCode: number;
+  readonly triggerRuleMismatchHttpResponseCode: number;
+  readonly incomingPayloadContentType: string;
+  readonly httpMethods: readonly string[];
+  readonly includeCommandOutputInResponse: boolean;
+  readonly includeCommandOutputInResponseOnError: boolean;
+  readonly passArgumentsToCommand: readonly Argument[];
+  readonly passEnvironmentToCommand: readonly Argument[];
+  readonly passFileToCommand: readonly Argument[];
+  readonly parseParametersAsJson: readonly Argument[];
+  readonly triggerRule: Rule | undefined;
+  readonly triggerSignatureSoftFailures: boolean;
+  /** Beyond upstream: at most this many runs at once; 429 past it. 0 = unlimited (upstream). */
+  readonly maximumConcurrentExecutions: number;
+  /** Beyond upstream: seconds before the command's process group gets SIGTERM, then SIGKILL. 0 = none (upstream). */
+  readonly timeout: number;
+}

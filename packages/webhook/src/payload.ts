@@ -1,0 +1,90 @@
+import { XMLParser } from "fast-xml-parser";
+import { parse as parseLossless } from "lossless-json";
+
+/** The outcome of parsing a body: a payload, nothing (unsupported or invalid, only logged), or a multipart failure. */
+export interface ParsedBody {
+  readonly payload?: Record<string, unknown>;
+  /** A message for the log when the body could not be used. */
+  readonly logError?: string;
+  /** Informational lines upstream logs while reading the body (multipart values found). */
+  readonly notes?: readonly string[];
+  /** Multipart bodies that fail to parse are a 500 upstream. */
+  readonly multipartFailed?: boolean;
+  /** Multipart bodies are never read raw, so HMAC rules see an empty body (research §6). */
+  readonly rawBodyUnavailable?: boolean;
+}
+
+/**
+ * Parses a request body by content type the way upstream picks a parser: by substring, in the order `json`,
+ * `x-www-form-urlencoded`, `xml`, then the `multipart/form-data;` prefix (research §6). JSON numbers keep their
+ * source text; XML becomes mxj's shape (attributes `-name`, text `#text`, all values strings). Multipart file parts
+ * are read only when sent as `application/json` or named in `options.jsonParts` (payload `parse-parameters-as-json`).
+ */
+export async function parseBody(
+  contentType: string,
+  body: Buffer,
+  options: { jsonParts: readonly string[] } = { jsonParts: [] },
+): Promise<ParsedBody> {
+  if (contentType.includes("json")) {
+    const text = body.toString("utf8");
+    try {
+      const value = parseLossless(text) as unknown;
+      if (text.trimStart().startsWith("[")) return { payload: { root: value } };
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return {
+          logError:
+            "error parsing JSON payload json: cannot unmarshal into Go value of type map[string]interface {}",
+        };
+      }
+      return { payload: value as Record<string, unknown> };
+    } catch (error) {
+      return { logError: `error parsing JSON payload ${(error as Error).message}` };
+    }
+  }
+  if (contentType.includes("x-www-form-urlencoded")) {
+    const payload: Record<string, unknown> = {};
+    for (const [k, v] of new URLSearchParams(body.toString("utf8"))) if (!(k in payload)) payload[k] = v;
+    return { payload };
+  }
+  if (contentType.includes("xml")) {
+    try {
+      const parser = new XMLParser({
+        ignoreAttributes: false,
+        attributeNamePrefix: "-",
+        textNodeName: "#text",
+        parseTagValue: false,
+        parseAttributeValue: false,
+        ignoreDeclaration: true,
+      });
+      return { payload: parser.parse(body.toString("utf8"), true) as Record<string, unknown> };
+    } catch (error) {
+      return { logError: `error parsing XML payload: ${(error as Error).message}` };
+    }
+  }
+  if (contentType.startsWith("multipart/form-data;")) {
+    try {
+      const form = await new Response(body, { headers: { "content-type": contentType } }).formData();
+      const payload: Record<string, unknown> = {};
+      const notes: string[] = [];
+      for (const [name, value] of form) {
+        if (name in payload) continue;
+        if (typeof value === "string") {
+          notes.push(`found multipart form value ${JSON.stringify(name)}`);
+          payload[name] = value;
+        } else if (value.type === "application/json" || options.jsonParts.includes(name)) {
+          notes.push(`parsing multipart form file ${JSON.stringify(name)} as JSON`);
+          try {
+            payload[name] = parseLossless(await value.text());
+          } catch (error) {
+            notes.push(`error parsing JSON payload file: ${(error as Error).message}`);
+            payload[name] = null;
+          }
+        }
+      }
+      return { payload, notes, rawBodyUnavailable: true };
+    } catch {
+      return { multipartFailed: true, rawBodyUnavailable: true };
+    }
+  }
+  return { logError: `error parsing body payload due to unsupported content type header: ${contentType}` };
+}

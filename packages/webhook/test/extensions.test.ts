@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+// Beyond upstream, each off by default: concurrency limit, command timeout, body limit, JSON logs.
+const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
+let dir: string;
+let child: ChildProcess;
+let base: string;
+let log = "";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "webhook-ext-"));
+  const sh = (script: string) => [
+    { source: "string", name: "-c" },
+    { source: "string", name: script },
+  ];
+  await writeFile(
+    join(dir, "hooks.json"),
+    JSON.stringify([
+      {
+        id: "slow",
+        "execute-command": "/bin/sh",
+        "pass-arguments-to-command": sh(`touch ${join(dir, "slow.started")}; sleep 3`),
+        "maximum-concurrent-executions": 1,
+      },
+      {
+        id: "stuck",
+        "execute-command": "/bin/sh",
+        "include-command-output-in-response": true,
+        "pass-arguments-to-command": sh("echo begun; sleep 30"),
+        timeout: 1,
+      },
+      {
+        id: "small",
+        "execute-command": "/bin/sh",
+        "pass-arguments-to-command": sh(`touch ${join(dir, "small.ran")}`),
+        "include-command-output-in-response": true,
+      },
+    ]),
+  );
+  const port = await freePort();
+  child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "-hooks",
+      "hooks.json",
+      "-ip",
+      "127.0.0.1",
+      "-port",
+      String(port),
+      "-verbose",
+      "-log-format",
+      "json",
+      "-max-body-bytes",
+      "64",
+    ],
+    { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
+  base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`${base}/`);
+      break;
+    } catch {
+      if (i > 200) throw new Error(`did not start: ${log}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+});
+
+after(() => child.kill("SIGKILL"));
+
+test("maximum-concurrent-executions answers 429 past the limit and runs nothing more", async () => {
+  assert.equal((await fetch(`${base}/hooks/slow`)).status, 200);
+  for (let i = 0; i < 200 && !(await exists(join(dir, "slow.started"))); i++)
+    await new Promise((r) => setTimeout(r, 25));
+  const second = await fetch(`${base}/hooks/slow`);
+  assert.equal(second.status, 429);
+  assert.equal(await second.text(), "Too many concurrent executions of this hook.");
+});
+
+test("a command past its timeout is stopped and the request fails with upstream's 500", async () => {
+  const r = await fetch(`${base}/hooks/stuck`);
+  assert.equal(r.status, 500);
+  assert.equal(
+    await r.text(),
+    "Error occurred while executing the hook's command. Please check your logs for more details.",
+  );
+  assert.match(log, /error occurred: signal: terminated/);
+});
+
+test("-max-body-bytes refuses larger bodies with 413 and runs nothing", async () => {
+  const big = await fetch(`${base}/hooks/small`, { method: "POST", body: "x".repeat(65) });
+  assert.equal(big.status, 413);
+  assert.equal(await exists(join(dir, "small.ran")), false);
+  const fits = await fetch(`${base}/hooks/small`, { method: "POST", body: "x".repeat(64) });
+  assert.equal(fits.status, 200);
+  assert.equal(await exists(join(dir, "small.ran")), true);
+});
+
+test("-log-format json writes one JSON object per line", () => {
+  const lines = log.trim().split("\n");
+  assert.ok(lines.length > 3);
+  for (const line of lines) {
+    const entry = JSON.parse(line) as { time: string; msg: string };
+    assert.equal(typeof entry.msg, "string");
+    assert.ok(!Number.isNaN(Date.parse(entry.time)));
+  }
+  assert.ok(lines.some((l) => l.includes("serving hooks on")));
+});

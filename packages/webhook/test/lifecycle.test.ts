@@ -1,0 +1,243 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
+let dir: string;
+const children: ChildProcess[] = [];
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "webhook-life-"));
+});
+
+after(() => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the built server; resolves once it serves, with its base URL and a log reader. */
+async function start(args: string[], env: Record<string, string> = {}) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, ...args, "-ip", "127.0.0.1", "-port", String(port)], {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let log = "";
+  child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`${base}/`);
+      break;
+    } catch (error) {
+      if (i > 200 || child.exitCode !== null)
+        throw new Error(`webhook did not start: ${log}`, { cause: error });
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  return { child, base, log: () => log };
+}
+
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.fail(`never happened: ${what}`);
+}
+
+const hook = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  "execute-command": "/bin/echo",
+  "include-command-output-in-response": true,
+  "pass-arguments-to-command": [{ source: "string", name: id }],
+  ...extra,
+});
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+test("-hotreload picks up an edit in place and an atomic replace by rename", async () => {
+  const file = join(dir, "hot.json");
+  await writeFile(file, JSON.stringify([hook("one")]));
+  const { base, log } = await start(["-hooks", file, "-hotreload", "-verbose"]);
+  assert.equal((await fetch(`${base}/hooks/two`)).status, 404);
+  await writeFile(file, JSON.stringify([hook("one"), hook("two")]));
+  await eventually(async () => (await fetch(`${base}/hooks/two`)).status === 200, "edit reloaded");
+  await writeFile(join(dir, "hot.tmp"), JSON.stringify([hook("three")]));
+  await rename(join(dir, "hot.tmp"), file);
+  await eventually(async () => (await fetch(`${base}/hooks/three`)).status === 200, "rename reloaded");
+  assert.equal((await fetch(`${base}/hooks/one`)).status, 404);
+  assert.match(log(), /setting up file watcher for /);
+});
+
+test("SIGHUP reloads; SIGTERM exits 0 and removes the pidfile", async () => {
+  const file = join(dir, "hup.json");
+  const pidfile = join(dir, "webhook.pid");
+  await writeFile(file, JSON.stringify([hook("a")]));
+  const { child, base, log } = await start(["-hooks", file, "-pidfile", pidfile, "-verbose"]);
+  assert.equal(await readFile(pidfile, "utf8"), String(child.pid));
+  await writeFile(file, JSON.stringify([hook("a"), hook("b")]));
+  child.kill("SIGHUP");
+  await eventually(async () => (await fetch(`${base}/hooks/b`)).status === 200, "SIGHUP reloaded");
+  assert.match(log(), /caught HUP signal/);
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  child.kill("SIGTERM");
+  assert.equal(await exited, 0);
+  assert.equal(await exists(pidfile), false);
+  assert.match(log(), /caught terminated signal; exiting/);
+});
+
+test("a YAML hooks file as a -template with getenv; -urlprefix, -header and custom codes and headers", async () => {
+  const file = join(dir, "hooks.yaml");
+  await writeFile(
+    file,
+    [
+      "- id: deploy",
+      "  execute-command: '{{ getenv \"CMD\" }}'",
+      "  include-command-output-in-response: true",
+      "  success-http-response-code: 201",
+      "  trigger-rule-mismatch-http-response-code: 403",
+      "  response-headers:",
+      "    - name: X-Hook",
+      "      value: deploy",
+      "  pass-arguments-to-command:",
+      "    - source: query",
+      "      name: v",
+      "  trigger-rule:",
+      "    match: {type: value, value: go, parameter: {source: query, name: v}}",
+    ].join("\n"),
+  );
+  const { base } = await start(["-hooks", file, "-template", "-urlprefix", "api", "-header", "X-Server=wh"], {
+    CMD: "/bin/echo",
+  });
+  const ok = await fetch(`${base}/api/deploy?v=go`);
+  assert.equal(ok.status, 201);
+  assert.equal(ok.headers.get("x-hook"), "deploy");
+  assert.equal(ok.headers.get("x-server"), "wh");
+  assert.equal(await ok.text(), "go\n");
+  const no = await fetch(`${base}/api/deploy?v=stop`);
+  assert.equal(no.status, 403);
+  assert.equal(no.headers.get("x-hook"), null, "response-headers only once triggered");
+  assert.equal(await no.text(), "Hook rules were not satisfied.");
+  assert.equal((await fetch(`${base}/hooks/deploy?v=go`)).status, 404);
+});
+
+test("form, multipart and XML bodies, environment and file arguments reach the command", async () => {
+  const file = join(dir, "bodies.json");
+  await writeFile(
+    file,
+    JSON.stringify([
+      {
+        id: "env",
+        "execute-command": "/bin/sh",
+        "include-command-output-in-response": true,
+        "pass-arguments-to-command": [
+          { source: "string", name: "-c" },
+          { source: "string", name: 'printf "%s|%s|%s" "$HOOK_a" "$NAMED" "$(cat "$HOOK_F")"' },
+        ],
+        "pass-environment-to-command": [
+          { source: "payload", name: "a" },
+          { source: "payload", name: "b", envname: "NAMED" },
+        ],
+        "pass-file-to-command": [{ source: "payload", name: "f" }],
+      },
+    ]),
+  );
+  const { base } = await start(["-hooks", file]);
+  const form = await fetch(`${base}/hooks/env`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: "a=1&b=two&f=file+text",
+  });
+  assert.equal(await form.text(), "1|two|file text");
+  const multipart = new FormData();
+  multipart.set("a", "m1");
+  multipart.set("b", "m2");
+  multipart.set("f", "m3");
+  assert.equal(
+    await (await fetch(`${base}/hooks/env`, { method: "POST", body: multipart })).text(),
+    "m1|m2|m3",
+  );
+  const xml = await fetch(`${base}/hooks/env`, {
+    method: "POST",
+    headers: { "Content-Type": "application/xml" },
+    body: "<a>x1</a>",
+  });
+  assert.equal(xml.status, 200);
+});
+
+test("SIGTERM lets a request in flight finish before exiting", async () => {
+  const file = join(dir, "graceful.json");
+  await writeFile(
+    file,
+    JSON.stringify([
+      {
+        id: "wait",
+        "execute-command": "/bin/sh",
+        "include-command-output-in-response": true,
+        "pass-arguments-to-command": [
+          { source: "string", name: "-c" },
+          { source: "string", name: "sleep 0.5; echo done" },
+        ],
+      },
+    ]),
+  );
+  const { child, base, log } = await start(["-hooks", file, "-verbose"]);
+  const pending = fetch(`${base}/hooks/wait`);
+  await eventually(async () => log().includes("executing /bin/sh"), "command started");
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  child.kill("SIGTERM");
+  const r = await pending;
+  assert.equal(r.status, 200);
+  assert.equal(await r.text(), "done\n");
+  assert.equal(await exited, 0);
+});
+
+test("unclean paths redirect as gorilla/mux does; parse-parameters-as-json reaches headers and query values", async () => {
+  const file = join(dir, "paths.json");
+  await writeFile(
+    file,
+    JSON.stringify([
+      {
+        id: "pj",
+        "execute-command": "/bin/echo",
+        "include-command-output-in-response": true,
+        "parse-parameters-as-json": [
+          { source: "header", name: "X-Data" },
+          { source: "url", name: "q" },
+        ],
+        "pass-arguments-to-command": [
+          { source: "header", name: "X-Data.k" },
+          { source: "url", name: "q.n" },
+        ],
+      },
+    ]),
+  );
+  const { base } = await start(["-hooks", file]);
+  const moved = await fetch(`${base}//hooks/pj?a=1`, { redirect: "manual" });
+  assert.equal(moved.status, 301);
+  assert.equal(moved.headers.get("location"), "/hooks/pj?a=1");
+  const r = await fetch(`${base}/hooks/pj?q=${encodeURIComponent('{"n":1.10}')}`, {
+    headers: { "X-Data": '{"k":"v"}' },
+  });
+  assert.equal(await r.text(), "v 1.10\n");
+});
