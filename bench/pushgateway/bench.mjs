@@ -1,0 +1,108 @@
+// Side-by-side benchmark: Debian's prometheus-pushgateway and ours, started fresh in the same run on 127.0.0.1.
+// Fills each with GROUPS groups of SERIES series (~100k), then measures: PUT latency of a 100-series group,
+// scrape time of /metrics, and resident memory. Usage: node bench/pushgateway/bench.mjs [--groups=1000]
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+const arg = (name, def) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? def);
+const GROUPS = arg("groups", 1000);
+const SERIES = 100;
+const PUTS = arg("puts", 200);
+const SCRAPES = arg("scrapes", 10);
+const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+async function start(command, args, port) {
+  const child = spawn(command, [...args, `--web.listen-address=127.0.0.1:${port}`], { stdio: "ignore" });
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/-/ready`)).ok) return child;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${command} did not become ready`);
+}
+
+// Every group holds the same 100 series names with different grouping labels, as a fleet of batch jobs would.
+const body = (g) => {
+  let s = "# TYPE bench_metric gauge\n";
+  for (let i = 0; i < SERIES; i++) s += `bench_metric{shard="${i}"} ${g + i / 7}\n`;
+  return s;
+};
+
+async function fill(base) {
+  const concurrency = 8;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < GROUPS) {
+        const g = next++;
+        const r = await fetch(`${base}/metrics/job/bench/instance/i${g}`, { method: "PUT", body: body(g) });
+        if (!r.ok) throw new Error(`fill failed: ${r.status} ${await r.text()}`);
+      }
+    }),
+  );
+}
+
+const rssMiB = (pid) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+
+async function measure(name, command, args) {
+  const port = await freePort();
+  const child = await start(command, args, port);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await fill(base);
+    const put = [];
+    for (let i = 0; i < PUTS; i++) {
+      const b = body(i);
+      const t = performance.now();
+      const r = await fetch(`${base}/metrics/job/bench/instance/i${i % GROUPS}`, { method: "PUT", body: b });
+      await r.arrayBuffer();
+      put.push(performance.now() - t);
+    }
+    const scrape = [];
+    let bytes = 0;
+    for (let i = 0; i < SCRAPES; i++) {
+      const t = performance.now();
+      const text = await (await fetch(`${base}/metrics`)).text();
+      scrape.push(performance.now() - t);
+      bytes = text.length;
+    }
+    return {
+      name,
+      putMedian: quantile(put, 0.5),
+      putP90: quantile(put, 0.9),
+      scrapeMedian: quantile(scrape, 0.5),
+      bytes,
+      rss: rssMiB(child.pid),
+    };
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
+const peer = await measure("prometheus-pushgateway 1.5.1", "/usr/bin/prometheus-pushgateway", []);
+const ours = await measure("packages/pushgateway", process.execPath, [OURS]);
+const row = (r) =>
+  `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.rss.toFixed(0)} |`;
+console.log(
+  `${GROUPS} groups × ${SERIES} series = ${GROUPS * SERIES} series; ${PUTS} PUTs, ${SCRAPES} scrapes\n`,
+);
+console.log("| server | PUT median ms | PUT p90 ms | scrape median ms | scrape MB | RSS MiB |");
+console.log("|---|---|---|---|---|---|");
+console.log(row(peer));
+console.log(row(ours));
+console.log(
+  `\nratios (ours/peer): PUT ${(ours.putMedian / peer.putMedian).toFixed(3)}× (target ≤0.1), scrape ${(ours.scrapeMedian / peer.scrapeMedian).toFixed(2)}× (target ≤1.0), RSS ${(ours.rss / peer.rss).toFixed(2)}× (target ≤1.0)`,
+);

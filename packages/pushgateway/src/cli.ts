@@ -1,0 +1,10 @@
+// Composition root: the only module that touches `process`.
+import { main } from "./main.js";
+
+process.exitCode = await main(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  now: () => new Date(),
+  onSignal: (signal, handler) => process.on(signal, handler),
+  exit: (code) => process.exit(code),
+});

@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseText } from "./parse-text.js";
+
+// Expected texts were checked against Debian's prometheus-pushgateway 1.5.1 answering the same bodies.
+const errors: [string, string][] = [
+  ["blablabla\n", 'text format parsing error in line 1: expected float as value, got ""'],
+  ["m 1", "text format parsing error in line 1: unexpected end of input stream"],
+  ['m{a="b" 1\n', 'text format parsing error in line 1: unexpected end of label value "b"'],
+  ["m 1e400\n", 'text format parsing error in line 1: expected float as value, got "1e400"'],
+  ["m 0x1p3\n", 'text format parsing error in line 1: expected float as value, got "0x1p3"'],
+  [
+    '# TYPE s summary\ns{quantile="x"} 1\n',
+    "text format parsing error in line 2: expected float as value for 'quantile' label, got \"x\"",
+  ],
+  [
+    "# TYPE m counter\nm 1\n# TYPE m gauge\n",
+    'text format parsing error in line 3: second TYPE line for metric name "m", or TYPE reported after samples',
+  ],
+];
+
+for (const [body, message] of errors) {
+  test(`refuses ${JSON.stringify(body)}`, () => {
+    assert.throws(() => parseText(body), { message });
+  });
+}
+
+test("reads HELP, TYPE, labels with escapes, special floats; ignores bare comments", () => {
+  const families = parseText(
+    '# HELP\n# HELP m a\\nb\n# TYPE m gauge\nm{a="x\\"y\\n"} +Inf\nn NaN\n\n# just a comment\n',
+  );
+  assert.equal(families.length, 2);
+  const [m, n] = families;
+  assert.equal(m?.help, "a\nb");
+  assert.equal(m?.type, "gauge");
+  assert.deepEqual(m?.metrics[0]?.labels, [["a", 'x"y\n']]);
+  assert.equal(m?.metrics[0]?.value, Number.POSITIVE_INFINITY);
+  assert.ok(Number.isNaN(n?.metrics[0]?.value));
+});
+
+test("folds histogram and summary samples into one metric per label set", () => {
+  const [h] = parseText(
+    '# TYPE h histogram\nh_bucket{le="1"} 1\nh_bucket{le="+Inf"} 2\nh_sum 3\nh_count 2\n',
+  );
+  assert.equal(h?.metrics.length, 1);
+  assert.deepEqual(h?.metrics[0]?.buckets, [
+    [1, 1],
+    [Number.POSITIVE_INFINITY, 2],
+  ]);
+  assert.equal(h?.metrics[0]?.count, 2);
+  assert.equal(h?.metrics[0]?.sum, 3);
+});

@@ -1,0 +1,237 @@
+import { ParseError } from "../errors.js";
+import type { MetricFamily, MetricType } from "./metric-family.js";
+
+const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
+const TYPES: Record<string, MetricType> = {
+  counter: "counter",
+  gauge: "gauge",
+  summary: "summary",
+  histogram: "histogram",
+  untyped: "untyped",
+};
+
+/**
+ * Parses the text exposition format 0.0.4 strictly, as prometheus/common's `TextParser` does, with its error texts
+ * and line numbers (`text format parsing error in line N: ...`, research §3.4). Summaries and histograms are folded
+ * into one metric per label set.
+ *
+ * @throws {ParseError}
+ */
+export function parseText(text: string): MetricFamily[] {
+  const families = new Map<string, MetricFamily>();
+  const typed = new Map<string, MetricType>();
+  const helped = new Set<string>();
+  const sampled = new Set<string>();
+  const lines = text.split("\n");
+  if (text.length > 0 && !text.endsWith("\n")) {
+    throw new ParseError(`text format parsing error in line ${lines.length}: unexpected end of input stream`);
+  }
+  lines.pop();
+  lines.forEach((raw, index) => {
+    const n = index + 1;
+    const fail = (msg: string): never => {
+      throw new ParseError(`text format parsing error in line ${n}: ${msg}`);
+    };
+    const line = raw.replace(/^[ \t]+/, "");
+    if (line === "") return;
+    if (line.startsWith("#")) {
+      const tokens = line
+        .slice(1)
+        .replace(/^[ \t]+/, "")
+        .split(/[ \t]+/);
+      const keyword = tokens[0];
+      if (keyword !== "HELP" && keyword !== "TYPE") return;
+      const rest = line
+        .slice(1)
+        .replace(/^[ \t]+/, "")
+        .slice(4)
+        .replace(/^[ \t]+/, "");
+      // A bare `# HELP` or `# TYPE` is an ordinary comment to Go's parser.
+      if (rest === "") return;
+      const nameMatch = NAME.exec(rest);
+      if (!nameMatch) fail("invalid metric name in comment");
+      const name = nameMatch?.[0] ?? "";
+      const after = rest.slice(name.length);
+      if (after !== "" && !/^[ \t]/.test(after)) fail("invalid metric name in comment");
+      const value = after.replace(/^[ \t]+/, "");
+      if (keyword === "HELP") {
+        if (helped.has(name)) fail(`second HELP line for metric name "${name}"`);
+        helped.add(name);
+        if (value !== "") family(name).help = unescapeHelp(value);
+      } else {
+        if (typed.has(name) || sampled.has(name))
+          fail(`second TYPE line for metric name "${name}", or TYPE reported after samples`);
+        const type = TYPES[value.trim().toLowerCase()];
+        if (type === undefined) fail(`unknown metric type "${value.trim()}"`);
+        typed.set(name, type as MetricType);
+        family(name).type = type as MetricType;
+      }
+      return;
+    }
+    const nameMatch = NAME.exec(line);
+    if (!nameMatch) fail("invalid metric name");
+    const name = nameMatch?.[0] ?? "";
+    let pos = name.length;
+    const labels: [string, string][] = [];
+    const next = line[pos];
+    if (next !== undefined && next !== " " && next !== "\t" && next !== "{") fail("invalid metric name");
+    pos = skipBlank(line, pos);
+    if (line[pos] === "{") {
+      pos++;
+      for (;;) {
+        pos = skipBlank(line, pos);
+        if (line[pos] === "}") {
+          pos++;
+          break;
+        }
+        const ln = LABEL_NAME.exec(line.slice(pos));
+        if (!ln) fail(`invalid label name for metric "${name}"`);
+        const labelName = ln?.[0] ?? "";
+        if (labelName === "__name__") fail('label name "__name__" is reserved');
+        pos = skipBlank(line, pos + labelName.length);
+        if (line[pos] !== "=") fail(`expected '=' after label name, found '${line[pos] ?? ""}'`);
+        pos = skipBlank(line, pos + 1);
+        if (line[pos] !== '"') fail(`expected '"' at start of label value, found '${line[pos] ?? ""}'`);
+        pos++;
+        let value = "";
+        for (;;) {
+          const c = line[pos];
+          if (c === undefined) fail(`unexpected end of label value "${value}"`);
+          if (c === '"') {
+            pos++;
+            break;
+          }
+          if (c === "\\") {
+            const e = line[pos + 1];
+            if (e === "\\") value += "\\";
+            else if (e === '"') value += '"';
+            else if (e === "n") value += "\n";
+            else fail(`invalid escape sequence '\\${e ?? ""}'`);
+            pos += 2;
+            continue;
+          }
+          value += c;
+          pos++;
+        }
+        if (labels.some(([k]) => k === labelName)) fail(`duplicate label names for metric "${name}"`);
+        labels.push([labelName, value]);
+        pos = skipBlank(line, pos);
+        if (line[pos] === ",") pos++;
+        else if (line[pos] !== "}") fail(`unexpected end of label value "${value}"`);
+      }
+    }
+    pos = skipBlank(line, pos);
+    const valueToken = /^[^ \t]*/.exec(line.slice(pos))?.[0] ?? "";
+    const value = parseGoFloat(valueToken);
+    if (value === undefined) fail(`expected float as value, got "${valueToken}"`);
+    pos = skipBlank(line, pos + valueToken.length);
+    let timestampMs: number | undefined;
+    if (pos < line.length) {
+      const tsToken = /^[^ \t]*/.exec(line.slice(pos))?.[0] ?? "";
+      if (!/^-?\d+$/.test(tsToken)) fail(`expected integer as timestamp, got "${tsToken}"`);
+      timestampMs = Number(tsToken);
+      const rest = line.slice(pos + tsToken.length);
+      if (rest.trim() !== "") fail(`spurious string after timestamp: "${rest}"`);
+    }
+    const folded = foldedBase(name);
+    const special = folded?.kind === "quantile" ? "quantile" : folded?.kind === "bucket" ? "le" : undefined;
+    const bound = labels.find(([k]) => k === special)?.[1];
+    if (bound !== undefined && parseGoFloat(bound) === undefined)
+      fail(`expected float as value for '${special}' label, got "${bound}"`);
+    addSample({ name, labels, value: value as number, timestampMs });
+  });
+  return [...families.values()].filter((f) => f.metrics.length > 0);
+
+  function family(name: string): MetricFamily {
+    let f = families.get(name);
+    if (f === undefined) {
+      f = { name, help: undefined, type: "untyped", metrics: [] };
+      families.set(name, f);
+    }
+    return f;
+  }
+
+  function addSample(s: {
+    name: string;
+    labels: [string, string][];
+    value: number;
+    timestampMs: number | undefined;
+  }): void {
+    const base = foldedBase(s.name);
+    if (base !== undefined) {
+      const f = family(base.name);
+      sampled.add(base.name);
+      const special = base.kind === "quantile" ? "quantile" : base.kind === "bucket" ? "le" : undefined;
+      const key = s.labels.filter(([k]) => k !== special);
+      let m = f.metrics.find((x) => sameLabels(x.labels, key));
+      if (m === undefined) {
+        m = { labels: key, ...(f.type === "summary" ? { quantiles: [] } : { buckets: [] }) };
+        f.metrics.push(m);
+      }
+      if (s.timestampMs !== undefined) m.timestampMs = s.timestampMs;
+      if (base.kind === "sum") m.sum = s.value;
+      else if (base.kind === "count") m.count = s.value;
+      else {
+        const bound = s.labels.find(([k]) => k === special)?.[1];
+        const b = bound === undefined ? Number.NaN : (parseGoFloat(bound) ?? Number.NaN);
+        if (base.kind === "quantile") m.quantiles?.push([b, s.value]);
+        else m.buckets?.push([b, s.value]);
+      }
+      return;
+    }
+    const f = family(s.name);
+    sampled.add(s.name);
+    f.metrics.push({
+      labels: s.labels,
+      value: s.value,
+      ...(s.timestampMs === undefined ? {} : { timestampMs: s.timestampMs }),
+    });
+  }
+
+  /** For a summary's or histogram's `_sum`, `_count`, `_bucket` or quantile sample: its family and role. */
+  function foldedBase(
+    name: string,
+  ): { name: string; kind: "sum" | "count" | "bucket" | "quantile" } | undefined {
+    const t = typed.get(name);
+    if (t === "summary") return { name, kind: "quantile" };
+    for (const [suffix, kind] of [
+      ["_sum", "sum"],
+      ["_count", "count"],
+      ["_bucket", "bucket"],
+    ] as const) {
+      if (!name.endsWith(suffix)) continue;
+      const base = name.slice(0, -suffix.length);
+      const bt = typed.get(base);
+      if (bt === "histogram" || (bt === "summary" && kind !== "bucket")) return { name: base, kind };
+    }
+    return undefined;
+  }
+}
+
+function sameLabels(a: readonly [string, string][], b: readonly [string, string][]): boolean {
+  return a.length === b.length && a.every(([k, v]) => b.some(([k2, v2]) => k === k2 && v === v2));
+}
+
+function skipBlank(line: string, pos: number): number {
+  let p = pos;
+  while (line[p] === " " || line[p] === "\t") p++;
+  return p;
+}
+
+function unescapeHelp(text: string): string {
+  return text.replace(/\\(\\|n)/g, (_m, c: string) => (c === "n" ? "\n" : "\\"));
+}
+
+/** Go's `strconv.ParseFloat`: decimal forms, `Inf`/`Infinity`/`NaN` in any case; no hex, no underscores. */
+export function parseGoFloat(token: string): number | undefined {
+  if (/^[+-]?(inf|infinity)$/i.test(token))
+    return token.startsWith("-") ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  if (/^nan$/i.test(token)) return Number.NaN;
+  // Out of range is an error in Go (ErrRange), not an infinity.
+  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(token)) {
+    const value = Number(token);
+    return Number.isFinite(value) ? value : undefined;
+  }
+  return undefined;
+}

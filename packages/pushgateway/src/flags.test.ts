@@ -1,0 +1,24 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseDuration, parseFlags } from "./flags.js";
+
+test("kingpin-style flags with upstream defaults", () => {
+  const c = parseFlags([
+    "--web.listen-address=127.0.0.1:1",
+    "--web.enable-lifecycle",
+    "--persistence.interval",
+    "1m",
+  ]);
+  assert.equal(c.listenAddress, "127.0.0.1:1");
+  assert.equal(c.enableLifecycle, true);
+  assert.equal(c.persistenceInterval, 60_000);
+  assert.equal(c.telemetryPath, "/metrics");
+  assert.equal(parseFlags([]).listenAddress, ":9091");
+  assert.equal(parseFlags(["--push.group-ttl=1h30m"]).groupTtl, 5_400_000);
+});
+
+test("unknown flags and bad values are usage errors", () => {
+  assert.throws(() => parseFlags(["--nope"]), { message: "unknown long flag '--nope'" });
+  assert.throws(() => parseFlags(["--push.max-groups=x"]), /invalid value "x"/);
+  assert.equal(parseDuration("5x"), undefined);
+});

@@ -1,0 +1,269 @@
+import { UsageError } from "./errors.js";
+
+/** The gateway's configuration, with upstream's defaults. */
+export interface Config {
+  listenAddress: string;
+  telemetryPath: string;
+  externalUrl: string;
+  routePrefix: string;
+  enableLifecycle: boolean;
+  enableAdminApi: boolean;
+  webConfigFile: string;
+  persistenceFile: string;
+  /** Milliseconds. */
+  persistenceInterval: number;
+  disableConsistencyCheck: boolean;
+  logLevel: string;
+  logFormat: string;
+  /** Beyond upstream: largest push body in bytes, 0 = unlimited. */
+  maxBodyBytes: number;
+  /** Beyond upstream: milliseconds after its last successful push that a group is dropped, 0 = never. */
+  groupTtl: number;
+  /** Beyond upstream: most groups held, 0 = unlimited. */
+  maxGroups: number;
+  /** Beyond upstream: most series held across all groups, 0 = unlimited. */
+  maxSeries: number;
+  version: boolean;
+  help: boolean;
+}
+
+interface FlagSpec {
+  readonly name: string;
+  readonly key: keyof Config;
+  readonly kind: "string" | "bool" | "duration" | "int";
+  readonly help: string;
+  readonly def?: string;
+}
+
+const FLAGS: readonly FlagSpec[] = [
+  {
+    name: "web.listen-address",
+    key: "listenAddress",
+    kind: "string",
+    help: "Address to listen on for the web interface, API, and telemetry.",
+    def: ":9091",
+  },
+  {
+    name: "web.telemetry-path",
+    key: "telemetryPath",
+    kind: "string",
+    help: "Path under which to expose metrics.",
+    def: "/metrics",
+  },
+  {
+    name: "web.external-url",
+    key: "externalUrl",
+    kind: "string",
+    help: "The URL under which the Pushgateway is externally reachable.",
+  },
+  {
+    name: "web.route-prefix",
+    key: "routePrefix",
+    kind: "string",
+    help: "Prefix for the internal routes of web endpoints. Defaults to the path of --web.external-url.",
+  },
+  {
+    name: "web.enable-lifecycle",
+    key: "enableLifecycle",
+    kind: "bool",
+    help: "Enable shutdown via HTTP request.",
+  },
+  {
+    name: "web.enable-admin-api",
+    key: "enableAdminApi",
+    kind: "bool",
+    help: "Enable API endpoints for admin control actions.",
+  },
+  {
+    name: "web.config.file",
+    key: "webConfigFile",
+    kind: "string",
+    help: "Path to configuration file that can enable TLS or authentication.",
+  },
+  {
+    name: "persistence.file",
+    key: "persistenceFile",
+    kind: "string",
+    help: "File to persist metrics. If empty, metrics are only kept in memory.",
+  },
+  {
+    name: "persistence.interval",
+    key: "persistenceInterval",
+    kind: "duration",
+    help: "The minimum interval at which to write out the persistence file.",
+    def: "5m",
+  },
+  {
+    name: "push.disable-consistency-check",
+    key: "disableConsistencyCheck",
+    kind: "bool",
+    help: "Do not check consistency of pushed metrics. DANGEROUS.",
+  },
+  {
+    name: "push.max-body-bytes",
+    key: "maxBodyBytes",
+    kind: "int",
+    help: "Largest push body accepted, 0 for no limit (beyond upstream).",
+    def: "0",
+  },
+  {
+    name: "push.group-ttl",
+    key: "groupTtl",
+    kind: "duration",
+    help: "Drop a group this long after its last successful push, 0s for never (beyond upstream).",
+    def: "0s",
+  },
+  {
+    name: "push.max-groups",
+    key: "maxGroups",
+    kind: "int",
+    help: "Refuse (429) pushes that would create more groups than this, 0 for no limit (beyond upstream).",
+    def: "0",
+  },
+  {
+    name: "push.max-series",
+    key: "maxSeries",
+    kind: "int",
+    help: "Refuse (429) pushes that would make the gateway hold more series than this, 0 for no limit (beyond upstream).",
+    def: "0",
+  },
+  {
+    name: "log.level",
+    key: "logLevel",
+    kind: "string",
+    help: "Only log messages with the given severity or above. One of: [debug, info, warn, error]",
+    def: "info",
+  },
+  {
+    name: "log.format",
+    key: "logFormat",
+    kind: "string",
+    help: "Output format of log messages. One of: [logfmt, json]",
+    def: "logfmt",
+  },
+];
+
+/** Usage text in kingpin's shape. */
+export function usage(): string {
+  const lines = [
+    "usage: pushgateway [<flags>]",
+    "",
+    "The Pushgateway",
+    "",
+    "Flags:",
+    "  -h, --[no-]help  Show context-sensitive help (also try --help-long and --help-man).",
+  ];
+  for (const f of FLAGS) {
+    const arg =
+      f.kind === "bool"
+        ? `--[no-]${f.name}`
+        : `--${f.name}=${f.def ?? f.name.split(".").pop()?.toUpperCase()}`;
+    lines.push(`      ${arg}`, `                 ${f.help}`);
+  }
+  lines.push("      --[no-]version   Show application version.", "");
+  return lines.join("\n");
+}
+
+/**
+ * Parses kingpin-style flags (`--flag=value`, `--flag value`, `--[no-]bool`).
+ *
+ * @throws {UsageError} with kingpin's wording (`unknown long flag '--x'`)
+ */
+export function parseFlags(argv: readonly string[]): Config {
+  const config: Config = {
+    listenAddress: ":9091",
+    telemetryPath: "/metrics",
+    externalUrl: "",
+    routePrefix: "",
+    enableLifecycle: false,
+    enableAdminApi: false,
+    webConfigFile: "",
+    persistenceFile: "",
+    persistenceInterval: 300_000,
+    disableConsistencyCheck: false,
+    logLevel: "info",
+    logFormat: "logfmt",
+    maxBodyBytes: 0,
+    groupTtl: 0,
+    maxGroups: 0,
+    maxSeries: 0,
+    version: false,
+    help: false,
+  };
+  const record = config as unknown as Record<string, unknown>;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "-h" || arg === "--help") {
+      config.help = true;
+      continue;
+    }
+    if (arg === "--version") {
+      config.version = true;
+      continue;
+    }
+    if (!arg.startsWith("--")) throw new UsageError(`unexpected ${arg}`);
+    const eq = arg.indexOf("=");
+    let name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    let negated = false;
+    if (name.startsWith("no-")) {
+      negated = true;
+      name = name.slice(3);
+    }
+    const spec = FLAGS.find((f) => f.name === name);
+    if (spec === undefined)
+      throw new UsageError(`unknown long flag '${arg.slice(0, eq < 0 ? undefined : eq)}'`);
+    if (spec.kind === "bool") {
+      record[spec.key] = eq < 0 ? !negated : arg.slice(eq + 1) === "true";
+      continue;
+    }
+    let value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined) throw new UsageError(`expected argument for flag '--${name}'`);
+    if (spec.kind === "duration") {
+      const ms = parseDuration(value);
+      if (ms === undefined) throw new UsageError(`invalid value "${value}" for flag --${name}`);
+      record[spec.key] = ms;
+    } else if (spec.kind === "int") {
+      if (!/^\d+$/.test(value)) throw new UsageError(`invalid value "${value}" for flag --${name}`);
+      record[spec.key] = Number(value);
+    } else {
+      record[spec.key] = value;
+    }
+    value = undefined;
+  }
+  return config;
+}
+
+/** Every flag's value as a string, by flag name, for `/api/v1/status` (durations as Go prints them: `5m0s`). */
+export function flagValues(config: Config): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of [...FLAGS].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const v = config[f.key];
+    out[f.name] = f.kind === "duration" ? goDuration(Number(v)) : String(v);
+  }
+  return out;
+}
+
+function goDuration(ms: number): string {
+  if (ms === 0) return "0s";
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  if (h === 0 && m === 0 && s < 1) return `${ms}ms`;
+  return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${s}s`;
+}
+
+/** Prometheus durations: `5m`, `1h30m`, `250ms`, `10s`, `1d`. */
+export function parseDuration(text: string): number | undefined {
+  const units: Record<string, number> = {
+    ms: 1,
+    s: 1000,
+    m: 60_000,
+    h: 3_600_000,
+    d: 86_400_000,
+    w: 604_800_000,
+    y: 31_536_000_000,
+  };
+  const parts = [...text.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== text) return undefined;
+  return parts.reduce((sum, p) => sum + Number(p[1]) * (units[p[2] ?? ""] ?? 0), 0);
+}

@@ -1,0 +1,23 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseGroupingKey } from "./grouping-key.js";
+
+test("plain, base64 (padding optional) and trailing-slash grouping keys as upstream", () => {
+  assert.deepEqual(parseGroupingKey("job/j/instance/i"), { job: "j", instance: "i" });
+  assert.deepEqual(parseGroupingKey("job@base64/dGVzdC9qb2I/path@base64/L3Zhci90bXA="), {
+    job: "test/job",
+    path: "/var/tmp",
+  });
+  assert.deepEqual(parseGroupingKey("job/j/"), { job: "j" });
+  // Upstream's splitLabels keeps an empty value for `/b/` (checked against 1.5.1).
+  assert.deepEqual(parseGroupingKey("job/j/b/"), { job: "j", b: "" });
+  assert.deepEqual(parseGroupingKey("job/j/instance@base64/="), { job: "j", instance: "" });
+});
+
+test("bad grouping keys name the problem", () => {
+  assert.throws(() => parseGroupingKey("job/j/b/c/"), {
+    message: 'odd number of components in label string "/b/c/"',
+  });
+  assert.throws(() => parseGroupingKey("job/j/__x/1"), { message: 'improper label name "__x"' });
+  assert.throws(() => parseGroupingKey("job/j/1x/1"), { message: 'improper label name "1x"' });
+});

@@ -1,0 +1,296 @@
+import { gunzipSync } from "node:zlib";
+import {
+  BodyTooLargeError,
+  ConsistencyError,
+  httpStatus,
+  LimitError,
+  ParseError,
+  PushgatewayError,
+} from "./errors.js";
+import { formatText, TEXT_CONTENT_TYPE } from "./exposition/format-text.js";
+import { formatGoFloat } from "./exposition/go-float.js";
+import type { MetricFamily } from "./exposition/metric-family.js";
+import { isDelimitedProtobuf, parseDelimitedProtobuf } from "./exposition/parse-protobuf.js";
+import { parseText } from "./exposition/parse-text.js";
+import { type GroupingLabels, parseGroupingKey } from "./grouping-key.js";
+import type { MetricStore } from "./store/metric-store.js";
+
+/** A request as the handler sees it. */
+export interface GatewayRequest {
+  readonly method: string;
+  /** Path without the route prefix, percent-decoded. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly body: Buffer;
+}
+
+/** A response to write. */
+export interface GatewayResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Buffer;
+}
+
+/** What the handlers need. */
+export interface GatewayContext {
+  readonly store: MetricStore;
+  readonly now: () => Date;
+  /** `--push.disable-consistency-check` turned off. */
+  readonly check: boolean;
+  readonly enableLifecycle: boolean;
+  readonly enableAdminApi: boolean;
+  readonly telemetryPath: string;
+  /** The gateway's own families (process, build info, HTTP counters), exposed with the pushed ones. */
+  readonly ownFamilies: () => Promise<MetricFamily[]>;
+  readonly status: () => Record<string, unknown>;
+  readonly quit: () => void;
+  /** Beyond upstream (0 = unlimited): largest push body. */
+  readonly maxBodyBytes: number;
+  readonly onRequest: (handler: string, method: string, status: number) => void;
+  /** A push was handled (any outcome): its duration and body size, for the push summaries. */
+  readonly onPush: (method: string, seconds: number, bytes: number) => void;
+}
+
+const PUSH_ALLOW = "DELETE, OPTIONS, POST, PUT";
+
+/**
+ * Routes a request to the push, delete, scrape, health, lifecycle, API and UI handlers, answering with upstream's
+ * statuses and texts (research §2): errors from `http.Error` end with a newline and carry nosniff.
+ */
+export async function handleRequest(req: GatewayRequest, ctx: GatewayContext): Promise<GatewayResponse> {
+  const { path, method } = req;
+  // Upstream's routes are /metrics/job/:job{/*labels} and /metrics/job@base64/:job{...}; httprouter redirects the
+  // bare trailing slash (307, keeping the method) and answers 404 for everything else there.
+  if (path === "/metrics/job/") return { status: 307, headers: { Location: "/metrics/job" }, body: "" };
+  if (/^\/metrics\/job(@base64)?\/[^/]/.test(path)) {
+    const rest = path.slice("/metrics/".length);
+    if (method === "OPTIONS") return { status: 200, headers: { Allow: PUSH_ALLOW }, body: "" };
+    if (method === "PUT" || method === "POST")
+      return counted(ctx, "push", method, push(req, { ctx, rest, replace: method === "PUT" }));
+    if (method === "DELETE") return counted(ctx, "delete", method, remove(rest, ctx));
+    return methodNotAllowed(PUSH_ALLOW);
+  }
+  if (path === ctx.telemetryPath) {
+    if (method !== "GET") return methodNotAllowed("GET, OPTIONS");
+    return await scrape(ctx);
+  }
+  switch (path) {
+    case "/-/healthy":
+    case "/-/ready":
+      if (method !== "GET") return methodNotAllowed("GET, OPTIONS");
+      return counted(ctx, path.slice(3), method, {
+        status: 200,
+        headers: { "Content-Type": "text/plain; charset=utf-8" },
+        body: "OK",
+      });
+    case "/-/quit":
+      if (method !== "PUT" && method !== "POST") return textError(405, "Only POST or PUT requests allowed.");
+      if (!ctx.enableLifecycle) return textError(403, "Lifecycle API is not enabled.");
+      setImmediate(ctx.quit);
+      return {
+        status: 200,
+        headers: { "Content-Type": "text/plain; charset=utf-8" },
+        body: "Requesting termination... Goodbye!",
+      };
+    case "/api/v1/status":
+      if (method !== "GET") return methodNotAllowed("GET, OPTIONS");
+      return counted(ctx, "api/v1/status", method, json({ status: "success", data: ctx.status() }));
+    case "/api/v1/metrics":
+      if (method !== "GET") return methodNotAllowed("GET, OPTIONS");
+      return counted(ctx, "api/v1/metrics", method, json({ status: "success", data: apiMetrics(ctx) }));
+    case "/api/v1/admin/wipe":
+      if (!ctx.enableAdminApi) return textError(404, "404 page not found");
+      if (method !== "PUT") return methodNotAllowed("PUT, OPTIONS");
+      ctx.store.wipe();
+      return counted(ctx, "wipe", method, { status: 202, headers: {}, body: "" });
+    case "/":
+    case "/status":
+      if (method !== "GET") return methodNotAllowed("GET, OPTIONS");
+      return counted(ctx, "status", method, {
+        status: 200,
+        headers: { "Content-Type": "text/html; charset=utf-8" },
+        body: statusPage(ctx),
+      });
+    default:
+      return textError(404, "404 page not found");
+  }
+}
+
+function push(
+  req: GatewayRequest,
+  options: { ctx: GatewayContext; rest: string; replace: boolean },
+): GatewayResponse {
+  const { ctx } = options;
+  let labels: GroupingLabels;
+  let families: MetricFamily[];
+  try {
+    labels = parseGroupingKey(options.rest);
+    const tooLarge = () =>
+      new BodyTooLargeError(
+        `push body exceeds the limit of ${ctx.maxBodyBytes} bytes set by --push.max-body-bytes; split the push or raise the limit`,
+      );
+    if (ctx.maxBodyBytes > 0 && req.body.length > ctx.maxBodyBytes) throw tooLarge();
+    let body = req.body;
+    if ((req.headers["content-encoding"] ?? "").toLowerCase() === "gzip") {
+      try {
+        // The limit also bounds the inflated size, so a small gzip bomb cannot get round it.
+        body = gunzipSync(body, ctx.maxBodyBytes > 0 ? { maxOutputLength: ctx.maxBodyBytes } : {});
+      } catch (cause) {
+        if ((cause as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
+        throw new ParseError(body.length === 0 ? "EOF" : `gzip: invalid header`, { cause });
+      }
+    }
+    const contentType = req.headers["content-type"] ?? "";
+    families = isDelimitedProtobuf(contentType)
+      ? parseDelimitedProtobuf(body)
+      : parseText(body.toString("utf8"));
+  } catch (error) {
+    if (error instanceof PushgatewayError) return textError(httpStatus(error), error.message);
+    throw error;
+  }
+  const rejected = ctx.store.push({
+    labels,
+    families,
+    replace: options.replace,
+    now: ctx.now(),
+    check: ctx.check,
+  });
+  if (rejected !== undefined) {
+    const error =
+      rejected.kind === "limit"
+        ? new LimitError(rejected.message)
+        : new ConsistencyError(
+            `pushed metrics are invalid or inconsistent with existing metrics: ${rejected.message}`,
+          );
+    return textError(httpStatus(error), error.message);
+  }
+  return { status: ctx.check ? 200 : 202, headers: {}, body: "" };
+}
+
+function remove(rest: string, ctx: GatewayContext): GatewayResponse {
+  try {
+    ctx.store.delete(parseGroupingKey(rest));
+  } catch (error) {
+    if (error instanceof PushgatewayError) return textError(httpStatus(error), error.message);
+    throw error;
+  }
+  return { status: 202, headers: {}, body: "" };
+}
+
+async function scrape(ctx: GatewayContext): Promise<GatewayResponse> {
+  const own = await ctx.ownFamilies();
+  const ownNames = new Set(own.map((f) => f.name));
+  const pushed = ctx.store.families();
+  const merged = [...own];
+  for (const f of pushed) {
+    if (ownNames.has(f.name)) {
+      const o = merged.find((x) => x.name === f.name);
+      o?.metrics.push(...f.metrics);
+    } else merged.push(f);
+  }
+  return { status: 200, headers: { "Content-Type": TEXT_CONTENT_TYPE }, body: formatText(merged) };
+}
+
+/** The `/api/v1/metrics` shape of upstream (api/v1/api.go): values as Go-formatted strings, per-family timestamps. */
+function apiMetrics(ctx: GatewayContext): unknown[] {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return ctx.store.groups().map((g) => {
+    const entry: Record<string, unknown> = { labels: g.labels };
+    for (const [name, f] of g.families) {
+      entry[name] = {
+        time_stamp: iso(g.pushedAt.get(name) ?? 0),
+        type: f.type.toUpperCase(),
+        ...(f.help === undefined ? {} : { help: f.help }),
+        metrics: f.metrics.map((m) => ({
+          labels: Object.fromEntries(m.labels),
+          ...(m.value !== undefined ? { value: formatGoFloat(m.value) } : {}),
+          ...(m.quantiles
+            ? {
+                quantiles: Object.fromEntries(
+                  m.quantiles.map(([q, v]) => [formatGoFloat(q), formatGoFloat(v)]),
+                ),
+              }
+            : {}),
+          ...(m.buckets
+            ? {
+                buckets: Object.fromEntries(
+                  m.buckets.map(([le, c]) => [formatGoFloat(le), formatGoFloat(c)]),
+                ),
+              }
+            : {}),
+          ...(m.count !== undefined ? { count: formatGoFloat(m.count) } : {}),
+          ...(m.sum !== undefined ? { sum: formatGoFloat(m.sum) } : {}),
+        })),
+      };
+    }
+    const labels = { ...g.labels, instance: g.labels.instance ?? "" };
+    const lastChange = Math.max(g.pushTime, g.failureTime) * 1000;
+    entry.push_time_seconds = {
+      time_stamp: iso(g.pushTime * 1000 || lastChange),
+      type: "GAUGE",
+      help: "Last Unix time when changing this group in the Pushgateway succeeded.",
+      metrics: [{ labels, value: formatGoFloat(g.pushTime) }],
+    };
+    entry.push_failure_time_seconds = {
+      time_stamp: iso(lastChange),
+      type: "GAUGE",
+      help: "Last Unix time when changing this group in the Pushgateway failed.",
+      metrics: [{ labels, value: formatGoFloat(g.failureTime) }],
+    };
+    entry.last_push_successful = g.failureTime <= g.pushTime;
+    return entry;
+  });
+}
+
+function statusPage(ctx: GatewayContext): string {
+  const esc = (s: string) =>
+    s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const rows = ctx.store.groups().map((g) => {
+    const labels = Object.entries(g.labels)
+      .map(([k, v]) => `${esc(k)}="${esc(v)}"`)
+      .join(", ");
+    const path = `/metrics/job@base64/${Buffer.from(g.labels.job ?? "").toString("base64url") || "="}${Object.entries(
+      g.labels,
+    )
+      .filter(([k]) => k !== "job")
+      .map(([k, v]) => `/${k}@base64/${Buffer.from(v).toString("base64url") || "="}`)
+      .join("")}`;
+    const failed = g.failureTime > g.pushTime ? " <strong>Last push failed!</strong>" : "";
+    return `<li>{${labels}} — ${g.families.size} metric families, last push ${new Date(g.pushTime * 1000).toISOString()}${failed} <button onclick="fetch('${esc(path)}',{method:'DELETE'}).then(()=>location.reload())">Delete Group</button></li>`;
+  });
+  return `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Pushgateway</title></head><body><h1>Pushgateway</h1><ul>${rows.join("")}</ul></body></html>\n`;
+}
+
+function counted(
+  ctx: GatewayContext,
+  handler: string,
+  method: string,
+  response: GatewayResponse,
+): GatewayResponse {
+  ctx.onRequest(handler, method, response.status);
+  return response;
+}
+
+function methodNotAllowed(allow: string): GatewayResponse {
+  return {
+    status: 405,
+    headers: {
+      Allow: allow,
+      "Content-Type": "text/plain; charset=utf-8",
+      "X-Content-Type-Options": "nosniff",
+    },
+    body: "Method Not Allowed\n",
+  };
+}
+
+function textError(status: number, message: string): GatewayResponse {
+  return {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" },
+    body: `${message}\n`,
+  };
+}
+
+function json(value: unknown): GatewayResponse {
+  return { status: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify(value) };
+}

@@ -1,0 +1,173 @@
+import type { Server } from "node:http";
+import { PersistenceError, UsageError } from "./errors.js";
+import { type Config, flagValues, parseFlags, usage } from "./flags.js";
+import { createOwnMetrics } from "./own-metrics.js";
+import { startServer } from "./server.js";
+import { MemoryStore } from "./store/memory-store.js";
+import { readPersistence, writePersistence } from "./store/persistence.js";
+import { loadWebConfig } from "./web-config.js";
+
+/** The version `--version` reports. */
+export const VERSION = "1.11.0";
+
+/** Effects `main` uses; `cli.ts` passes the real ones. */
+export interface MainDeps {
+  readonly stdout: { write(s: string): unknown };
+  readonly stderr: { write(s: string): unknown };
+  readonly now: () => Date;
+  readonly onSignal: (signal: "SIGINT" | "SIGTERM", handler: () => void) => void;
+  readonly exit: (code: number) => void;
+}
+
+/** Runs the gateway until it is stopped; resolves with an exit code for the cases that end before serving. */
+export async function main(argv: readonly string[], deps: MainDeps): Promise<number> {
+  let config: Config;
+  try {
+    config = parseFlags(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    deps.stderr.write(`pushgateway: error: ${error.message}, try --help\n`);
+    return 1;
+  }
+  if (config.help) {
+    deps.stdout.write(usage());
+    return 0;
+  }
+  if (config.version) {
+    deps.stdout.write(
+      `pushgateway, version ${VERSION} (branch: , revision: )\n  build user:       \n  build date:       \n  go version:       node${process.versions.node}\n  platform:         ${process.platform}/${process.arch}\n  tags:             \n`,
+    );
+    return 0;
+  }
+  const log = (level: string, msg: string, fields: Record<string, string> = {}) => {
+    const time = deps.now().toISOString();
+    if (config.logFormat === "json")
+      deps.stderr.write(`${JSON.stringify({ time, level, msg, ...fields })}\n`);
+    else
+      deps.stderr.write(
+        `time=${time} level=${level} msg=${JSON.stringify(msg)}${Object.entries(fields)
+          .map(([k, v]) => ` ${k}=${JSON.stringify(v)}`)
+          .join("")}\n`,
+      );
+  };
+  const own = createOwnMetrics(VERSION);
+  await own.families();
+  const store = new MemoryStore({
+    own: () => own.cached(),
+    groupTtlMs: config.groupTtl,
+    maxGroups: config.maxGroups,
+    maxSeries: config.maxSeries,
+    now: () => deps.now().getTime(),
+  });
+  if (config.persistenceFile !== "") {
+    try {
+      store.restore(await readPersistence(config.persistenceFile));
+    } catch (error) {
+      if (!(error instanceof PersistenceError)) throw error;
+      log("error", error.message);
+      return 1;
+    }
+  }
+  let web: Awaited<ReturnType<typeof loadWebConfig>>;
+  try {
+    web = await loadWebConfig(config.webConfigFile);
+  } catch (error) {
+    log("error", `Cannot load web config: ${(error as Error).message}`);
+    return 1;
+  }
+  // Persistence: at most once per interval after a change, and on shutdown (upstream storage/diskmetricstore.go).
+  let dirty = false;
+  let timer: NodeJS.Timeout | undefined;
+  const persist = async () => {
+    timer = undefined;
+    if (!dirty || config.persistenceFile === "") return;
+    dirty = false;
+    try {
+      await writePersistence(config.persistenceFile, store.snapshot());
+    } catch (error) {
+      dirty = true;
+      log("error", `Error persisting metrics: ${(error as Error).message}`);
+    }
+  };
+  const changed = () => {
+    dirty = true;
+    if (config.persistenceFile !== "" && timer === undefined)
+      timer = setTimeout(() => void persist(), config.persistenceInterval);
+  };
+  const observed = {
+    push: (...a: Parameters<MemoryStore["push"]>) => {
+      const r = store.push(...a);
+      changed();
+      return r;
+    },
+    delete: (...a: Parameters<MemoryStore["delete"]>) => {
+      store.delete(...a);
+      changed();
+    },
+    wipe: () => {
+      store.wipe();
+      changed();
+    },
+    families: () => store.families(),
+    groups: () => store.groups(),
+  };
+  const started = deps.now();
+  const colon = config.listenAddress.lastIndexOf(":");
+  const host = config.listenAddress.slice(0, colon).replace(/^\[|\]$/g, "");
+  const port = Number(config.listenAddress.slice(colon + 1));
+  const prefix = (
+    config.routePrefix || (config.externalUrl ? new URL(config.externalUrl).pathname : "")
+  ).replace(/\/+$/, "");
+  let server: Server;
+  const shutdown = async () => {
+    log("info", "received termination request, shutting down");
+    server?.close();
+    if (timer !== undefined) clearTimeout(timer);
+    await persist();
+    deps.exit(0);
+  };
+  try {
+    server = await startServer({
+      host: host === "" ? "::" : host,
+      port,
+      prefix,
+      web,
+      ctx: {
+        store: observed,
+        now: deps.now,
+        check: !config.disableConsistencyCheck,
+        enableLifecycle: config.enableLifecycle,
+        enableAdminApi: config.enableAdminApi,
+        telemetryPath: config.telemetryPath,
+        ownFamilies: () => own.families(),
+        status: () => ({
+          build_information: {
+            branch: "",
+            buildDate: "",
+            buildUser: "",
+            goVersion: `node${process.versions.node}`,
+            revision: "",
+            version: VERSION,
+          },
+          flags: flagValues(config),
+          start_time: started.toISOString(),
+        }),
+        quit: () => void shutdown(),
+        maxBodyBytes: config.maxBodyBytes,
+        onRequest: (handler, method, status) => own.count(handler, method, status),
+        onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
+      },
+    });
+  } catch (error) {
+    log("error", `Error listening: ${(error as Error).message}`);
+    return 1;
+  }
+  const address = server.address();
+  log("info", "Listening on", {
+    address:
+      typeof address === "object" && address ? `${address.address}:${address.port}` : config.listenAddress,
+  });
+  deps.onSignal("SIGINT", () => void shutdown());
+  deps.onSignal("SIGTERM", () => void shutdown());
+  return new Promise((resolve) => server.on("close", () => resolve(0)));
+}

@@ -1,0 +1,70 @@
+import { Counter, collectDefaultMetrics, Gauge, Registry, Summary } from "prom-client";
+import type { MetricFamily } from "./exposition/metric-family.js";
+import { parseText } from "./exposition/parse-text.js";
+
+/** The gateway's own metrics: build info, HTTP request counts by handler, and process metrics (prom-client). */
+export interface OwnMetrics {
+  /** Counts one handled request. */
+  count(handler: string, method: string, status: number): void;
+  /** Records one push's duration and body size, as upstream's two summaries. */
+  observePush(method: string, seconds: number, bytes: number): void;
+  /** The families as of now. */
+  families(): Promise<MetricFamily[]>;
+  /** The families of the last `families()` call, for the push consistency check (which is synchronous). */
+  cached(): readonly MetricFamily[];
+}
+
+/** Creates the registry; `version` goes into `pushgateway_build_info`. */
+export function createOwnMetrics(version: string): OwnMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const info = new Gauge({
+    name: "pushgateway_build_info",
+    help: "A metric with a constant '1' value labeled by version, revision, branch, goversion from which pushgateway was built, and the goos and goarch for the build.",
+    labelNames: ["branch", "goarch", "goos", "goversion", "revision", "version"],
+    registers: [registry],
+  });
+  info.set(
+    { branch: "", goarch: "", goos: "", goversion: `node${process.versions.node}`, revision: "", version },
+    1,
+  );
+  const requests = new Counter({
+    name: "pushgateway_http_requests_total",
+    help: "Total HTTP requests processed by the Pushgateway, excluding scrapes.",
+    labelNames: ["code", "handler", "method"],
+    registers: [registry],
+  });
+  // Upstream's push summaries: quantiles 0.1/0.5/0.9 over a 10-minute window (handler/push.go, main.go).
+  const window = { percentiles: [0.1, 0.5, 0.9], maxAgeSeconds: 600, ageBuckets: 5 };
+  const pushDuration = new Summary({
+    name: "pushgateway_http_push_duration_seconds",
+    help: "HTTP request duration for pushes to the Pushgateway.",
+    labelNames: ["method"],
+    registers: [registry],
+    ...window,
+  });
+  const pushSize = new Summary({
+    name: "pushgateway_http_push_size_bytes",
+    help: "HTTP request size for pushes to the Pushgateway.",
+    labelNames: ["method"],
+    registers: [registry],
+    ...window,
+  });
+  let last: MetricFamily[] = [];
+  return {
+    count: (handler, method, status) =>
+      requests.inc({ code: String(status), handler, method: method.toLowerCase() }),
+    observePush(method, seconds, bytes) {
+      pushDuration.observe({ method: method.toLowerCase() }, seconds);
+      pushSize.observe({ method: method.toLowerCase() }, bytes);
+    },
+    async families() {
+      // Only process_* of prom-client's defaults: the nodejs_* gauges end in _total, which scrapers' linters reject.
+      last = parseText(await registry.metrics()).filter(
+        (f) => f.name.startsWith("process_") || f.name.startsWith("pushgateway_"),
+      );
+      return last.map((f) => ({ ...f, metrics: [...f.metrics] }));
+    },
+    cached: () => last,
+  };
+}

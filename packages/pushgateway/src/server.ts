@@ -1,0 +1,111 @@
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { posix } from "node:path";
+import { type GatewayContext, handleRequest } from "./handler.js";
+import type { WebConfig } from "./web-config.js";
+
+/** Starts the server; `prefix` is the route prefix (`--web.route-prefix`), without a trailing slash. */
+export function startServer(options: {
+  host: string;
+  port: number;
+  prefix: string;
+  web: WebConfig;
+  ctx: GatewayContext;
+}): Promise<Server> {
+  const listener = (req: IncomingMessage, res: ServerResponse) => void serve(req, res, options);
+  const server = options.web.tls
+    ? createHttpsServer({ cert: options.web.tls.cert, key: options.web.tls.key }, listener)
+    : createHttpServer(listener);
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
+  });
+}
+
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { prefix: string; web: WebConfig; ctx: GatewayContext },
+): Promise<void> {
+  if (!options.web.authorize(req.headers.authorization)) {
+    res.writeHead(401, { "WWW-Authenticate": "Basic", "Content-Type": "text/plain; charset=utf-8" });
+    res.end("Unauthorized\n");
+    return;
+  }
+  // With --push.max-body-bytes, keep at most one byte past the limit: enough for the handler's 413, bounded memory.
+  const cap = options.ctx.maxBodyBytes > 0 ? options.ctx.maxBodyBytes + 1 : Number.POSITIVE_INFINITY;
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  for await (const chunk of req) {
+    if (kept >= cap) continue;
+    const buffer = (chunk as Buffer).subarray(0, cap - kept);
+    chunks.push(buffer);
+    kept += buffer.length;
+  }
+  const rawPath = (req.url ?? "/").split("?")[0] ?? "/";
+  let path: string;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    path = rawPath;
+  }
+  // Go's ServeMux answers a path that is not clean (`//`, `.`, `..`) with 301 to the cleaned one.
+  const clean = cleanPath(path);
+  if (clean !== path) {
+    const query = (req.url ?? "").includes("?") ? (req.url ?? "").slice((req.url ?? "").indexOf("?")) : "";
+    res.writeHead(301, { Location: `${clean}${query}` });
+    res.end(req.method === "GET" ? `<a href="${escapeHtml(clean)}">Moved Permanently</a>.\n\n` : "");
+    return;
+  }
+  if (options.prefix !== "" && path !== "/-/quit") {
+    if (!path.startsWith(options.prefix)) {
+      res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
+      res.end("404 page not found\n");
+      return;
+    }
+    path = path.slice(options.prefix.length) || "/";
+  }
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v[0] : v;
+  let response: Awaited<ReturnType<typeof handleRequest>>;
+  const started = performance.now();
+  try {
+    response = await handleRequest(
+      { method: req.method ?? "GET", path, headers, body: Buffer.concat(chunks) },
+      options.ctx,
+    );
+  } catch (error) {
+    response = {
+      status: 500,
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+      body: `${(error as Error).message}\n`,
+    };
+  }
+  if ((req.method === "PUT" || req.method === "POST") && path.startsWith("/metrics/job"))
+    options.ctx.onPush(req.method, (performance.now() - started) / 1000, kept);
+  // A string body is written as is: copying a 100k-series scrape into a Buffer first doubles its memory.
+  const outHeaders = { ...response.headers };
+  if (outHeaders.Location?.startsWith("/")) outHeaders.Location = `${options.prefix}${outHeaders.Location}`;
+  const length = typeof response.body === "string" ? Buffer.byteLength(response.body) : response.body.length;
+  res.writeHead(response.status, { ...outHeaders, "Content-Length": String(length) });
+  res.end(response.body);
+}
+
+/** Go's `path.Clean` as ServeMux applies it: a trailing slash is kept. */
+function cleanPath(path: string): string {
+  if (path === "") return "/";
+  const cleaned = posix.normalize(path.startsWith("/") ? path : `/${path}`);
+  return cleaned;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}

@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseText } from "../exposition/parse-text.js";
+import { MemoryStore } from "./memory-store.js";
+
+const at = (s: number) => new Date(s * 1000);
+const push = (
+  store: MemoryStore,
+  body: string,
+  options: { job?: string; replace?: boolean; now?: number } = {},
+) =>
+  store.push({
+    labels: { job: options.job ?? "j" },
+    families: parseText(body),
+    replace: options.replace ?? true,
+    now: at(options.now ?? 100),
+    check: true,
+  });
+
+test("POST replaces only the named families, PUT the whole group", () => {
+  const store = new MemoryStore();
+  assert.equal(push(store, "a 1\nb 2\n"), undefined);
+  assert.equal(push(store, "a 3\n", { replace: false }), undefined);
+  const names = () => store.families().map((f) => f.name);
+  assert.deepEqual(names().sort(), ["a", "b", "push_failure_time_seconds", "push_time_seconds"]);
+  assert.equal(store.families().find((f) => f.name === "a")?.metrics[0]?.value, 3);
+  push(store, "c 1\n");
+  assert.deepEqual(names().sort(), ["c", "push_failure_time_seconds", "push_time_seconds"]);
+  assert.equal(store.seriesCount(), 1);
+});
+
+test("a rejected push changes only the failure time", () => {
+  const store = new MemoryStore();
+  push(store, "# TYPE m gauge\nm 1\n", { job: "a", now: 10 });
+  const rejected = push(store, "# TYPE m counter\nm 1\n", { job: "b", now: 20 });
+  assert.equal(rejected?.kind, "inconsistent");
+  assert.match(rejected?.message ?? "", /^collected metric "m" \{ .*counter:\{value:1\}\} is not a GAUGE$/);
+  const b = store.groups().find((g) => g.labels.job === "b");
+  assert.equal(b?.families.size, 0);
+  assert.equal(b?.failureTime, 20);
+  assert.equal(b?.pushTime, 0);
+});
+
+test("duplicate series across groups are rejected; timestamps always", () => {
+  const store = new MemoryStore();
+  push(store, 'm{instance="x"} 1\n', { job: "a" });
+  assert.equal(push(store, 'm{instance="x",job="a"} 1\n', { job: "b" }), undefined);
+  const ts = store.push({
+    labels: { job: "c" },
+    families: parseText("m 1 5\n"),
+    replace: true,
+    now: at(1),
+    check: false,
+  });
+  assert.equal(ts?.message, "pushed metrics must not have timestamps");
+});
+
+test("beyond upstream: group TTL drops groups after their last successful push", () => {
+  let now = 100_000;
+  const store = new MemoryStore({ groupTtlMs: 60_000, now: () => now });
+  push(store, "m 1\n", { job: "old", now: 100 });
+  push(store, "m 1\n", { job: "new", now: 150 });
+  now = 170_000;
+  assert.deepEqual(
+    store.groups().map((g) => g.labels.job),
+    ["new"],
+  );
+  assert.equal(store.seriesCount(), 1);
+  now = 211_000;
+  assert.deepEqual(store.groups(), []);
+});
+
+test("beyond upstream: group and series limits refuse a push whole", () => {
+  const store = new MemoryStore({ maxGroups: 1, maxSeries: 3 });
+  assert.equal(push(store, "a 1\nb 1\n", { job: "one" }), undefined);
+  const groups = push(store, "a 1\n", { job: "two" });
+  assert.equal(groups?.kind, "limit");
+  assert.match(groups?.message ?? "", /--push\.max-groups/);
+  assert.equal(store.groups().length, 1);
+  const series = push(store, 'a{x="1"} 1\na{x="2"} 1\na{x="3"} 1\nb 1\n', { job: "one", replace: false });
+  assert.equal(series?.kind, "limit");
+  assert.match(series?.message ?? "", /from 2 to 4, over the limit of 3/);
+  // Replacing with as many series as before is allowed at the limit.
+  assert.equal(push(store, "a 1\nb 1\nc 1\n", { job: "one" }), undefined);
+  assert.equal(store.seriesCount(), 3);
+});

@@ -1,0 +1,361 @@
+import { renderMetric } from "../exposition/format-text.js";
+import { formatGoFloat } from "../exposition/go-float.js";
+import type { Metric, MetricFamily, MetricType } from "../exposition/metric-family.js";
+import { flatString } from "../flat-string.js";
+import { type GroupingLabels, groupKey } from "../grouping-key.js";
+import type { Group, MetricStore, PushRejection, PushRequest } from "./metric-store.js";
+import type { PersistedGroup } from "./persistence.js";
+
+const PUSH_TIME = "push_time_seconds";
+const FAILURE_TIME = "push_failure_time_seconds";
+const PUSH_TIME_HELP = "Last Unix time when changing this group in the Pushgateway succeeded.";
+const FAILURE_TIME_HELP = "Last Unix time when changing this group in the Pushgateway failed.";
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** Families the gateway exposes itself; a push may not clash with their types. */
+export type OwnFamilies = () => readonly MetricFamily[];
+
+/** Options of the store; the limits and the TTL are beyond upstream and off (0) by default. */
+export interface MemoryStoreOptions {
+  readonly own?: OwnFamilies;
+  /** Drop a group this many milliseconds after its last successful push (0 = never). */
+  readonly groupTtlMs?: number;
+  /** Refuse a push that would create a group beyond this many (0 = unlimited). */
+  readonly maxGroups?: number;
+  /** Refuse a push that would make the store hold more series than this (0 = unlimited). */
+  readonly maxSeries?: number;
+  /** The clock for expiry on reads, milliseconds since the epoch. */
+  readonly now?: () => number;
+}
+
+/**
+ * The in-memory store. The consistency check looks only at the families a push names (and the gateway's own
+ * families of those names), so its cost grows with the size of those families, not with the whole store
+ * (upstream re-gathers everything on every push, research §14).
+ */
+export class MemoryStore implements MetricStore {
+  #groups = new Map<string, Group>();
+  /**
+   * Family name → series id → the group holding it, and family name → type → how many groups hold it with that
+   * type: the consistency check looks up each pushed series instead of scanning other groups.
+   */
+  #series = new Map<string, Map<string, string>>();
+  #types = new Map<string, Map<MetricType, number>>();
+  #own: OwnFamilies;
+  #ttlMs: number;
+  #maxGroups: number;
+  #maxSeries: number;
+  #now: () => number;
+  /** Series held by all groups (pushed families only), kept current so the series limit costs nothing. */
+  #seriesCount = 0;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#own = options.own ?? (() => []);
+    this.#ttlMs = options.groupTtlMs ?? 0;
+    this.#maxGroups = options.maxGroups ?? 0;
+    this.#maxSeries = options.maxSeries ?? 0;
+    this.#now = options.now ?? Date.now;
+  }
+
+  push(request: PushRequest): PushRejection | undefined {
+    const key = groupKey(request.labels);
+    const nowSeconds = request.now.getTime() / 1000;
+    this.#expire(request.now.getTime());
+    const sanitized = request.families.map((f) => sanitize(f, request.labels));
+    let group = this.#groups.get(key);
+    const error = this.#check(sanitized, { key, replace: request.replace, check: request.check });
+    if (error !== undefined) {
+      if (group === undefined) {
+        group = newGroup(request.labels);
+        this.#groups.set(key, group);
+      }
+      group.failureTime = nowSeconds;
+      return { kind: "inconsistent", message: error };
+    }
+    const limit = this.#checkLimits(sanitized, { group, replace: request.replace });
+    if (limit !== undefined) {
+      // A new group is not created here: that would get round the group limit.
+      if (group !== undefined) group.failureTime = nowSeconds;
+      return { kind: "limit", message: limit };
+    }
+    if (group === undefined) {
+      group = newGroup(request.labels);
+      this.#groups.set(key, group);
+    }
+    if (request.replace) {
+      for (const f of group.families.values()) this.#unindex(key, f);
+      group.families.clear();
+      group.pushedAt.clear();
+    }
+    for (const family of sanitized) {
+      if (family.name === PUSH_TIME || family.name === FAILURE_TIME) continue;
+      const old = group.families.get(family.name);
+      if (old !== undefined) this.#unindex(key, old);
+      group.families.set(family.name, family);
+      group.pushedAt.set(family.name, request.now.getTime());
+      this.#index(key, family);
+      // Render now, while the push is small, so a scrape of the whole store only sorts and joins.
+      for (const m of family.metrics) renderMetric(family, m);
+    }
+    group.pushTime = nowSeconds;
+    return undefined;
+  }
+
+  delete(labels: GroupingLabels): void {
+    this.#remove(groupKey(labels));
+  }
+
+  wipe(): void {
+    this.#groups.clear();
+    this.#series.clear();
+    this.#types.clear();
+    this.#seriesCount = 0;
+  }
+
+  /** Series held by all groups (the limit's measure; the timestamp gauges are not counted). */
+  seriesCount(): number {
+    return this.#seriesCount;
+  }
+
+  families(): MetricFamily[] {
+    this.#expire(this.#now());
+    const merged = new Map<string, MetricFamily>();
+    const add = (f: MetricFamily) => {
+      const existing = merged.get(f.name);
+      if (existing === undefined) merged.set(f.name, { ...f, metrics: [...f.metrics] });
+      else existing.metrics.push(...f.metrics);
+    };
+    for (const group of this.#groups.values()) {
+      for (const f of group.families.values()) add(f);
+      add(timeFamily(PUSH_TIME, group, group.pushTime));
+      add(timeFamily(FAILURE_TIME, group, group.failureTime));
+    }
+    return [...merged.values()];
+  }
+
+  groups(): Group[] {
+    this.#expire(this.#now());
+    return [...this.#groups.values()];
+  }
+
+  /** Restores groups read from the persistence file (trusted: the gateway wrote them). */
+  restore(groups: readonly PersistedGroup[]): void {
+    for (const g of groups) {
+      const key = groupKey(g.labels);
+      const group: Group = {
+        labels: g.labels,
+        families: new Map(g.families.map((f) => [f.name, f])),
+        pushedAt: new Map(Object.entries(g.pushedAt)),
+        pushTime: g.pushTime,
+        failureTime: g.failureTime,
+      };
+      this.#groups.set(key, group);
+      for (const f of group.families.values()) this.#index(key, f);
+    }
+  }
+
+  /** The groups in the persistence file's shape. */
+  snapshot(): PersistedGroup[] {
+    return [...this.#groups.values()].map((g) => ({
+      labels: g.labels,
+      pushTime: g.pushTime,
+      failureTime: g.failureTime,
+      pushedAt: Object.fromEntries(g.pushedAt),
+      families: [...g.families.values()],
+    }));
+  }
+
+  /** Upstream's `checkWriteRequest`, limited to what the push touches. */
+  #check(
+    families: readonly MetricFamily[],
+    options: { key: string; replace: boolean; check: boolean },
+  ): string | undefined {
+    for (const f of families) {
+      if (f.metrics.some((m) => m.timestampMs !== undefined))
+        return "pushed metrics must not have timestamps";
+    }
+    if (!options.check) return undefined;
+    const own = new Map(this.#own().map((f) => [f.name, f]));
+    for (const f of families) {
+      const ownFamily = own.get(f.name);
+      if (ownFamily !== undefined && ownFamily.type !== f.type) {
+        return `gathered metric family ${f.name} has type ${f.type.toUpperCase()} but should have ${ownFamily.type.toUpperCase()}`;
+      }
+      const seen = new Set<string>();
+      for (const m of f.metrics) {
+        const bad = m.labels.find(([k]) => !LABEL_NAME.test(k) || k.startsWith("__"));
+        if (bad)
+          return `collected metric "${f.name}" { ${describe(f.type, m)}} has a label with an invalid name: ${bad[0]}`;
+        const id = seriesId(m);
+        if (seen.has(id))
+          return `collected metric "${f.name}" { ${describe(f.type, m)}} was collected before with the same name and label values`;
+        seen.add(id);
+      }
+      // Another group holding the family with another type (the pushing group's own family is being replaced).
+      const mine = this.#groups.get(options.key)?.families.get(f.name);
+      for (const [type, count] of this.#types.get(f.name) ?? []) {
+        if (type !== f.type && count - (mine?.type === type ? 1 : 0) > 0)
+          return `collected metric "${f.name}" { ${describe(f.type, f.metrics[0])}} is not a ${type.toUpperCase()}`;
+      }
+      const held = this.#series.get(f.name);
+      if (held === undefined) continue;
+      for (const m of f.metrics) {
+        const holder = held.get(seriesId(m));
+        if (holder !== undefined && holder !== options.key)
+          return `collected metric "${f.name}" { ${describe(f.type, m)}} was collected before with the same name and label values`;
+      }
+    }
+    return undefined;
+  }
+
+  /** Beyond upstream: the opt-in group and series limits, checked against the push's net effect. */
+  #checkLimits(
+    families: readonly MetricFamily[],
+    options: { group: Group | undefined; replace: boolean },
+  ): string | undefined {
+    const { group } = options;
+    if (group === undefined && this.#maxGroups > 0 && this.#groups.size >= this.#maxGroups) {
+      return `push refused: the gateway already holds ${this.#groups.size} groups, the limit set by --push.max-groups; delete groups or raise the limit`;
+    }
+    if (this.#maxSeries <= 0) return undefined;
+    let delta = 0;
+    if (group !== undefined && options.replace) {
+      for (const f of group.families.values()) delta -= f.metrics.length;
+    }
+    for (const f of families) {
+      delta += f.metrics.length;
+      if (group !== undefined && !options.replace) delta -= group.families.get(f.name)?.metrics.length ?? 0;
+    }
+    if (delta > 0 && this.#seriesCount + delta > this.#maxSeries) {
+      return `push refused: it would raise the gateway's series from ${this.#seriesCount} to ${this.#seriesCount + delta}, over the limit of ${this.#maxSeries} set by --push.max-series; delete groups or raise the limit`;
+    }
+    return undefined;
+  }
+
+  /**
+   * Beyond upstream (upstream issue #19, never accepted): drops groups whose last successful push is older than the
+   * TTL; a group that never had one counts from its failed push. Failed pushes do not keep stale data alive.
+   */
+  #expire(nowMs: number): void {
+    if (this.#ttlMs <= 0) return;
+    const cutoff = (nowMs - this.#ttlMs) / 1000;
+    for (const [key, group] of this.#groups) {
+      if ((group.pushTime > 0 ? group.pushTime : group.failureTime) < cutoff) this.#remove(key);
+    }
+  }
+
+  #remove(key: string): void {
+    const group = this.#groups.get(key);
+    if (group === undefined) return;
+    for (const f of group.families.values()) this.#unindex(key, f);
+    this.#groups.delete(key);
+  }
+
+  #index(key: string, family: MetricFamily): void {
+    this.#seriesCount += family.metrics.length;
+    let held = this.#series.get(family.name);
+    if (held === undefined) {
+      held = new Map();
+      this.#series.set(family.name, held);
+    }
+    for (const m of family.metrics) held.set(seriesId(m), key);
+    let types = this.#types.get(family.name);
+    if (types === undefined) {
+      types = new Map();
+      this.#types.set(family.name, types);
+    }
+    types.set(family.type, (types.get(family.type) ?? 0) + 1);
+  }
+
+  #unindex(key: string, family: MetricFamily): void {
+    this.#seriesCount -= family.metrics.length;
+    const held = this.#series.get(family.name);
+    if (held !== undefined) {
+      for (const m of family.metrics) {
+        const id = seriesId(m);
+        // With the check disabled two groups may hold one series; only the holder's own entry is removed.
+        if (held.get(id) === key) held.delete(id);
+      }
+      if (held.size === 0) this.#series.delete(family.name);
+    }
+    const types = this.#types.get(family.name);
+    const count = (types?.get(family.type) ?? 0) - 1;
+    if (count > 0) types?.set(family.type, count);
+    else types?.delete(family.type);
+    if (types?.size === 0) this.#types.delete(family.name);
+  }
+}
+
+function newGroup(labels: GroupingLabels): Group {
+  return { labels, families: new Map(), pushedAt: new Map(), pushTime: 0, failureTime: 0 };
+}
+
+/** Grouping labels override and complete every series' labels; `instance=""` when absent; sorted (research §4). */
+function sanitize(family: MetricFamily, grouping: GroupingLabels): MetricFamily {
+  // One flat copy per distinct string of the push (label names repeat in every series).
+  const seen = new Map<string, string>();
+  const flat = (text: string) => {
+    let copy = seen.get(text);
+    if (copy === undefined) {
+      copy = flatString(text);
+      seen.set(copy, copy);
+    }
+    return copy;
+  };
+  const groupingPairs = Object.entries(grouping).map(([k, v]) => [flat(k), flat(v)] as const);
+  return {
+    ...family,
+    name: flat(family.name),
+    metrics: family.metrics.map((m) => {
+      const labels = new Map<string, string>();
+      for (const [k, v] of m.labels) labels.set(flat(k), flat(v));
+      for (const [k, v] of groupingPairs) labels.set(k, v);
+      if (!labels.has("instance")) labels.set("instance", "");
+      return { ...m, labels: [...labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) };
+    }),
+  };
+}
+
+function timeFamily(name: string, group: Group, value: number): MetricFamily {
+  const labels = new Map(Object.entries(group.labels));
+  if (!labels.has("instance")) labels.set("instance", "");
+  return {
+    name,
+    help: name === PUSH_TIME ? PUSH_TIME_HELP : FAILURE_TIME_HELP,
+    type: "gauge",
+    metrics: [{ labels: [...labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), value }],
+  };
+}
+
+function seriesId(m: Metric): string {
+  return flatString(m.labels.map(([k, v]) => `${k}\xff${v}`).join("\xfe"));
+}
+
+/**
+ * The series as client_golang's error texts print it: the protobuf text form of the `Metric` message (fields in
+ * number order, Go's shortest float formatting), e.g. `label:{name:"job" value:"j"} gauge:{value:1}`.
+ */
+function describe(type: MetricType, m: Metric | undefined): string {
+  if (m === undefined) return "";
+  const f = (v: number) =>
+    Number.isNaN(v)
+      ? "nan"
+      : v === Number.POSITIVE_INFINITY
+        ? "inf"
+        : v === Number.NEGATIVE_INFINITY
+          ? "-inf"
+          : formatGoFloat(v);
+  const parts = m.labels.map(([k, v]) => `label:{name:${JSON.stringify(k)} value:${JSON.stringify(v)}}`);
+  if (type === "summary") {
+    const q = (m.quantiles ?? []).map(([qq, v]) => ` quantile:{quantile:${f(qq)} value:${f(v)}}`).join("");
+    parts.push(`summary:{sample_count:${m.count ?? 0} sample_sum:${f(m.sum ?? 0)}${q}}`);
+  } else if (type === "histogram") {
+    const b = (m.buckets ?? [])
+      .map(([le, c]) => ` bucket:{cumulative_count:${c} upper_bound:${f(le)}}`)
+      .join("");
+    parts.push(`histogram:{sample_count:${m.count ?? 0} sample_sum:${f(m.sum ?? 0)}${b}}`);
+  } else {
+    parts.push(`${type}:{value:${f(m.value ?? 0)}}`);
+  }
+  return parts.join(" ");
+}

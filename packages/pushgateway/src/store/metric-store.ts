@@ -1,0 +1,55 @@
+import type { MetricFamily } from "../exposition/metric-family.js";
+import type { GroupingLabels } from "../grouping-key.js";
+
+/** One group as stored: its grouping labels, its families by name, and the push timestamps. */
+export interface Group {
+  readonly labels: GroupingLabels;
+  /** Family name → family, grouping labels already applied to every series. */
+  readonly families: Map<string, MetricFamily>;
+  /** Family name → when it was last pushed (milliseconds), for the API's `time_stamp`. */
+  readonly pushedAt: Map<string, number>;
+  /** Last successful change, seconds since the epoch (0 when none yet). */
+  pushTime: number;
+  /** Last failed change, seconds since the epoch (0 when none). */
+  failureTime: number;
+}
+
+/** A push to apply. */
+export interface PushRequest {
+  readonly labels: GroupingLabels;
+  readonly families: readonly MetricFamily[];
+  /** PUT replaces the whole group; POST replaces only the families named in the push. */
+  readonly replace: boolean;
+  /** When the push arrived. */
+  readonly now: Date;
+  /** Run the consistency check (upstream default); off with `--push.disable-consistency-check`. */
+  readonly check: boolean;
+}
+
+/** Why a push was refused: upstream's consistency check (400) or an opt-in limit (429, beyond upstream). */
+export interface PushRejection {
+  readonly kind: "inconsistent" | "limit";
+  readonly message: string;
+}
+
+/**
+ * The storage contract (after prometheus/pushgateway storage/interface.go):
+ * - Writes are applied strictly in call order; `push` and `delete` are synchronous, so a caller that awaited one
+ *   sees its effect in every later read.
+ * - `push` either applies the whole request or nothing; on rejection only the group's failure time changes (and a
+ *   new group is created holding just its two timestamp gauges), exactly as upstream.
+ * - `families()` returns the merged view for exposition: same-named families of all groups concatenated, first
+ *   family's HELP/TYPE kept. The returned objects are owned by the store and must not be mutated by the caller.
+ * - `groups()` is for the API and UI; the same ownership rule applies.
+ * - Beyond upstream, opt-in: groups older than a TTL vanish before any read or push; limits refuse a push whole.
+ */
+export interface MetricStore {
+  /** Applies a push; returns the reason when the push is rejected. */
+  push(request: PushRequest): PushRejection | undefined;
+  /** Deletes the group with exactly these grouping labels (no-op when absent). */
+  delete(labels: GroupingLabels): void;
+  /** Deletes every group (admin wipe). */
+  wipe(): void;
+  families(): MetricFamily[];
+  groups(): Group[];
+}
