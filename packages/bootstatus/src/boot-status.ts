@@ -1,0 +1,161 @@
+import type { BootStatusCode } from "./boot-code.js";
+import { bootCode, isDisabledCode } from "./boot-code.js";
+import { formatLastUpdate } from "./last-update.js";
+import type { BootState } from "./state-files.js";
+import type { StatusV1 } from "./status-json.js";
+import { parseStatusJson } from "./status-json.js";
+import type { QueryOptions, RunSystemctl } from "./systemd.js";
+import { systemdFailed } from "./systemd.js";
+
+/** cloud-init's RunningStatus values. */
+export type RunningStatus = "not started" | "running" | "done" | "disabled";
+/** cloud-init's ConditionStatus values (`healthy` is upstream's internal PEACHY). */
+export type Condition = "error" | "degraded" | "healthy";
+
+/** One recoverable level and its messages, levels in first-seen order. */
+export interface RecoverableLevel {
+  level: string;
+  messages: string[];
+}
+
+/** The computed status: what `cloud-init status` derives from the state (status.py StatusDetails). */
+export interface BootStatus {
+  running: RunningStatus;
+  condition: Condition;
+  bootStatusCode: BootStatusCode;
+  detail: string;
+  errors: string[];
+  recoverableErrors: RecoverableLevel[];
+  /** Latest stage start/finish in seconds, 0 when there is none. */
+  latestEvent: number;
+  /** cloud-init's `last_update`: "" when latestEvent is 0. */
+  lastUpdate: string;
+  /** cloud-init's `datasource` key: lowercased short name, "" when absent, null when status.json says null. */
+  datasource: string | null;
+  /** status.json's v1 (minus `datasource`), copied into cloud-init's own JSON. */
+  v1: Record<string, unknown>;
+  /** Messages for stderr (systemctl trouble), not part of the report. */
+  warnings: string[];
+}
+
+const UNIT_FAILURE_DETAIL = "Failed due to systemd unit failure";
+const UNIT_FAILURE_ERROR =
+  "Failed due to systemd unit failure. Ensure all cloud-init services are enabled, and check 'systemctl' or " +
+  "'journalctl' for more information.";
+
+function latestEvent(v1: StatusV1): number {
+  let latest = 0;
+  for (const stage of v1.stages.values()) latest = Math.max(latest, stage.start ?? 0, stage.finished ?? 0);
+  return latest;
+}
+
+/** Errors in stage-key order; recoverable levels merged in first-seen order (status.py get_errors). */
+function collectErrors(v1: StatusV1): { errors: string[]; recoverable: RecoverableLevel[] } {
+  const errors: string[] = [];
+  const byLevel = new Map<string, string[]>();
+  // Python's sorted() on str keys compares code points; so does this comparator.
+  const keys = [...v1.stages.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const key of keys) {
+    const stage = v1.stages.get(key);
+    if (stage === undefined) continue;
+    errors.push(...stage.errors);
+    for (const [level, messages] of stage.recoverableErrors) {
+      const merged = byLevel.get(level);
+      if (merged === undefined) byLevel.set(level, [...messages]);
+      else merged.push(...messages);
+    }
+  }
+  return { errors, recoverable: [...byLevel].map(([level, messages]) => ({ level, messages })) };
+}
+
+function datasourceName(ds: string | null | undefined): string | null {
+  if (ds === undefined) return "";
+  if (ds === null || ds === "") return ds;
+  // "DataSourceNoCloud [seed=...]" → "nocloud" (status.py get_datasource).
+  return (ds.split(" ")[0] ?? "").toLowerCase().replaceAll("datasource", "");
+}
+
+/** Effects the computation needs: systemctl and how to retry it. */
+export interface StatusDeps {
+  systemctl: RunSystemctl;
+  query: QueryOptions;
+}
+
+function readV1(state: BootState): StatusV1 {
+  const file = `${state.runDir}/status.json`;
+  if (state.statusFile.kind === "text") return parseStatusJson(state.statusFile.text, file);
+  const empty: StatusV1 = {
+    datasource: undefined,
+    stage: undefined,
+    stages: new Map(),
+    raw: {},
+    problems: [],
+  };
+  if (state.statusFile.kind === "unreadable") {
+    empty.problems.push(`Cannot read ${file}: ${state.statusFile.message}`);
+  }
+  return empty;
+}
+
+/** Computes the boot status from the state, as current cloud-init's get_status_details does. */
+export async function computeBootStatus(state: BootState, deps: StatusDeps): Promise<BootStatus> {
+  const boot = await bootCode(state, deps);
+  const v1 = readV1(state);
+  const latest = latestEvent(v1);
+  const { errors, recoverable } = collectErrors(v1);
+  // A malformed status.json is an error report, never a crash: its problems count as errors.
+  errors.push(...v1.problems);
+  let condition: Condition = errors.length > 0 ? "error" : recoverable.length > 0 ? "degraded" : "healthy";
+  let running: RunningStatus;
+  if (isDisabledCode(boot.code)) running = "disabled";
+  else if (state.statusFile.kind !== "missing" && !state.resultExists) running = "running";
+  else if (latest > 0) running = "done";
+  else running = "not started";
+  let detail = v1.datasource
+    ? v1.datasource
+    : v1.stage !== undefined
+      ? `Running in stage: ${v1.stage}`
+      : boot.reason;
+  const warnings: string[] = [];
+  if (running === "running" && state.isSystemd) {
+    const verdict = await systemdFailed(deps.systemctl, deps.query);
+    if (verdict.warning !== undefined) warnings.push(verdict.warning);
+    if (verdict.failed) {
+      running = "done";
+      condition = "error";
+      detail = UNIT_FAILURE_DETAIL;
+      errors.push(UNIT_FAILURE_ERROR);
+    }
+  }
+  const { datasource: _dropped, ...rest } = v1.raw;
+  return {
+    running,
+    condition,
+    bootStatusCode: boot.code,
+    detail,
+    errors,
+    recoverableErrors: recoverable,
+    latestEvent: latest,
+    lastUpdate: latest > 0 ? formatLastUpdate(latest) : "",
+    datasource: datasourceName(v1.datasource),
+    v1: rest,
+    warnings,
+  };
+}
+
+/** cloud-init's exit code: 1 on error, 2 when degraded (recoverable errors only), else 0. */
+export function exitCodeFor(condition: Condition): number {
+  return condition === "error" ? 1 : condition === "degraded" ? 2 : 0;
+}
+
+/** status.py translate_status: the (status, extended_status) pair shown to users. */
+export function translateStatus(
+  running: RunningStatus,
+  condition: Condition,
+): { status: string; extended: string } {
+  if (condition === "error") return { status: "error", extended: `error - ${running}` };
+  if (condition === "degraded" && (running === "done" || running === "running")) {
+    return { status: running, extended: `degraded ${running}` };
+  }
+  return { status: running, extended: running };
+}

@@ -1,0 +1,23 @@
+/** Base of every expected bootstatus failure; `code` is stable and mapped to an exit code only in main.ts. */
+export class BootstatusError extends Error {
+  readonly code: string;
+  constructor(message: string, options: { code: string; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = options.code;
+  }
+}
+
+/** A bad command line: argparse exits 2 with the usage on stderr, and so do we. */
+export class UsageError extends BootstatusError {
+  constructor(message: string) {
+    super(message, { code: "BOOTSTATUS_USAGE" });
+  }
+}
+
+/** An input file given to `validate` or `convert` cannot be read or is not what it should be. */
+export class InputError extends BootstatusError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { code: "BOOTSTATUS_INPUT", ...options });
+  }
+}

@@ -1,0 +1,195 @@
+import { UsageError } from "./errors.js";
+
+/** Output formats of the status command; `tabular` and `cloud-init-json` mirror cloud-init byte for byte. */
+export const FORMATS = ["json", "yaml", "tabular", "cloud-init-json", "prometheus"] as const;
+export type Format = (typeof FORMATS)[number];
+
+const COMMANDS = ["status", "schema", "validate", "convert"] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+/** The parsed command line. */
+export interface Flags {
+  command: CommandName;
+  /** `--format`; undefined means the command's default (tabular for status, json for convert). */
+  format: Format | undefined;
+  long: boolean;
+  wait: boolean;
+  /** `--timeout` in seconds; implies `--wait`. */
+  timeout: number | undefined;
+  root: string | undefined;
+  help: boolean;
+  version: boolean;
+  /** Positional file operand of validate/convert (`-` or absent means stdin). */
+  file: string | undefined;
+}
+
+interface FlagSpec {
+  name: string;
+  short?: string;
+  metavar?: string;
+  help: string;
+  apply(flags: Flags, value: string): void;
+}
+
+function parseFormat(value: string): Format {
+  const found = FORMATS.find((f) => f === value);
+  if (found === undefined) {
+    const choices = FORMATS.map((f) => `'${f}'`).join(", ");
+    throw new UsageError(`argument --format: invalid choice: '${value}' (choose from ${choices})`);
+  }
+  return found;
+}
+
+function parseTimeout(value: string): number {
+  const seconds = Number(value);
+  if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 0) {
+    throw new UsageError(`argument --timeout: invalid value: '${value}' (expected seconds, a number >= 0)`);
+  }
+  return seconds;
+}
+
+/** The flag table: one entry per flag, with the help text printed by --help. */
+export const FLAG_SPECS: readonly FlagSpec[] = [
+  {
+    name: "help",
+    short: "h",
+    help: "show this help message and exit",
+    apply: (f) => {
+      f.help = true;
+    },
+  },
+  {
+    name: "version",
+    help: "print the version and exit",
+    apply: (f) => {
+      f.version = true;
+    },
+  },
+  {
+    name: "format",
+    metavar: "FORMAT",
+    help: "one of json, yaml, tabular, cloud-init-json, prometheus (default: tabular; convert: json)",
+    apply: (f, v) => {
+      f.format = parseFormat(v);
+    },
+  },
+  {
+    name: "long",
+    short: "l",
+    help: "report the long format of statuses, with stage detail and error messages",
+    apply: (f) => {
+      f.long = true;
+    },
+  },
+  {
+    name: "wait",
+    short: "w",
+    help: "block until cloud-init is done or disabled",
+    apply: (f) => {
+      f.wait = true;
+    },
+  },
+  {
+    name: "timeout",
+    metavar: "SECONDS",
+    help: "wait at most SECONDS (implies --wait), then print the current status and exit 3",
+    apply: (f, v) => {
+      f.timeout = parseTimeout(v);
+      f.wait = true;
+    },
+  },
+  {
+    name: "root",
+    metavar: "DIR",
+    help: "read cloud-init's state under DIR instead of / (env BOOTSTATUS_ROOT)",
+    apply: (f, v) => {
+      f.root = v;
+    },
+  },
+];
+
+/** The argparse-style usage line printed on --help and before every usage error. */
+export function usageLine(): string {
+  const opts = FLAG_SPECS.map((s) => {
+    const name = s.short === undefined ? `--${s.name}` : `-${s.short}`;
+    return s.metavar === undefined ? `[${name}]` : `[--${s.name} ${s.metavar}]`;
+  });
+  return `usage: bootstatus ${opts.join(" ")} [{status,schema,validate,convert}] [FILE]\n`;
+}
+
+function findLong(name: string): FlagSpec {
+  const exact = FLAG_SPECS.find((s) => s.name === name);
+  if (exact !== undefined) return exact;
+  // argparse accepts any unambiguous prefix of a long option (allow_abbrev).
+  const matches = FLAG_SPECS.filter((s) => s.name.startsWith(name));
+  const [only] = matches;
+  if (matches.length === 1 && only !== undefined && name !== "") return only;
+  if (matches.length > 1) {
+    const names = matches.map((s) => `--${s.name}`).join(", ");
+    throw new UsageError(`ambiguous option: --${name} could match ${names}`);
+  }
+  throw new UsageError(`unrecognized arguments: --${name}`);
+}
+
+/** Parses argv like argparse: flags anywhere, `--name value` or `--name=value`, bundled short flags. */
+export function parseFlags(argv: readonly string[]): Flags {
+  const flags: Flags = {
+    command: "status",
+    format: undefined,
+    long: false,
+    wait: false,
+    timeout: undefined,
+    root: undefined,
+    help: false,
+    version: false,
+    file: undefined,
+  };
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      const spec = findLong(eq === -1 ? arg.slice(2) : arg.slice(2, eq));
+      if (spec.metavar === undefined) {
+        if (eq !== -1)
+          throw new UsageError(`argument --${spec.name}: ignored explicit argument '${arg.slice(eq + 1)}'`);
+        spec.apply(flags, "");
+      } else if (eq !== -1) {
+        spec.apply(flags, arg.slice(eq + 1));
+      } else {
+        const value = argv[++i];
+        if (value === undefined || (value.startsWith("-") && value !== "-" && !/^-\d/.test(value))) {
+          throw new UsageError(`argument --${spec.name}: expected one argument`);
+        }
+        spec.apply(flags, value);
+      }
+      continue;
+    }
+    if (arg.startsWith("-") && arg !== "-") {
+      for (const ch of arg.slice(1)) {
+        const spec = FLAG_SPECS.find((s) => s.short === ch);
+        if (spec === undefined) throw new UsageError(`unrecognized arguments: ${arg}`);
+        spec.apply(flags, "");
+      }
+      continue;
+    }
+    positionals.push(arg);
+  }
+  const [first, ...rest] = positionals;
+  if (first !== undefined) {
+    const command = COMMANDS.find((c) => c === first);
+    if (command === undefined) {
+      const choices = COMMANDS.map((c) => `'${c}'`).join(", ");
+      throw new UsageError(`argument command: invalid choice: '${first}' (choose from ${choices})`);
+    }
+    flags.command = command;
+  }
+  const takesFile = flags.command === "validate" || flags.command === "convert";
+  if (takesFile && rest.length > 0) flags.file = rest.shift();
+  if (rest.length > 0) throw new UsageError(`unrecognized arguments: ${rest.join(" ")}`);
+  return flags;
+}

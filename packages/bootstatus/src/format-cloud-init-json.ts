@@ -1,0 +1,80 @@
+import type { BootStatus } from "./boot-status.js";
+import { translateStatus } from "./boot-status.js";
+import { isPythonFloat } from "./python-float.js";
+
+/**
+ * cloud-init's own `status --format json` (26.x): the flat details dict with every v1 entry copied to the top
+ * level (a v1 key of the same name overrides the computed one, as `**v1` does), printed like Python's
+ * `json.dumps(d, indent=2, sort_keys=True, separators=(",", ": "))` with its default ensure_ascii.
+ */
+export function formatCloudInitJson(status: BootStatus): string {
+  const { status: shown, extended } = translateStatus(status.running, status.condition);
+  const details: Record<string, unknown> = {
+    datasource: status.datasource,
+    boot_status_code: status.bootStatusCode,
+    status: shown,
+    extended_status: extended,
+    detail: status.detail,
+    errors: status.errors,
+    recoverable_errors: Object.fromEntries(status.recoverableErrors.map((r) => [r.level, r.messages])),
+    last_update: status.lastUpdate,
+    ...status.v1,
+  };
+  return `${pythonJson(details, "")}\n`;
+}
+
+function pythonString(text: string): string {
+  // JSON.stringify escapes like Python except that Python (ensure_ascii) also escapes every non-ASCII unit.
+  return JSON.stringify(text).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * Python's float repr: the shortest round-trip digits (as JavaScript's), in positional notation when the decimal
+ * exponent is in [-4, 16) and as `d.ddde±XX` otherwise. Integral numbers print as Python ints unless `float`
+ * (status.json's `124.0`, kept apart by parseJsonKeepingFloats).
+ */
+export function pythonNumber(n: number, options: { float: boolean } = { float: false }): string {
+  if (!options.float && Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
+  const [mantissa = "0", exp = "0"] = n.toExponential().split("e");
+  const exponent = Number(exp);
+  const negative = mantissa.startsWith("-");
+  const digits = mantissa.replace("-", "").replace(".", "");
+  let text: string;
+  if (exponent < -4 || exponent >= 16) {
+    const frac = digits.slice(1);
+    const sign = exponent < 0 ? "-" : "+";
+    text = `${digits[0]}${frac === "" ? "" : `.${frac}`}e${sign}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  } else if (exponent < 0) {
+    text = `0.${"0".repeat(-exponent - 1)}${digits}`;
+  } else if (digits.length > exponent + 1) {
+    text = `${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`;
+  } else {
+    text = `${digits}${"0".repeat(exponent + 1 - digits.length)}.0`;
+  }
+  return negative ? `-${text}` : text;
+}
+
+function compareCodePoints(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function pythonJson(value: unknown, indent: string): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "string") return pythonString(value);
+  if (typeof value === "number") return pythonNumber(value);
+  if (isPythonFloat(value)) return pythonNumber(value.pythonFloat, { float: true });
+  if (typeof value === "boolean") return value ? "true" : "false";
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    return `[\n${value.map((v) => inner + pythonJson(v, inner)).join(",\n")}\n${indent}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+    compareCodePoints(a, b),
+  );
+  if (entries.length === 0) return "{}";
+  return `{\n${entries.map(([k, v]) => `${inner}${pythonString(k)}: ${pythonJson(v, inner)}`).join(",\n")}\n${indent}}`;
+}

@@ -1,0 +1,205 @@
+import type { BootStatus } from "./boot-status.js";
+import { computeBootStatus, exitCodeFor } from "./boot-status.js";
+import { BootstatusError, InputError, UsageError } from "./errors.js";
+import type { Flags } from "./flags.js";
+import { FLAG_SPECS, parseFlags, usageLine } from "./flags.js";
+import { formatCloudInitJson } from "./format-cloud-init-json.js";
+import { formatPrometheus } from "./format-prometheus.js";
+import { formatTabular } from "./format-tabular.js";
+import type { ReportV1 } from "./report.js";
+import { toReport } from "./report.js";
+import { readBootState } from "./state-files.js";
+import type { RunSystemctl } from "./systemd.js";
+import { VERSION } from "./version.js";
+import { waitForBoot } from "./wait.js";
+
+/** Everything the command touches, injected by cli.ts (the only module that sees `process`). */
+export interface Io {
+  stdout: { write(chunk: string): unknown };
+  stderr: { write(chunk: string): unknown };
+  env: Readonly<Record<string, string | undefined>>;
+  /** Reads a file operand, or stdin for `-`/absent. */
+  readInput(file: string | undefined): Promise<string>;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  systemctl: RunSystemctl;
+}
+
+/** Exit code when `--timeout` ran out while cloud-init was still not started or running. */
+export const EXIT_TIMEOUT = 3;
+
+function helpText(): string {
+  const flags = FLAG_SPECS.map((s) => {
+    const names = [
+      s.short === undefined ? "" : `-${s.short}, `,
+      `--${s.name}`,
+      s.metavar ? ` ${s.metavar}` : "",
+    ];
+    return `  ${names.join("").padEnd(24)} ${s.help}`;
+  });
+  return `${usageLine()}
+Report cloud-init's boot status from its state files, as \`cloud-init status\` does, or as boot status report v1.
+
+commands:
+  status (default)         print the boot status
+  schema                   print the JSON Schema (draft 2020-12) of report v1
+  validate [FILE|-]        check a report v1 against the schema (exit 1 if invalid)
+  convert [FILE|-]         turn \`cloud-init status --format json\` output (22.4 to 26.x) into report v1
+
+options:
+${flags.join("\n")}
+
+exit status: 0 healthy, 1 error, 2 degraded (recoverable errors only) or usage error, 3 --timeout expired
+`;
+}
+
+async function formatYaml(report: ReportV1): Promise<string> {
+  const { stringify } = await import("yaml");
+  return stringify(report, { indent: 2, lineWidth: 0 });
+}
+
+async function render(status: BootStatus, flags: Flags): Promise<string> {
+  switch (flags.format ?? "tabular") {
+    case "tabular":
+      return formatTabular(status, { long: flags.long });
+    case "cloud-init-json":
+      return formatCloudInitJson(status);
+    case "json":
+      return `${JSON.stringify(toReport(status), null, 2)}\n`;
+    case "yaml":
+      return formatYaml(toReport(status));
+    case "prometheus":
+      return formatPrometheus(toReport(status), { latestEvent: status.latestEvent });
+  }
+}
+
+async function runStatus(flags: Flags, io: Io): Promise<number> {
+  const root = flags.root ?? (io.env.BOOTSTATUS_ROOT || "/");
+  const deadline = flags.timeout === undefined ? undefined : io.now() + flags.timeout * 1000;
+  // --timeout bounds systemctl retries too (issue 9); running out there is an expired wait as well.
+  let systemctlGaveUp = false;
+  const evaluate = async (): Promise<BootStatus> => {
+    const state = await readBootState({
+      root,
+      env: io.env,
+      runDirFromConfig: async (texts) => (await import("./cloud-config.js")).runDirFromConfig(texts),
+    });
+    const status = await computeBootStatus(state, {
+      systemctl: io.systemctl,
+      query: {
+        retry: flags.wait,
+        deadline,
+        now: io.now,
+        sleep: io.sleep,
+        onDeadline: () => {
+          systemctlGaveUp = true;
+        },
+      },
+    });
+    for (const warning of status.warnings) io.stderr.write(`${warning}\n`);
+    return status;
+  };
+  let status = await evaluate();
+  let timedOut = false;
+  if (flags.wait) {
+    const tabular = (flags.format ?? "tabular") === "tabular";
+    ({ status, timedOut } = await waitForBoot(status, evaluate, {
+      now: io.now,
+      sleep: io.sleep,
+      deadline,
+      onPoll: () => {
+        if (tabular) io.stdout.write(".");
+      },
+    }));
+  }
+  io.stdout.write(await render(status, flags));
+  return timedOut || systemctlGaveUp ? EXIT_TIMEOUT : exitCodeFor(status.condition);
+}
+
+async function readJson(file: string | undefined, io: Io, action: string): Promise<unknown> {
+  const name = file === undefined || file === "-" ? "<stdin>" : file;
+  let text: string;
+  try {
+    text = await io.readInput(file);
+  } catch (error) {
+    throw new InputError(`Cannot ${action} "${name}": ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`Cannot ${action} "${name}": not valid JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+async function runValidate(flags: Flags, io: Io): Promise<number> {
+  const doc = await readJson(flags.file, io, "validate");
+  const { validateReport } = await import("./validate.js");
+  const violations = validateReport(doc);
+  const name = flags.file === undefined || flags.file === "-" ? "<stdin>" : flags.file;
+  if (violations.length === 0) {
+    io.stdout.write(`${name}: valid boot status report v1\n`);
+    return 0;
+  }
+  for (const v of violations) io.stdout.write(`${name}: ${v.pointer}: ${v.message}\n`);
+  return 1;
+}
+
+async function runConvert(flags: Flags, io: Io): Promise<number> {
+  const format = flags.format ?? "json";
+  if (format !== "json" && format !== "yaml") {
+    throw new UsageError(`argument --format: convert prints json or yaml, not '${format}'`);
+  }
+  const doc = await readJson(flags.file, io, "convert");
+  const { convertCloudInitJson } = await import("./convert.js");
+  const report = convertCloudInitJson(doc);
+  io.stdout.write(format === "json" ? `${JSON.stringify(report, null, 2)}\n` : await formatYaml(report));
+  return 0;
+}
+
+async function run(argv: readonly string[], io: Io): Promise<number> {
+  const flags = parseFlags(argv);
+  if (flags.help) {
+    io.stdout.write(helpText());
+    return 0;
+  }
+  if (flags.version) {
+    io.stdout.write(`bootstatus ${VERSION}\n`);
+    return 0;
+  }
+  switch (flags.command) {
+    case "status":
+      return runStatus(flags, io);
+    case "schema": {
+      const { schemaText } = await import("./schema.js");
+      io.stdout.write(schemaText());
+      return 0;
+    }
+    case "validate":
+      return runValidate(flags, io);
+    case "convert":
+      return runConvert(flags, io);
+  }
+}
+
+/** Runs the bootstatus command line and returns the exit code; the one place errors become exit codes. */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      // argparse prints the usage and `prog: error: ...` on stderr and exits 2.
+      io.stderr.write(`${usageLine()}bootstatus: error: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof BootstatusError) {
+      io.stderr.write(`bootstatus: ${error.message}\n`);
+      return 1;
+    }
+    io.stderr.write(
+      `bootstatus: internal error (please report): ${(error as Error).stack ?? String(error)}\n`,
+    );
+    return 1;
+  }
+}

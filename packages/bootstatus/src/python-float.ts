@@ -1,0 +1,52 @@
+/**
+ * A JSON number written with a fraction or exponent whose value is integral (`124.0`, `1e2`). Python's json
+ * module loads it as a float and prints it back as `124.0`; JavaScript's JSON.parse makes it the integer 124,
+ * so status.json is parsed with these kept apart to reprint cloud-init's JSON byte for byte.
+ */
+export interface PythonFloat {
+  readonly pythonFloat: number;
+}
+
+/** True for the values parseJsonKeepingFloats() makes of integral floats. */
+export function isPythonFloat(value: unknown): value is PythonFloat {
+  return (
+    typeof value === "object" && value !== null && typeof (value as PythonFloat).pythonFloat === "number"
+  );
+}
+
+// A key no real status.json uses; the wrapper object is replaced by the reviver before anyone sees it.
+const MARK = "\u0000pythonFloat";
+const MARK_JSON = JSON.stringify(MARK);
+
+/**
+ * JSON.parse, except that integral numbers written as floats become PythonFloat values. Throws SyntaxError
+ * like JSON.parse on invalid JSON.
+ */
+export function parseJsonKeepingFloats(text: string): unknown {
+  let out = "";
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      // Skip the string, escapes included.
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      continue;
+    }
+    if (c !== "-" && (c === undefined || c < "0" || c > "9")) continue;
+    const match = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    if (match === null) continue;
+    const token = match[0];
+    if ((match[1] !== undefined || match[2] !== undefined) && Number.isInteger(Number(token))) {
+      out += `${text.slice(last, i)}{${MARK_JSON}:${token}}`;
+      last = i + token.length;
+    }
+    i += token.length - 1;
+  }
+  out += text.slice(last);
+  return JSON.parse(out, (_key, value: unknown) => {
+    if (typeof value === "object" && value !== null && Object.hasOwn(value, MARK)) {
+      return { pythonFloat: Number((value as Record<string, unknown>)[MARK]) } satisfies PythonFloat;
+    }
+    return value;
+  });
+}

@@ -1,0 +1,126 @@
+import { isPythonFloat, parseJsonKeepingFloats } from "./python-float.js";
+
+/** One stage entry of status.json's `v1` (every object-valued entry is a stage, unknown keys included). */
+export interface Stage {
+  start: number | null;
+  finished: number | null;
+  errors: string[];
+  /** level → messages, in the stage's own key order. */
+  recoverableErrors: [string, string[]][];
+}
+
+/** status.json's `v1`, parsed: typed fields for what the status computation uses, plus the raw object. */
+export interface StatusV1 {
+  /** `v1.datasource`: undefined when absent (cloud-init's `get_datasource` distinguishes absent from null). */
+  datasource: string | null | undefined;
+  /** `v1.stage` when it is a non-empty scalar, rendered as cloud-init's f-string would. */
+  stage: string | undefined;
+  /** Stage entries by key. */
+  stages: Map<string, Stage>;
+  /** The raw `v1` object, copied verbatim into cloud-init's own JSON. */
+  raw: Record<string, unknown>;
+  /** What is wrong with the file, one message each; a problem field is treated as absent. */
+  problems: string[];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !isPythonFloat(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === "string");
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (isPythonFloat(value)) return `number ${value.pythonFloat}`;
+  return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function time(value: unknown, where: string, problems: string[]): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (isPythonFloat(value)) return value.pythonFloat;
+  problems.push(`${where} must be a number or null, got ${describe(value)}`);
+  return null;
+}
+
+function parseStage(key: string, entry: Record<string, unknown>, problems: string[]): Stage {
+  const where = `v1.${key}`;
+  const errors = entry.errors ?? [];
+  const recoverable = entry.recoverable_errors ?? {};
+  const stage: Stage = {
+    start: time(entry.start, `${where}.start`, problems),
+    finished: time(entry.finished, `${where}.finished`, problems),
+    errors: [],
+    recoverableErrors: [],
+  };
+  if (isStringArray(errors)) stage.errors = errors;
+  else problems.push(`${where}.errors must be an array of strings, got ${describe(errors)}`);
+  if (!isRecord(recoverable)) {
+    problems.push(
+      `${where}.recoverable_errors must be an object of level to messages, got ${describe(recoverable)}`,
+    );
+    return stage;
+  }
+  for (const [level, messages] of Object.entries(recoverable)) {
+    if (isStringArray(messages)) stage.recoverableErrors.push([level, messages]);
+    else
+      problems.push(
+        `${where}.recoverable_errors.${level} must be an array of strings, got ${describe(messages)}`,
+      );
+  }
+  return stage;
+}
+
+function scalarText(value: unknown): string | undefined {
+  // cloud-init tests truthiness then formats with an f-string (status.py get_description).
+  if (value === undefined || value === null || value === false || value === "" || value === 0)
+    return undefined;
+  if (value === true) return "True";
+  if (isPythonFloat(value)) return `${value.pythonFloat}.0`;
+  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+}
+
+/**
+ * Parses status.json text. Never throws: what is malformed becomes a message in `problems` that names `file`,
+ * and the rest of the file still counts (a malformed status.json is a report of status error, not a crash).
+ */
+export function parseStatusJson(text: string, file: string): StatusV1 {
+  const result: StatusV1 = {
+    datasource: undefined,
+    stage: undefined,
+    stages: new Map(),
+    raw: {},
+    problems: [],
+  };
+  const problems: string[] = [];
+  let doc: unknown;
+  try {
+    // Integral floats stay floats so cloud-init-json reprints `124.0` as cloud-init does.
+    doc = parseJsonKeepingFloats(text);
+  } catch (error) {
+    result.problems.push(`Cannot read ${file}: not valid JSON: ${(error as Error).message}`);
+    return result;
+  }
+  if (!isRecord(doc)) {
+    result.problems.push(`Cannot read ${file}: expected a JSON object, got ${describe(doc)}`);
+    return result;
+  }
+  const v1 = doc.v1 ?? {};
+  if (!isRecord(v1)) {
+    result.problems.push(`Cannot read ${file}: v1 must be an object, got ${describe(v1)}`);
+    return result;
+  }
+  result.raw = v1;
+  for (const [key, value] of Object.entries(v1)) {
+    if (isRecord(value)) result.stages.set(key, parseStage(key, value, problems));
+  }
+  const ds = v1.datasource;
+  if (ds === undefined || ds === null || typeof ds === "string") result.datasource = ds;
+  else problems.push(`v1.datasource must be a string or null, got ${describe(ds)}`);
+  result.stage = scalarText(v1.stage);
+  result.problems = problems.map((p) => `Cannot read ${file}: ${p}`);
+  return result;
+}

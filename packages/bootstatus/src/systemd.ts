@@ -1,0 +1,118 @@
+/** Result of one `systemctl` run. */
+export interface SystemctlResult {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+  /** systemctl could not be started at all (not on PATH): retrying cannot help. */
+  missing?: boolean;
+}
+
+/** Runs `systemctl <args>` (found on PATH); injected so tests and the wait loop control it. */
+export type RunSystemctl = (args: readonly string[]) => Promise<SystemctlResult>;
+
+/** Runs the `systemctl` found on PATH, without a shell. */
+export function runSystemctl(env: NodeJS.ProcessEnv): RunSystemctl {
+  return async (args) => {
+    // Loaded on first use: most runs (sysvinit, cloud-init=enabled, marker file) never spawn systemctl.
+    const { execFile } = await import("node:child_process");
+    return new Promise((resolve) => {
+      execFile(
+        "systemctl",
+        [...args],
+        { env, encoding: "utf8", timeout: 30_000 },
+        (error, stdout, stderr) => {
+          const message = error !== null && stderr === "" ? error.message : stderr;
+          const missing = (error as NodeJS.ErrnoException | null)?.code === "ENOENT";
+          resolve({ ok: error === null, stdout, stderr: message, missing });
+        },
+      );
+    });
+  };
+}
+
+/** How to retry systemctl while waiting: cloud-init retries every 0.25 s (dbus not ready), we stop at a deadline. */
+export interface QueryOptions {
+  retry: boolean;
+  /** Absolute time in ms after which retries stop; undefined retries forever, as cloud-init does. */
+  deadline: number | undefined;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  /** Called when retries stop because of the deadline, so the caller can exit 3 like any expired wait. */
+  onDeadline?(): void;
+}
+
+/** cloudinit/cmd/status.py query_systemctl: returns stripped stdout, or undefined when systemctl failed. */
+export async function querySystemctl(
+  run: RunSystemctl,
+  args: readonly string[],
+  options: QueryOptions,
+): Promise<SystemctlResult> {
+  for (;;) {
+    const result = await run(args);
+    if (result.ok) return { ...result, stdout: result.stdout.trim() };
+    if (!options.retry || result.missing === true) return result;
+    if (options.deadline !== undefined && options.now() + 250 >= options.deadline) {
+      options.onDeadline?.();
+      return result;
+    }
+    await options.sleep(250);
+  }
+}
+
+// cloudinit/cmd/status.py systemd_failed (24.3+ unit list, single-process mode adds cloud-init-main).
+const UNITS = [
+  "cloud-final.service",
+  "cloud-config.service",
+  "cloud-init-network.service",
+  "cloud-init-local.service",
+  "cloud-init-main.service",
+];
+
+function parseProperties(text: string): Map<string, string> {
+  const props = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq !== -1) props.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim());
+  }
+  return props;
+}
+
+/** What systemd says about cloud-init's units: failed or not, and a warning for stderr when it could not tell. */
+export interface UnitVerdict {
+  failed: boolean;
+  warning: string | undefined;
+}
+
+/** True when a cloud-init unit is disabled or failed (cloudinit/cmd/status.py systemd_failed). */
+export async function systemdFailed(run: RunSystemctl, options: QueryOptions): Promise<UnitVerdict> {
+  for (const unit of UNITS) {
+    const result = await querySystemctl(
+      run,
+      ["show", "--property=ActiveState,UnitFileState,SubState,MainPID", unit],
+      options,
+    );
+    if (!result.ok) {
+      return {
+        failed: false,
+        warning: `Failed to get status from systemd. Cloud-init status may be inaccurate. Error from systemctl: ${result.stderr}`,
+      };
+    }
+    const states = parseProperties(result.stdout);
+    const unitFileState = states.get("UnitFileState") ?? "";
+    const active = states.get("ActiveState") ?? "";
+    const sub = states.get("SubState") ?? "";
+    // Individual services should not get disabled.
+    if (!(unitFileState.startsWith("enabled") || unitFileState === "static"))
+      return { failed: true, warning: undefined };
+    if (active === "active") {
+      if (sub === "exited") continue;
+      // Still "running" only because of a leftover process in the cgroup: the unit's main process has exited.
+      if (sub === "running" && states.get("MainPID") === "0") return { failed: false, warning: undefined };
+    } else if (active === "failed" || sub === "failed") {
+      return { failed: true, warning: undefined };
+    }
+    // Enabled, neither exited normally nor failed: still running.
+    return { failed: false, warning: undefined };
+  }
+  return { failed: false, warning: undefined };
+}

@@ -1,0 +1,2 @@
+/** The package version printed by --version; a test keeps it equal to package.json's. */
+export const VERSION = "0.1.0";
