@@ -3,6 +3,7 @@ import { randomInt } from "node:crypto";
 import { constants } from "node:fs";
 import { access, rm, stat, writeFile } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
+import { goBase64Decode } from "./go-base64.js";
 import { goList, goQuoteList } from "./go-log-format.js";
 import type { Argument, Hook } from "./hook.js";
 import { getArgument, type RequestData } from "./request-values.js";
@@ -76,7 +77,14 @@ export async function runCommand(
     if (a.envname === "") deps.log(`no ENVVAR name specified, falling back to [${name}]`);
     const file = join(workdir || deps.tmpdir, `${name}${randomInt(1e9)}`);
     deps.log(`[${rid}] writing env ${name} file ${file}`);
-    await writeFile(file, a.base64decode ? Buffer.from(value, "base64") : value);
+    let content: Buffer | string = value;
+    if (a.base64decode) {
+      const decoded = goBase64Decode(value);
+      // Upstream logs the error and still writes what decoded before it.
+      if (decoded.error !== undefined) deps.log(`error decoding string [${decoded.error}]`);
+      content = decoded.bytes;
+    }
+    await writeFile(file, content);
     files.push(file);
     hookEnv.push(`${name}=${file}`);
   }

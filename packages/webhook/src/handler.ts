@@ -1,9 +1,9 @@
 import { STATUS_CODES } from "node:http";
-import { parse as parseLossless } from "lossless-json";
 import { type CommandDeps, runCommand } from "./command.js";
 import { ParameterNodeError } from "./errors.js";
+import { decodeGoJson } from "./go-json-decode.js";
 import type { Hook } from "./hook.js";
-import { parseBody } from "./payload.js";
+import { isJsonObject, parseBody, unmarshalError } from "./payload.js";
 import { canonicalHeaderKey, getArgument, getParameter, type RequestData } from "./request-values.js";
 import { evaluateRule } from "./rules.js";
 
@@ -231,9 +231,10 @@ function parseParametersAsJson(hook: Hook, data: RequestData, log: (l: string) =
       continue;
     }
     try {
-      const value = parseLossless(text) as unknown;
-      if (typeof value !== "object" || value === null || Array.isArray(value))
-        throw new Error("json: cannot unmarshal into Go value of type map[string]interface {}");
+      const decoded = decodeGoJson(text);
+      if ("error" in decoded) throw new Error(decoded.error);
+      const value = decoded.value;
+      if (!isJsonObject(value)) throw new Error(unmarshalError(value));
       const target =
         arg.source === "payload"
           ? data.payload

@@ -1,5 +1,6 @@
 import { XMLParser } from "fast-xml-parser";
-import { parse as parseLossless } from "lossless-json";
+import { isLosslessNumber } from "lossless-json";
+import { decodeGoJson } from "./go-json-decode.js";
 
 /** The outcome of parsing a body: a payload, nothing (unsupported or invalid, only logged), or a multipart failure. */
 export interface ParsedBody {
@@ -27,19 +28,13 @@ export async function parseBody(
 ): Promise<ParsedBody> {
   if (contentType.includes("json")) {
     const text = body.toString("utf8");
-    try {
-      const value = parseLossless(text) as unknown;
-      if (text.trimStart().startsWith("[")) return { payload: { root: value } };
-      if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        return {
-          logError:
-            "error parsing JSON payload json: cannot unmarshal into Go value of type map[string]interface {}",
-        };
-      }
-      return { payload: value as Record<string, unknown> };
-    } catch (error) {
-      return { logError: `error parsing JSON payload ${(error as Error).message}` };
+    const decoded = decodeGoJson(text);
+    if ("error" in decoded) return { logError: `error parsing JSON payload ${decoded.error}` };
+    if (text.trimStart().startsWith("[")) return { payload: { root: decoded.value } };
+    if (!isJsonObject(decoded.value)) {
+      return { logError: `error parsing JSON payload ${unmarshalError(decoded.value)}` };
     }
+    return { payload: decoded.value };
   }
   if (contentType.includes("x-www-form-urlencoded")) {
     const payload: Record<string, unknown> = {};
@@ -73,12 +68,15 @@ export async function parseBody(
           payload[name] = value;
         } else if (value.type === "application/json" || options.jsonParts.includes(name)) {
           notes.push(`parsing multipart form file ${JSON.stringify(name)} as JSON`);
-          try {
-            payload[name] = parseLossless(await value.text());
-          } catch (error) {
-            notes.push(`error parsing JSON payload file: ${(error as Error).message}`);
-            payload[name] = null;
-          }
+          const decoded = decodeGoJson(await value.text());
+          const error =
+            "error" in decoded
+              ? decoded.error
+              : isJsonObject(decoded.value)
+                ? undefined
+                : unmarshalError(decoded.value);
+          if (error !== undefined) notes.push(`error parsing JSON payload file: ${error}`);
+          payload[name] = error === undefined && "value" in decoded ? decoded.value : null;
         }
       }
       return { payload, notes, rawBodyUnavailable: true };
@@ -87,4 +85,24 @@ export async function parseBody(
     }
   }
   return { logError: `error parsing body payload due to unsupported content type header: ${contentType}` };
+}
+
+/** A decoded JSON object (what Go can decode into `map[string]interface{}`). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
+}
+
+/** Go's `json: cannot unmarshal <kind> into Go value of type map[string]interface {}`. */
+export function unmarshalError(value: unknown): string {
+  const kind =
+    value === null
+      ? "null"
+      : Array.isArray(value)
+        ? "array"
+        : isLosslessNumber(value)
+          ? "number"
+          : typeof value === "boolean"
+            ? "bool"
+            : "string";
+  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
 }

@@ -123,3 +123,13 @@ test("Go regexp syntax: inline flags, named groups, \\A and \\z, escapes Unicode
   assert.equal(goRegExp("a\\-b").test("a-b"), true);
   assert.throws(() => goRegExp("("), RuleError);
 });
+
+test("an unknown match type reads its parameter first, as upstream: no source is an error, a good one is false", () => {
+  const bad = evaluateRule(rule(match("nope", {})), request(), opts);
+  assert.equal(bad.ok, false);
+  assert.ok(bad.error !== undefined && !(bad.error instanceof ParameterNodeError));
+  const missing = evaluateRule(rule(match("nope", { parameter: payload("absent") })), request(), opts);
+  assert.ok(missing.error instanceof ParameterNodeError);
+  const good = evaluateRule(rule(match("nope", { parameter: payload("ref") })), request(), opts);
+  assert.deepEqual([good.ok, good.error], [false, undefined]);
+});

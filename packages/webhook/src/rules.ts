@@ -71,9 +71,11 @@ function evaluateMatch(m: MatchRule, data: RequestData, options: RuleOptions): E
   try {
     if (m.type === "ip-whitelist") return { ok: ipInRange(data.remoteAddr, m.ipRange) };
     if (m.type === "scalr-signature") return { ok: scalrSignature(data, m.secret, options.now()) };
+    // Upstream reads the parameter before it looks at the type, so an unknown type with a bad or missing
+    // parameter is an error (500) or a missing node, and only with a good one plain false (hook.go MatchRule.Evaluate).
+    const value = getArgument(m.parameter, data);
     const algorithm = /^payload-(?:hmac|hash)-(sha1|sha256|sha512)$/.exec(m.type)?.[1];
     if (algorithm === undefined && m.type !== "value" && m.type !== "regex") return { ok: false };
-    const value = getArgument(m.parameter, data);
     if (m.type === "value") return { ok: constantTimeEqual(value, m.value) };
     if (m.type === "regex") {
       return { ok: goRegExp(m.regex).test(value) };

@@ -5,8 +5,11 @@ import {
   type IncomingMessage,
   type Server,
   type ServerResponse,
+  STATUS_CODES,
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
+import { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import type { SecureVersion } from "node:tls";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { ListenError, TlsError } from "./errors.js";
@@ -61,6 +64,7 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
       throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
     }
   } else server = createHttpServer(listener);
+  server.on("clientError", (error: Error, socket: Duplex) => onClientError(error, socket, { config, ctx }));
   if (config.socket === "" && !(Number.isInteger(config.port) && config.port >= 0 && config.port < 65536)) {
     throw new ListenError(`listen tcp: address ${config.port}: invalid port`);
   }
@@ -93,6 +97,19 @@ function goOpenError(error: NodeJS.ErrnoException): string {
   return `open ${error.path ?? ""}: ${ERRNO_TEXT[error.code ?? ""] ?? error.message}`;
 }
 
+/** One request as read off the wire, by node's parser or by {@link readRawRequest} for methods node refuses. */
+interface WireRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly httpVersion: string;
+  readonly rawHeaders: readonly string[];
+  readonly body: Buffer;
+  readonly remoteAddr: string;
+}
+
+/** What goes back on the wire. */
+type Send = (status: number, headers: Record<string, string | string[]>, body: Buffer) => void;
+
 async function serve(
   req: IncomingMessage,
   res: ServerResponse,
@@ -106,25 +123,67 @@ async function serve(
     res.end("Request body too large.");
     return;
   }
-  const url = req.url ?? "/";
+  await serveWire(
+    {
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      httpVersion: req.httpVersion,
+      rawHeaders: req.rawHeaders,
+      body: Buffer.concat(chunks),
+      remoteAddr: peerAddress(req.socket),
+    },
+    {
+      config,
+      ctx,
+      send: (status, headers, body) => {
+        res.writeHead(status, headers);
+        res.end(body);
+      },
+    },
+  );
+}
+
+function peerAddress(socket: Socket): string {
+  return `${socket.remoteFamily === "IPv6" ? `[${socket.remoteAddress}]` : socket.remoteAddress}:${socket.remotePort}`;
+}
+
+/** Go's `Header.Get`: the first value of a header, names compared case-insensitively. */
+function firstValues(rawHeaders: readonly string[]): Record<string, string[]> {
+  const headers: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    const values = headers[name] ?? [];
+    values.push(rawHeaders[i + 1] as string);
+    headers[name] = values;
+  }
+  return headers;
+}
+
+async function serveWire(
+  req: WireRequest,
+  options: { config: Config; ctx: HandlerContext; send: Send },
+): Promise<void> {
+  const { config, ctx, send } = options;
+  const url = req.url;
   const q = url.indexOf("?");
+  const requestHeaders = firstValues(req.rawHeaders);
   let rid = randomUUID().slice(0, 6);
-  const given = req.headers["x-request-id"];
-  if (config.xRequestId && typeof given === "string" && given !== "") {
+  const given = requestHeaders["x-request-id"]?.[0];
+  if (config.xRequestId && given !== undefined && given !== "") {
     rid = config.xRequestIdLimit > 0 ? given.slice(0, config.xRequestIdLimit) : given;
   }
   const started = performance.now();
-  const requestBody = Buffer.concat(chunks);
+  const requestBody = req.body;
   const path = q < 0 ? url : url.slice(0, q);
   const routed = path === "/" || path.startsWith(config.urlprefix === "" ? "/" : `/${config.urlprefix}/`);
   if (ctx.debug && routed) {
     ctx.writeRaw(
       dumpRequest(
         {
-          method: req.method ?? "GET",
+          method: req.method,
           url,
           httpVersion: req.httpVersion,
-          rawHeaders: req.rawHeaders,
+          rawHeaders: [...req.rawHeaders],
           body: requestBody,
         },
         rid,
@@ -135,12 +194,12 @@ async function serve(
   try {
     response = await handleRequest(
       {
-        method: req.method ?? "GET",
+        method: req.method,
         path,
         query: q < 0 ? "" : url.slice(q + 1),
-        headers: req.headers,
+        headers: requestHeaders,
         body: requestBody,
-        remoteAddr: `${req.socket.remoteFamily === "IPv6" ? `[${req.socket.remoteAddress}]` : req.socket.remoteAddress}:${req.socket.remotePort}`,
+        remoteAddr: req.remoteAddr,
         requestId: rid,
       },
       ctx,
@@ -156,8 +215,7 @@ async function serve(
     headers[k] = existing === undefined ? v : Array.isArray(existing) ? [...existing, v] : [existing, v];
   }
   headers["Content-Length"] = String(body.length);
-  res.writeHead(response.status, headers);
-  res.end(body);
+  send(response.status, headers, body);
   if (response.unrouted) return;
   if (ctx.debug) {
     // Go adds a sniffed Content-Type on the wire only; the dump shows the headers the handler set.
@@ -169,9 +227,122 @@ async function serve(
     ctx.writeRaw(dumpResponse({ ...response, headers: set }, rid));
   }
   const elapsed = goDuration((performance.now() - started) * 1e6);
+  const host = requestHeaders.host?.[0] ?? "";
   ctx.log(
-    `[${rid}] ${String(response.status).padStart(3, "0")} | ${iBytes(body.length)} | ${elapsed} | ${req.headers.host ?? ""} | ${req.method} ${url}`,
+    `[${rid}] ${String(response.status).padStart(3, "0")} | ${iBytes(body.length)} | ${elapsed} | ${host} | ${req.method} ${url}`,
   );
+}
+
+/**
+ * Go's server takes any token as a method (`post`, `Get`, `PURGE2`); node's parser refuses the ones it does not know
+ * with `HPE_INVALID_METHOD` before any handler runs. Upstream then answers 405 (or runs a hook without a method
+ * list), so such a request is read here from the bytes node saw, and the answer written by hand, closing the
+ * connection. Anything else keeps node's 400.
+ */
+function onClientError(
+  error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number },
+  socket: Duplex,
+  options: { config: Config; ctx: HandlerContext },
+): void {
+  if (error.code !== "HPE_INVALID_METHOD" || error.rawPacket === undefined || !(socket instanceof Socket)) {
+    // What node does without a listener (_http_server.js socketOnError).
+    if (socket.writable && (socket as Socket).bytesWritten === 0) socket.write(nodeErrorResponse(error.code));
+    socket.destroy(error);
+    return;
+  }
+  // node's parser stays attached and would report every further chunk as another error.
+  socket.removeAllListeners("data");
+  const lineStart = error.rawPacket.lastIndexOf(0x0a, Math.max(0, (error.bytesParsed ?? 0) - 1)) + 1;
+  let buffered = error.rawPacket.subarray(lineStart);
+  const { config, ctx } = options;
+  const attempt = () => {
+    const parsed = readRawRequest(buffered, config.maxBodyBytes);
+    if (parsed === "incomplete") return;
+    socket.removeListener("data", onData);
+    if (parsed === "invalid") {
+      socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    const send: Send = (status, headers, body) => {
+      let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "status code " + status}\r\n`;
+      for (const [k, v] of Object.entries(headers)) for (const one of [v].flat()) head += `${k}: ${one}\r\n`;
+      head += `Date: ${new Date().toUTCString()}\r\nConnection: close\r\n\r\n`;
+      socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]));
+    };
+    void ctx.ready
+      .then(() => serveWire({ ...parsed, remoteAddr: peerAddress(socket) }, { config, ctx, send }))
+      .catch(() => socket.destroy());
+  };
+  const onData = (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    attempt();
+  };
+  socket.on("data", onData);
+  attempt();
+}
+
+function nodeErrorResponse(code: string | undefined): string {
+  const status =
+    code === "HPE_HEADER_OVERFLOW"
+      ? "431 Request Header Fields Too Large"
+      : code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
+        ? "413 Payload Too Large"
+        : code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? "408 Request Timeout"
+          : "400 Bad Request";
+  return `HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`;
+}
+
+/**
+ * Parses one HTTP/1.x request (request line, headers, a `Content-Length` or chunked body) from `data`.
+ * Returns "incomplete" while more bytes are needed and "invalid" for what Go would refuse with 400.
+ */
+export function readRawRequest(
+  data: Buffer,
+  maxBodyBytes = 0,
+): Omit<WireRequest, "remoteAddr"> | "incomplete" | "invalid" {
+  const end = data.indexOf("\r\n\r\n");
+  if (end < 0) return data.length > 1 << 20 ? "invalid" : "incomplete";
+  const [line = "", ...headerLines] = data.subarray(0, end).toString("latin1").split("\r\n");
+  const m = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP\/(1\.[01])$/.exec(line);
+  if (m === null) return "invalid";
+  const rawHeaders: string[] = [];
+  for (const h of headerLines) {
+    const colon = h.indexOf(":");
+    if (colon <= 0) return "invalid";
+    rawHeaders.push(h.slice(0, colon).trim(), h.slice(colon + 1).trim());
+  }
+  const headers = firstValues(rawHeaders);
+  const rest = data.subarray(end + 4);
+  let body: Buffer;
+  if (headers["transfer-encoding"]?.[0]?.toLowerCase() === "chunked") {
+    const chunked = dechunk(rest);
+    if (chunked === undefined) return "incomplete";
+    body = chunked;
+  } else {
+    const length = Number(headers["content-length"]?.[0] ?? "0");
+    if (!Number.isSafeInteger(length) || length < 0) return "invalid";
+    if (maxBodyBytes > 0 && length > maxBodyBytes) return "invalid";
+    if (rest.length < length) return "incomplete";
+    body = rest.subarray(0, length);
+  }
+  return { method: m[1] as string, url: m[2] as string, httpVersion: m[3] as string, rawHeaders, body };
+}
+
+/** Decodes a complete chunked body; undefined while its last chunk has not arrived. */
+function dechunk(data: Buffer): Buffer | undefined {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = data.indexOf("\r\n", at);
+    if (eol < 0) return undefined;
+    const size = Number.parseInt(data.subarray(at, eol).toString("latin1"), 16);
+    if (Number.isNaN(size)) return Buffer.concat(parts);
+    if (size === 0) return data.indexOf("\r\n", eol + 2) < 0 ? undefined : Buffer.concat(parts);
+    if (data.length < eol + 2 + size + 2) return undefined;
+    parts.push(data.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
 }
 
 /** Collects the body; past `limit` bytes (when > 0) stops keeping it and reports it too large. */
