@@ -1,6 +1,7 @@
 import type { BootStatusCode } from "./boot-code.js";
 import { bootCode, isDisabledCode } from "./boot-code.js";
 import { formatLastUpdate } from "./last-update.js";
+import { pythonNumber } from "./python-repr.js";
 import type { BootState } from "./state-files.js";
 import type { StatusV1 } from "./status-json.js";
 import { parseStatusJson } from "./status-json.js";
@@ -37,6 +38,10 @@ export interface BootStatus {
   /** Messages for stderr (systemctl trouble), not part of the report. */
   warnings: string[];
 }
+
+// 10000-01-01T00:00:00Z: datetime.fromtimestamp() rounds to the microsecond and fails from year 10000 on; no
+// double lies between the last microsecond of 9999 that rounds down and this one.
+const FIRST_UNDATABLE = 253402300800;
 
 const UNIT_FAILURE_DETAIL = "Failed due to systemd unit failure";
 const UNIT_FAILURE_ERROR =
@@ -105,6 +110,13 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
   const { errors, recoverable } = collectErrors(v1);
   // A malformed status.json is an error report, never a crash: its problems count as errors.
   errors.push(...v1.problems);
+  const datable = latest < FIRST_UNDATABLE;
+  if (!datable) {
+    // Python's datetime stops at year 9999: cloud-init raises there, we report it.
+    errors.push(
+      `Cannot read ${state.runDir}/status.json: the latest stage time ${pythonNumber(latest)} is after year 9999`,
+    );
+  }
   let condition: Condition = errors.length > 0 ? "error" : recoverable.length > 0 ? "degraded" : "healthy";
   let running: RunningStatus;
   if (isDisabledCode(boot.code)) running = "disabled";
@@ -136,7 +148,7 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
     errors,
     recoverableErrors: recoverable,
     latestEvent: latest,
-    lastUpdate: latest > 0 ? formatLastUpdate(latest) : "",
+    lastUpdate: latest > 0 && datable ? formatLastUpdate(latest) : "",
     datasource: datasourceName(v1.datasource),
     v1: rest,
     warnings,

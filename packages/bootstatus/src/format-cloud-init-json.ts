@@ -1,6 +1,7 @@
 import type { BootStatus } from "./boot-status.js";
 import { translateStatus } from "./boot-status.js";
 import { isPythonFloat } from "./python-float.js";
+import { pythonNumber } from "./python-repr.js";
 
 /**
  * cloud-init's own `status --format json` (26.x): the flat details dict with every v1 entry copied to the top
@@ -29,32 +30,6 @@ function pythonString(text: string): string {
     /[\u007f-\uffff]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
-}
-
-/**
- * Python's float repr: the shortest round-trip digits (as JavaScript's), in positional notation when the decimal
- * exponent is in [-4, 16) and as `d.ddde±XX` otherwise. Integral numbers print as Python ints unless `float`
- * (status.json's `124.0`, kept apart by parseJsonKeepingFloats).
- */
-export function pythonNumber(n: number, options: { float: boolean } = { float: false }): string {
-  if (!options.float && Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
-  const [mantissa = "0", exp = "0"] = n.toExponential().split("e");
-  const exponent = Number(exp);
-  const negative = mantissa.startsWith("-");
-  const digits = mantissa.replace("-", "").replace(".", "");
-  let text: string;
-  if (exponent < -4 || exponent >= 16) {
-    const frac = digits.slice(1);
-    const sign = exponent < 0 ? "-" : "+";
-    text = `${digits[0]}${frac === "" ? "" : `.${frac}`}e${sign}${String(Math.abs(exponent)).padStart(2, "0")}`;
-  } else if (exponent < 0) {
-    text = `0.${"0".repeat(-exponent - 1)}${digits}`;
-  } else if (digits.length > exponent + 1) {
-    text = `${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`;
-  } else {
-    text = `${digits}${"0".repeat(exponent + 1 - digits.length)}.0`;
-  }
-  return negative ? `-${text}` : text;
 }
 
 function compareCodePoints(a: string, b: string): number {

@@ -1,5 +1,16 @@
 import type { BootStatus } from "./boot-status.js";
 import { translateStatus } from "./boot-status.js";
+import { isPythonFloat } from "./python-float.js";
+import { pythonStr, pythonTruthy } from "./python-repr.js";
+
+/** What Python's `for item in value` yields for a value loaded from JSON: list items, characters, dict keys. */
+function pythonItems(value: unknown): unknown[] {
+  if (typeof value === "string") return [...value];
+  if (Array.isArray(value)) return value;
+  if (value !== null && typeof value === "object" && !isPythonFloat(value)) return Object.keys(value);
+  // Python raises TypeError here (not iterable); show the value itself rather than crash.
+  return [value];
+}
 
 /**
  * cloud-init's tabular output, byte for byte (status.py print_status and TABULAR_LONG_TMPL): `status:` only,
@@ -7,10 +18,11 @@ import { translateStatus } from "./boot-status.js";
  */
 export function formatTabular(status: BootStatus, options: { long: boolean }): string {
   const { status: shown, extended } = translateStatus(status.running, status.condition);
-  // cloud-init prints from details_dict, where `**v1` comes last, so a v1 key named like a field overrides it.
+  // cloud-init prints from details_dict, where `**v1` comes last, so a v1 key named like a field overrides it;
+  // f-strings then print it with str() and the error lists iterate it as Python does.
   const v1 = status.v1;
   const pick = (key: string, computed: unknown): unknown => (Object.hasOwn(v1, key) ? v1[key] : computed);
-  const lines = [`status: ${pyStr(pick("status", shown))}`];
+  const lines = [`status: ${pythonStr(pick("status", shown))}`];
   if (!options.long) return `${lines.join("\n")}\n`;
   const lastUpdate = pick("last_update", status.lastUpdate);
   const errors = pick("errors", status.errors);
@@ -18,37 +30,25 @@ export function formatTabular(status: BootStatus, options: { long: boolean }): s
     "recoverable_errors",
     Object.fromEntries(status.recoverableErrors.map((r) => [r.level, r.messages])),
   );
-  lines.push(`extended_status: ${pyStr(pick("extended_status", extended))}`);
-  lines.push(`boot_status_code: ${pyStr(pick("boot_status_code", status.bootStatusCode))}`);
-  if (truthy(lastUpdate)) lines.push(`last_update: ${pyStr(lastUpdate)}`);
-  lines.push(`detail: ${pyStr(pick("detail", status.detail))}`);
-  if (Array.isArray(errors) && errors.length > 0)
-    lines.push("errors:", ...errors.map((e) => `\t- ${pyStr(e)}`));
+  lines.push(`extended_status: ${pythonStr(pick("extended_status", extended))}`);
+  lines.push(`boot_status_code: ${pythonStr(pick("boot_status_code", status.bootStatusCode))}`);
+  if (pythonTruthy(lastUpdate)) lines.push(`last_update: ${pythonStr(lastUpdate)}`);
+  lines.push(`detail: ${pythonStr(pick("detail", status.detail))}`);
+  if (pythonTruthy(errors)) lines.push("errors:", ...pythonItems(errors).map((e) => `\t- ${pythonStr(e)}`));
   else lines.push("errors: []");
-  const levels = recoverable !== null && typeof recoverable === "object" ? Object.entries(recoverable) : [];
+  const levels =
+    pythonTruthy(recoverable) && typeof recoverable === "object" && !Array.isArray(recoverable)
+      ? Object.entries(recoverable as Record<string, unknown>)
+      : [];
   if (levels.length > 0) {
     lines.push("recoverable_errors:");
     for (const [level, messages] of levels) {
-      const list = Array.isArray(messages) ? messages.map((m) => pyStr(m).replaceAll("\n", " ")) : [];
+      // An empty level still prints its `\t- ` (upstream joins nothing after it).
+      const list = pythonItems(messages).map((m) => pythonStr(m).replaceAll("\n", " "));
       lines.push(`${level}:\n\t- ${list.join("\n\t- ")}`);
     }
   } else {
     lines.push("recoverable_errors: {}");
   }
   return `${lines.join("\n")}\n`;
-}
-
-function truthy(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length > 0;
-  if (value !== null && typeof value === "object") return Object.keys(value).length > 0;
-  return Boolean(value);
-}
-
-/** Python's str() of a JSON value, for the rare v1 keys that shadow computed fields. */
-function pyStr(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  return typeof value === "number" ? String(value) : JSON.stringify(value);
 }

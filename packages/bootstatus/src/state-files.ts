@@ -17,7 +17,7 @@ export type StatusFileRead =
 export interface BootState {
   /** `/run/systemd/system` is a directory (cloudinit/distros uses_systemd). */
   isSystemd: boolean;
-  /** The kernel command line (env DEBUG_PROC_CMDLINE, else `/proc/cmdline`), "" when unreadable. */
+  /** The kernel command line (env DEBUG_PROC_CMDLINE, else `/proc/1/cmdline` in a container, else `/proc/cmdline`). */
   cmdline: string;
   /** env KERNEL_CMDLINE, "" when unset. */
   kernelCmdlineEnv: string;
@@ -72,13 +72,47 @@ function configTexts(root: string): { file: string; text: string }[] {
   return texts;
 }
 
+// cloud-init decodes strictly (util.decode_binary) and keeps a BOM, which json.loads then rejects.
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * cloudinit/util.py is_container, as far as files under the root can tell: its own checks (PID 1's environment,
+ * OpenVZ, Linux-VServer) plus the files `systemd-detect-virt --container` (its first check) reads.
+ */
+function isContainer(at: (p: string) => string): boolean {
+  const markers = ["/run/systemd/container", "/.dockerenv", "/run/.containerenv"];
+  if (markers.some((m) => existsSync(at(m)))) return true;
+  const environ = readText(at("/proc/1/environ")) ?? "";
+  const names = environ.split("\0").map((entry) => entry.split("=")[0]);
+  if (names.includes("container") || names.includes("LIBVIRT_LXC_UUID")) return true;
+  if (isDirectory(at("/proc/vz")) && !isDirectory(at("/proc/bc"))) return true;
+  // Upstream compares the text after "VxID:" of the stripped line with "0" as it is (a tab included).
+  const status = (readText(at("/proc/self/status")) ?? "").split("\n");
+  return status.some((line) => line.startsWith("VxID:") && line.trim().slice("VxID:".length) !== "0");
+}
+
+/**
+ * cloudinit/util.py _get_cmdline: in a container PID 1's command line (NULs to spaces, last byte dropped, so an
+ * LXD container does not see the host's `cloud-init=disabled`), else /proc/cmdline stripped; "" when unreadable.
+ */
+function kernelCmdline(at: (p: string) => string): string {
+  if (isContainer(at)) return (readText(at("/proc/1/cmdline")) ?? "").replaceAll("\0", " ").slice(0, -1);
+  return (readText(at("/proc/cmdline")) ?? "").trim();
+}
+
 function readStatusFile(file: string): StatusFileRead {
+  let bytes: Buffer;
   try {
-    return { kind: "text", text: readFileSync(file, "utf8") };
+    bytes = readFileSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { kind: "missing" };
     return { kind: "unreadable", message: code ?? String(error) };
+  }
+  try {
+    return { kind: "text", text: UTF8.decode(bytes) };
+  } catch {
+    return { kind: "unreadable", message: "not valid UTF-8" };
   }
 }
 
@@ -97,8 +131,7 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
   const mentionsRunDir = texts.some((t) => t.text.includes("run_dir"));
   const configured = mentionsRunDir ? await deps.runDirFromConfig(texts) : undefined;
   const runDir = configured ?? DEFAULT_RUN_DIR;
-  // cloudinit/util.py get_cmdline: env DEBUG_PROC_CMDLINE replaces the kernel command line when set.
-  const cmdline = deps.env.DEBUG_PROC_CMDLINE ?? readText(at("/proc/cmdline")) ?? "";
+  const cmdline = deps.env.DEBUG_PROC_CMDLINE ?? kernelCmdline(at);
   return {
     isSystemd: isDirectory(at("/run/systemd/system")),
     cmdline,

@@ -38,3 +38,27 @@ for (const [text, message] of malformed) {
     assert.match(v1.problems[0] ?? "", message);
   });
 }
+
+test("parseStatusJson() names a BOM, an empty file and a bad token in one line, without quoting the input", () => {
+  const problem = (text: string): string => parseStatusJson(text, FILE).problems.join("; ");
+  assert.equal(
+    problem('\ufeff{"v1": {}}'),
+    `Cannot read ${FILE}: not valid JSON: it starts with a UTF-8 byte order mark`,
+  );
+  assert.equal(problem(" \n"), `Cannot read ${FILE}: not valid JSON: the file is empty`);
+  assert.equal(problem('{"v1":\n}'), `Cannot read ${FILE}: not valid JSON: Unexpected token '}'`);
+});
+
+test("parseStatusJson() reports a null v1 (cloud-init fails on it) but defaults an absent one to {}", () => {
+  assert.match(parseStatusJson('{"v1": null}', FILE).problems[0] ?? "", /v1 must be an object, got null/);
+  assert.deepEqual(parseStatusJson('{"v2": 1}', FILE).problems, []);
+});
+
+test("parseStatusJson() renders a truthy non-string stage as Python's str() and ignores falsy ones", () => {
+  assert.equal(parseStatusJson('{"v1": {"stage": ["init", 2.0]}}', FILE).stage, "['init', 2.0]");
+  assert.equal(parseStatusJson('{"v1": {"stage": 1e16}}', FILE).stage, "1e+16");
+  assert.equal(parseStatusJson('{"v1": {"stage": true}}', FILE).stage, "True");
+  for (const falsy of ['""', "0", "0.0", "[]", "{}", "false", "null"]) {
+    assert.equal(parseStatusJson(`{"v1": {"stage": ${falsy}}}`, FILE).stage, undefined, falsy);
+  }
+});

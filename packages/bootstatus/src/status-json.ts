@@ -1,4 +1,5 @@
 import { isPythonFloat, parseJsonKeepingFloats } from "./python-float.js";
+import { pythonStr, pythonTruthy } from "./python-repr.js";
 
 /** One stage entry of status.json's `v1` (every object-valued entry is a stage, unknown keys included). */
 export interface Stage {
@@ -13,7 +14,7 @@ export interface Stage {
 export interface StatusV1 {
   /** `v1.datasource`: undefined when absent (cloud-init's `get_datasource` distinguishes absent from null). */
   datasource: string | null | undefined;
-  /** `v1.stage` when it is a non-empty scalar, rendered as cloud-init's f-string would. */
+  /** `v1.stage` when Python finds it truthy, rendered as cloud-init's f-string would (`['a']` for a list). */
   stage: string | undefined;
   /** Stage entries by key. */
   stages: Map<string, Stage>;
@@ -74,13 +75,15 @@ function parseStage(key: string, entry: Record<string, unknown>, problems: strin
   return stage;
 }
 
-function scalarText(value: unknown): string | undefined {
-  // cloud-init tests truthiness then formats with an f-string (status.py get_description).
-  if (value === undefined || value === null || value === false || value === "" || value === 0)
-    return undefined;
-  if (value === true) return "True";
-  if (isPythonFloat(value)) return `${value.pythonFloat}.0`;
-  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+/**
+ * A one-line reason for a JSON.parse failure: V8's message without the copy of the input it may quote (which
+ * can span lines), a BOM named as such (Python's json.loads rejects it too).
+ */
+function jsonProblem(text: string, error: Error): string {
+  if (text.startsWith("\ufeff")) return "it starts with a UTF-8 byte order mark";
+  if (text.trim() === "") return "the file is empty";
+  const reason = error.message.split(', "')[0] ?? error.message;
+  return reason.replaceAll("\n", " ");
 }
 
 /**
@@ -101,14 +104,15 @@ export function parseStatusJson(text: string, file: string): StatusV1 {
     // Integral floats stay floats so cloud-init-json reprints `124.0` as cloud-init does.
     doc = parseJsonKeepingFloats(text);
   } catch (error) {
-    result.problems.push(`Cannot read ${file}: not valid JSON: ${(error as Error).message}`);
+    result.problems.push(`Cannot read ${file}: not valid JSON: ${jsonProblem(text, error as Error)}`);
     return result;
   }
   if (!isRecord(doc)) {
     result.problems.push(`Cannot read ${file}: expected a JSON object, got ${describe(doc)}`);
     return result;
   }
-  const v1 = doc.v1 ?? {};
+  // `.get("v1", {})`: only an absent v1 defaults to {}; `"v1": null` makes cloud-init fail.
+  const v1 = doc.v1 === undefined ? {} : doc.v1;
   if (!isRecord(v1)) {
     result.problems.push(`Cannot read ${file}: v1 must be an object, got ${describe(v1)}`);
     return result;
@@ -120,7 +124,8 @@ export function parseStatusJson(text: string, file: string): StatusV1 {
   const ds = v1.datasource;
   if (ds === undefined || ds === null || typeof ds === "string") result.datasource = ds;
   else problems.push(`v1.datasource must be a string or null, got ${describe(ds)}`);
-  result.stage = scalarText(v1.stage);
+  // status.py get_description: `elif status_v1.get("stage"): f"Running in stage: {status_v1['stage']}"`.
+  result.stage = pythonTruthy(v1.stage) ? pythonStr(v1.stage) : undefined;
   result.problems = problems.map((p) => `Cannot read ${file}: ${p}`);
   return result;
 }

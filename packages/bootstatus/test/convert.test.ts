@@ -21,7 +21,7 @@ for (const input of readdirSync(SAMPLES).filter((f) => f.endsWith(".json") && !f
 // Current cloud-init's own JSON of each fixture converts back to the report bootstatus computes, except where
 // status.json's v1 deliberately shadows computed keys (cloud-init's output then carries the shadow values).
 const cases = readdirSync(FIXTURES).filter(
-  (c) => existsSync(path.join(FIXTURES, c, "case.json")) && c !== "v1-shadows-fields",
+  (c) => existsSync(path.join(FIXTURES, c, "case.json")) && !c.startsWith("v1-shadows-"),
 );
 test("convertCloudInitJson() maps every fixture's cloud-init JSON back to its report v1", () => {
   for (const c of cases) {
