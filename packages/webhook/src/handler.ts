@@ -2,6 +2,7 @@ import { STATUS_CODES } from "node:http";
 import { type CommandDeps, runCommand } from "./command.js";
 import { ParameterNodeError } from "./errors.js";
 import { decodeGoJson } from "./go-json-decode.js";
+import { goParseQuery } from "./go-query.js";
 import type { Hook } from "./hook.js";
 import { isJsonObject, parseBody, unmarshalError } from "./payload.js";
 import { canonicalHeaderKey, getArgument, getParameter, type RequestData } from "./request-values.js";
@@ -109,12 +110,14 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
 
   const headerMap: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.toLowerCase() === "host") continue;
+    // Go moves Host and Transfer-Encoding out of the header map into their own request fields.
+    if (value === undefined || name.toLowerCase() === "host" || name.toLowerCase() === "transfer-encoding")
+      continue;
     const first = Array.isArray(value) ? value[0] : value;
     if (first !== undefined) headerMap[canonicalHeaderKey(name)] = first as string;
   }
-  const query: Record<string, unknown> = {};
-  for (const [k, v] of new URLSearchParams(req.query)) if (!(k in query)) query[k] = v;
+  // URL.Query() ignores the pairs it cannot parse and keeps the others.
+  const query: Record<string, unknown> = goParseQuery(req.query).values;
   const contentType = hook.incomingPayloadContentType || headerMap["Content-Type"] || "";
   const parsed = await parseBody(contentType, req.body, {
     jsonParts: hook.parseParametersAsJson.filter((a) => a.source === "payload").map((a) => a.name),

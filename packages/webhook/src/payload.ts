@@ -1,6 +1,7 @@
-import { XMLParser } from "fast-xml-parser";
 import { isLosslessNumber } from "lossless-json";
 import { decodeGoJson } from "./go-json-decode.js";
+import { goParseQuery } from "./go-query.js";
+import { decodeGoXml } from "./go-xml.js";
 
 /** The outcome of parsing a body: a payload, nothing (unsupported or invalid, only logged), or a multipart failure. */
 export interface ParsedBody {
@@ -37,24 +38,15 @@ export async function parseBody(
     return { payload: decoded.value };
   }
   if (contentType.includes("x-www-form-urlencoded")) {
-    const payload: Record<string, unknown> = {};
-    for (const [k, v] of new URLSearchParams(body.toString("utf8"))) if (!(k in payload)) payload[k] = v;
-    return { payload };
+    // An invalid pair drops the whole form, as upstream's url.ParseQuery error does.
+    const form = goParseQuery(body.toString("utf8"));
+    if (form.error !== undefined) return { logError: `error parsing form payload ${form.error}` };
+    return { payload: form.values };
   }
   if (contentType.includes("xml")) {
-    try {
-      const parser = new XMLParser({
-        ignoreAttributes: false,
-        attributeNamePrefix: "-",
-        textNodeName: "#text",
-        parseTagValue: false,
-        parseAttributeValue: false,
-        ignoreDeclaration: true,
-      });
-      return { payload: parser.parse(body.toString("utf8"), true) as Record<string, unknown> };
-    } catch (error) {
-      return { logError: `error parsing XML payload: ${(error as Error).message}` };
-    }
+    const decoded = decodeGoXml(body.toString("utf8"));
+    if ("error" in decoded) return { logError: `error parsing XML payload: ${decoded.error}` };
+    return { payload: decoded.value };
   }
   if (contentType.startsWith("multipart/form-data;")) {
     try {

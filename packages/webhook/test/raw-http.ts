@@ -2,7 +2,7 @@
 // parity suite must send `Get`, `//hooks/x` and repeated headers exactly as written, and read chunked answers.
 import { connect } from "node:net";
 
-/** A request exactly as it goes on the wire (plus `Host`, `Content-Length` and `Connection: close`). */
+/** A request exactly as it goes on the wire (plus `Host`, `Connection: close` and, unless chunked, `Content-Length`). */
 export interface RawRequest {
   readonly method: string;
   readonly path: string;
@@ -25,7 +25,8 @@ export function rawRequest(port: number, req: RawRequest): Promise<RawResponse> 
     const body = req.body === undefined ? undefined : Buffer.from(req.body);
     let head = `${req.method} ${req.path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`;
     for (const [k, v] of req.headers ?? []) head += `${k}: ${v}\r\n`;
-    if (body !== undefined) head += `Content-Length: ${body.length}\r\n`;
+    const chunked = (req.headers ?? []).some(([k]) => k.toLowerCase() === "transfer-encoding");
+    if (body !== undefined && !chunked) head += `Content-Length: ${body.length}\r\n`;
     head += "Connection: close\r\n\r\n";
     socket.setTimeout(20_000, () => socket.destroy(new Error(`timeout: ${req.method} ${req.path}`)));
     socket.on("data", (c: Buffer) => chunks.push(c));
