@@ -4,7 +4,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { DigestMismatchError, MissingTokenError } from "./errors.js";
+import { DigestMismatchError, HttpError, MissingTokenError, ToolmgrError } from "./errors.js";
 import type { HttpClient } from "./http-client.js";
 import { cachedArtifactPath, type StoreLayout } from "./store-layout.js";
 
@@ -67,6 +67,26 @@ export async function fetchArtifact(
       `Cannot download "${ref.tool}" from a private repository: set CODEHOST_TOKEN to a token that can read it`,
     );
   }
+  // A transfer that stalls or breaks off half-way is started again from the beginning, as often as a 5xx would be
+  // retried; the last failure names the URL and how many times it was tried.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await downloadOnce(ref, options);
+    } catch (error) {
+      if (error instanceof ToolmgrError) throw error;
+      if (attempt >= options.client.retries) {
+        throw new HttpError(
+          `Cannot download "${ref.tool}" from ${redactUrl(ref.apiUrl ?? ref.url)}: ${(error as Error).message} (tried ${attempt + 1} times); check the network and try again`,
+          { cause: error },
+        );
+      }
+      await options.client.backoff(attempt);
+    }
+  }
+}
+
+async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Promise<CachedArtifact> {
+  const { layout } = options;
   const response =
     ref.apiUrl !== undefined
       ? await options.client.get(ref.apiUrl, { accept: "application/octet-stream" })
@@ -85,8 +105,12 @@ export async function fetchArtifact(
   });
   try {
     if (response.body === null)
-      throw new DigestMismatchError(`Cannot download "${ref.tool}" from ${ref.url}: empty answer`);
+      throw new HttpError(`Cannot download "${ref.tool}" from ${ref.url}: empty answer`);
     await pipeline(response.body, meter, createWriteStream(temp));
+    if (total !== undefined && received !== total) {
+      // The server closed the connection early: a truncated body, retried like a reset.
+      throw new Error(`the transfer ended after ${received} of ${total} bytes`);
+    }
     const actual = hash.digest("hex");
     if (ref.sha256 !== undefined && actual !== ref.sha256) {
       throw new DigestMismatchError(
@@ -99,6 +123,12 @@ export async function fetchArtifact(
   } finally {
     await rm(temp, { force: true });
   }
+}
+
+/** A URL for messages: no query string (signed storage URLs carry credentials there). */
+function redactUrl(text: string): string {
+  const url = new URL(text);
+  return `${url.origin}${url.pathname}`;
 }
 
 /** Lower-case hex sha256 of a file. */

@@ -11,6 +11,8 @@ process.exitCode = await main(process.argv.slice(2), {
   now: () => new Date(),
   runtime: { platform: process.platform, arch: process.arch, homedir: homedir() },
   spawn,
+  // Node resolves the main script to an absolute path, so the shims can start this same toolmgr from anywhere.
+  launcher: [process.execPath, process.argv[1] ?? "toolmgr"],
   onSignal: (signal, handler) => {
     process.on(signal, handler);
     return () => process.off(signal, handler);

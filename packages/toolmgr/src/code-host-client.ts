@@ -1,6 +1,5 @@
 import { HttpError } from "./errors.js";
-import type { HttpClient } from "./http-client.js";
-import type { HttpResponse } from "./http-transport.js";
+import type { HttpClient, TextAnswer } from "./http-client.js";
 
 /** A tag from `git/matching-refs`. For an annotated tag `sha` is the tag object's, not the commit's. */
 export interface TagRef {
@@ -50,13 +49,13 @@ export function createCodeHost(http: HttpClient): CodeHost {
   const privacy = new Map<string, Promise<boolean>>();
   const repoUrl = (repo: string) => `${http.apiBase}/repos/${repo}`;
 
-  async function json(url: string, allow404: boolean): Promise<unknown> {
-    const response = await http.get(url, allow404 ? { allowStatus: [404, 422] } : {});
-    if (response.status === 404 || response.status === 422) {
-      await response.discard();
-      return undefined;
-    }
-    return readJson(response, url);
+  async function json(url: string, options: { allow404: boolean; background?: boolean }): Promise<unknown> {
+    const answer = await http.getText(url, {
+      ...(options.allow404 ? { allowStatus: [404, 422] } : {}),
+      ...(options.background ? { background: true } : {}),
+    });
+    if (answer.status === 404 || answer.status === 422) return undefined;
+    return readJson(answer, url);
   }
 
   return {
@@ -65,43 +64,38 @@ export function createCodeHost(http: HttpClient): CodeHost {
       let url: string | undefined = `${repoUrl(repo)}/git/matching-refs/tags/${encodePath(prefix)}`;
       // The endpoint answers every match at once (research §1.1); a `Link: rel="next"` is followed anyway, bounded.
       for (let page = 0; url !== undefined && page < MAX_PAGES; page++) {
-        const response = await http.get(url, { allowStatus: [404, 422] });
+        const response = await http.getText(url, { allowStatus: [404, 422] });
         if (response.status === 404) {
           // An empty match is an empty list; a 404 means the repository itself is not there (or not visible).
-          await response.discard();
           throw new HttpError(
             `Cannot find the repository "${repo}" on the code host: check "repo" in the source, or set CODEHOST_TOKEN if it is private`,
             { status: 404 },
           );
         }
-        if (response.status === 422) {
-          await response.discard();
-          return tags;
-        }
-        const body = await readJson(response, url);
+        if (response.status === 422) return tags;
+        const body = readJson(response, url);
         if (!Array.isArray(body)) throw new HttpError(`Cannot read the tags of "${repo}": expected a list`);
         tags.push(...body.flatMap(parseTagRef));
-        url = nextPage(response.headers.get("link"), url);
+        url = nextPage(response.link, url);
       }
       return tags;
     },
     async release(repo, tag) {
-      const body = await json(`${repoUrl(repo)}/releases/tags/${encodePath(tag)}`, true);
+      const body = await json(`${repoUrl(repo)}/releases/tags/${encodePath(tag)}`, { allow404: true });
       if (body === undefined) return undefined;
       return parseRelease(body, `${repo}@${tag}`);
     },
     async commit(repo, ref) {
-      const response = await http.get(`${repoUrl(repo)}/commits/${encodePath(ref)}`, {
+      const response = await http.getText(`${repoUrl(repo)}/commits/${encodePath(ref)}`, {
         accept: "application/vnd.github.sha",
         allowStatus: [404, 422],
       });
-      if (!response.ok) {
-        await response.discard();
-        return undefined;
-      }
-      const text = (await response.text()).trim();
+      if (!response.ok) return undefined;
+      const text = response.text.trim();
       // The sha media type answers with the bare 40-digit hash; a JSON commit object is accepted too.
-      const sha = /^[0-9a-f]{40}$/.test(text) ? text : (JSON.parse(text) as { sha?: string }).sha;
+      const sha = /^[0-9a-f]{40}$/.test(text)
+        ? text
+        : (readJson(response, ref) as { sha?: unknown } | null)?.sha;
       if (typeof sha !== "string" || !/^[0-9a-f]{40,64}$/.test(sha)) {
         throw new HttpError(`Cannot read the commit of "${repo}@${ref}": unexpected answer`);
       }
@@ -111,7 +105,7 @@ export function createCodeHost(http: HttpClient): CodeHost {
       let ref = { sha: tag.sha, type: tag.type };
       // An annotated tag may point at another tag object; a short chain is followed, a loop is not.
       for (let depth = 0; ref.type === "tag" && depth < 4; depth++) {
-        const body = (await json(`${repoUrl(repo)}/git/tags/${ref.sha}`, false)) as {
+        const body = (await json(`${repoUrl(repo)}/git/tags/${ref.sha}`, { allow404: false })) as {
           object?: { sha?: unknown; type?: unknown };
         };
         ref = { sha: String(body?.object?.sha ?? ""), type: String(body?.object?.type ?? "") };
@@ -126,7 +120,10 @@ export function createCodeHost(http: HttpClient): CodeHost {
     isPrivate(repo) {
       let known = privacy.get(repo);
       if (known === undefined) {
-        known = json(repoUrl(repo), false).then((body) => (body as { private?: unknown }).private === true);
+        // Nothing waits for this answer until the release is chosen: it yields to the resolution chains.
+        known = json(repoUrl(repo), { allow404: false, background: true }).then(
+          (body) => (body as { private?: unknown }).private === true,
+        );
         privacy.set(repo, known);
       }
       return known;
@@ -137,9 +134,9 @@ export function createCodeHost(http: HttpClient): CodeHost {
 /** Pages of tags followed at most (a defensive bound; the host sends one). */
 const MAX_PAGES = 20;
 
-async function readJson(response: HttpResponse, url: string): Promise<unknown> {
+function readJson(answer: TextAnswer, url: string): unknown {
   try {
-    return await response.json();
+    return JSON.parse(answer.text) as unknown;
   } catch (cause) {
     throw new HttpError(`Cannot read the answer of ${url}: not JSON`, { cause });
   }

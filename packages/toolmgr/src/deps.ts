@@ -40,4 +40,9 @@ export interface Deps {
   readonly runtime: Runtime;
   readonly spawn: Spawn;
   readonly onSignal: OnSignal;
+  /**
+   * How to start this toolmgr again (`[node, script]`), written into the shims for the project files they hand
+   * over to `toolmgr exec`. Absent: `toolmgr` from `PATH`.
+   */
+  readonly launcher?: readonly string[];
 }

@@ -1,6 +1,8 @@
-import { HttpError, RateLimitError } from "./errors.js";
+import { HttpError, RateLimitError, UsageError } from "./errors.js";
+import type { ResponseCache } from "./http-cache.js";
 import { fetchTransport, type HttpResponse, nodeTransport, type Transport } from "./http-transport.js";
 import { isLoopbackHost } from "./lockfile.js";
+import { createRequestLimiter, type RequestLimiter } from "./request-limiter.js";
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -8,6 +10,17 @@ export interface RequestOptions {
   readonly accept?: string;
   /** Statuses returned to the caller instead of thrown (for example 404 "no release for this tag"). */
   readonly allowStatus?: readonly number[];
+  /** Nothing waits for this answer yet: it yields its place in the queue to requests that something waits for. */
+  readonly background?: boolean;
+}
+
+/** A whole answer, read into memory (API answers: JSON, a commit hash). */
+export interface TextAnswer {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly text: string;
+  /** The `Link` header (pagination), or null. */
+  readonly link: string | null;
 }
 
 /** What the client needs from the outside. */
@@ -28,19 +41,61 @@ export interface HttpClientOptions {
   /** Retries of a 5xx answer or a reset connection. @default 3 */
   readonly retries?: number;
   readonly now?: () => Date;
-  /** Requests in flight at once (until their headers arrive). @default 64, well under the host's secondary limit of 100 */
+  /**
+   * API requests in flight at once (until their headers arrive). @default 90: under the 100 concurrent requests GitHub
+   * documents as its secondary rate limit ("About secondary rate limits"), with room for another client of the token.
+   */
   readonly maxConcurrent?: number;
+  /**
+   * Requests in flight at once to each other origin (release downloads, storage): these are not API requests and
+   * count against no API limit, so the bound is larger, only there to keep sockets and memory in check. @default 128
+   */
+  readonly maxConcurrentDownloads?: number;
+  /**
+   * A connection that sends nothing for this long, before the headers or in the middle of a body, is dropped; the
+   * request (or download) is retried like a reset. `TOOLMGR_HTTP_TIMEOUT` (seconds) sets it. @default 60_000
+   */
+  readonly timeoutMs?: number;
+  /** Remembered API answers: `getText` then asks with `If-None-Match` and a 304 reuses the remembered body. */
+  readonly cache?: ResponseCache;
 }
 
 /** An HTTP client for the code host and downloads, with the safety rules of issue 10 built in. */
 export interface HttpClient {
   /** GET `url`; redirects followed by hand so the token never crosses to another origin. */
   get(url: string, options?: RequestOptions): Promise<HttpResponse>;
+  /**
+   * GET `url` and read the whole answer, retrying a body that stalls or breaks off like a reset. On the API origin a
+   * remembered answer is revalidated with `If-None-Match` (a 304 costs no rate limit) and a 200 with an `ETag` is
+   * remembered.
+   */
+  getText(url: string, options?: RequestOptions): Promise<TextAnswer>;
+  /** Retries of a download whose body fails (the same count as for a 5xx), and the wait before each. */
+  readonly retries: number;
+  backoff(attempt: number): Promise<void>;
   /** The API base URL without a trailing slash. */
   readonly apiBase: string;
 }
 
 const MAX_REDIRECTS = 5;
+
+/**
+ * The stall timeout `TOOLMGR_HTTP_TIMEOUT` asks for (seconds, fractions allowed), in milliseconds, or undefined for
+ * the default. Like mise's `MISE_HTTP_TIMEOUT`: a slow mirror may need more, a test less.
+ *
+ * @throws {UsageError} when it is not a positive number
+ */
+export function httpTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const text = env.TOOLMGR_HTTP_TIMEOUT;
+  if (text === undefined || text === "") return undefined;
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(seconds > 0)) {
+    throw new UsageError(
+      `Cannot use TOOLMGR_HTTP_TIMEOUT=${JSON.stringify(text)}: give the stall timeout in seconds, for example 60`,
+    );
+  }
+  return Math.round(seconds * 1000);
+}
 
 /**
  * Creates the client. Rules: https only (plain http only on loopback, for tests and local mirrors); a redirect from
@@ -55,19 +110,37 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const retries = options.retries ?? 3;
   const maxWait = options.maxRateLimitWaitMs ?? 10_000;
   const now = options.now ?? (() => new Date());
-  const slots = createLimiter(options.maxConcurrent ?? 64);
+  const apiSlots = createRequestLimiter(options.maxConcurrent ?? 90);
+  const downloadLimit = options.maxConcurrentDownloads ?? 128;
+  const otherSlots = new Map<string, RequestLimiter>();
+  const slotsFor = (url: URL): RequestLimiter => {
+    if (url.origin === apiOrigin) return apiSlots;
+    let slots = otherSlots.get(url.origin);
+    if (slots === undefined) {
+      slots = createRequestLimiter(downloadLimit);
+      otherSlots.set(url.origin, slots);
+    }
+    return slots;
+  };
+  const timeoutMs = options.timeoutMs ?? 60_000;
   const fake = options.fetch;
   const transport: Transport =
     fake === undefined || fake === globalThis.fetch ? nodeTransport : fetchTransport(fake);
 
-  async function once(url: URL, accept: string): Promise<HttpResponse> {
+  async function once(
+    url: URL,
+    request: { accept: string; etag?: string | undefined; background?: boolean | undefined },
+  ): Promise<HttpResponse> {
     let current = url;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       checkScheme(current);
-      const headers: Record<string, string> = { accept, "user-agent": "toolmgr" };
+      const headers: Record<string, string> = { accept: request.accept, "user-agent": "toolmgr" };
       if (options.token && current.origin === apiOrigin) headers.authorization = `Bearer ${options.token}`;
+      if (request.etag !== undefined && hop === 0) headers["if-none-match"] = request.etag;
       const target = current;
-      const response = await slots.run(() => transport(target, { headers }));
+      const response = await slotsFor(target).run(() => transport(target, { headers, timeoutMs }), {
+        background: request.background === true && hop === 0,
+      });
       if (response.status >= 300 && response.status < 400 && response.headers.has("location")) {
         await response.discard();
         const next = new URL(response.headers.get("location") ?? "", current);
@@ -84,13 +157,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     throw new HttpError(`Cannot download ${redact(url)}: more than ${MAX_REDIRECTS} redirects`);
   }
 
-  async function get(target: string, request: RequestOptions = {}): Promise<HttpResponse> {
+  async function get(
+    target: string,
+    request: RequestOptions & { etag?: string | undefined } = {},
+  ): Promise<HttpResponse> {
     const url = new URL(target);
     const accept = request.accept ?? "application/vnd.github+json";
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse;
       try {
-        response = await once(url, accept);
+        response = await once(url, { accept, etag: request.etag, background: request.background });
       } catch (error) {
         if (error instanceof HttpError || attempt >= retries) {
           if (error instanceof HttpError) throw error;
@@ -105,6 +181,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         continue;
       }
       if (response.ok || request.allowStatus?.includes(response.status)) return response;
+      if (response.status === 304 && request.etag !== undefined) return response;
       if (response.status === 403 || response.status === 429) {
         const wait = rateLimitWait(response, now());
         if (wait !== undefined) {
@@ -140,26 +217,41 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   }
 
-  return { get, apiBase };
-}
-
-/** Runs at most `limit` calls at once; the rest wait in order. */
-function createLimiter(limit: number): { run<T>(fn: () => Promise<T>): Promise<T> } {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return {
-    async run(fn) {
-      if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-      else active++;
-      try {
-        return await fn();
-      } finally {
-        const next = waiting.shift();
-        if (next) next();
-        else active--;
+  async function getText(target: string, request: RequestOptions = {}): Promise<TextAnswer> {
+    const accept = request.accept ?? "application/vnd.github+json";
+    const cache =
+      options.cache !== undefined && new URL(target).origin === apiOrigin ? options.cache : undefined;
+    const key = { url: target, accept };
+    const remembered = await cache?.get(key);
+    for (let attempt = 0; ; attempt++) {
+      const response = await get(target, { ...request, etag: remembered?.etag });
+      if (response.status === 304 && remembered !== undefined) {
+        await response.discard();
+        return { status: 200, ok: true, text: remembered.body, link: remembered.link ?? null };
       }
-    },
-  };
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        // The headers came but the body stalled or broke off: the same transient failure as a reset, retried.
+        if (attempt >= retries) {
+          throw new HttpError(
+            `Cannot read the answer of ${redact(new URL(target))}: ${(error as Error).message} (tried ${attempt + 1} times); check the network and try again`,
+            { cause: error },
+          );
+        }
+        await sleep(backoff(attempt));
+        continue;
+      }
+      const etag = response.headers.get("etag");
+      const link = response.headers.get("link");
+      if (cache !== undefined && response.status === 200 && etag !== null)
+        await cache.set(key, { etag, body: text, ...(link === null ? {} : { link }) });
+      return { status: response.status, ok: response.ok, text, link };
+    }
+  }
+
+  return { get, getText, apiBase, retries, backoff: (attempt) => sleep(backoff(attempt)) };
 }
 
 function checkScheme(url: URL): void {

@@ -19,7 +19,7 @@ export interface HttpResponse {
 /** One GET as the HTTP client issues it: no redirects followed, the headers given, nothing else. */
 export type Transport = (
   url: URL,
-  init: { readonly headers: Record<string, string> },
+  init: { readonly headers: Record<string, string>; readonly timeoutMs?: number },
 ) => Promise<HttpResponse>;
 
 /** A socket that sends and receives nothing for this long is dropped (and the request retried by the client). */
@@ -38,14 +38,23 @@ export const nodeTransport: Transport = (url, init) => {
   const secure = url.protocol === "https:";
   const send = secure ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    let incoming: IncomingMessage | undefined;
     const req = send(
       url,
       { method: "GET", headers: init.headers, agent: secure ? agents?.https : agents?.http },
-      (res) => resolve(fromIncoming(res)),
+      (res) => {
+        incoming = res;
+        resolve(fromIncoming(res));
+      },
     );
-    req.setTimeout(IDLE_TIMEOUT_MS, () =>
-      req.destroy(new Error(`no answer within ${IDLE_TIMEOUT_MS / 1000} s`)),
-    );
+    // The socket's idle timer runs until the body ends, so a transfer that stalls half-way fails too (its stream
+    // errors with this message) instead of hanging `lock` or `sync` for good.
+    const timeout = init.timeoutMs ?? IDLE_TIMEOUT_MS;
+    req.setTimeout(timeout, () => {
+      const error = new Error(`the connection stalled: nothing received for ${timeout / 1000} s`);
+      incoming?.destroy(error);
+      req.destroy(error);
+    });
     req.on("error", reject);
     req.end();
   });

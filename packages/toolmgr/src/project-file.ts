@@ -52,13 +52,22 @@ export async function findProjectFile(dir: string): Promise<string | undefined> 
  * @throws {ProjectFileError} when there is none, or it is invalid
  */
 export async function loadProject(cwd: string, lookup: RecipeLookup): Promise<ProjectConfig> {
+  return (await loadProjectWithText(cwd, lookup)).project;
+}
+
+/** `loadProject`, also returning the text the project was parsed from. */
+export async function loadProjectWithText(
+  cwd: string,
+  lookup: RecipeLookup,
+): Promise<{ project: ProjectConfig; text: string }> {
   const path = await findProjectFile(cwd);
   if (path === undefined) {
     throw new ProjectFileError(
       `Cannot find ${PROJECT_FILE_NAME} in "${cwd}" or any parent directory: create one with a [tools] table`,
     );
   }
-  return parseProjectFile(await readFile(path, "utf8"), { path, lookup });
+  const text = await readFile(path, "utf8");
+  return { project: parseProjectFile(text, { path, lookup }), text };
 }
 
 /**

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { LockfileError } from "./errors.js";
 import { LOCKFILE_NAME, type LockedTool, type Lockfile, lockedArtifact, parseLockfile } from "./lockfile.js";
 import type { Platform } from "./platform.js";
-import { loadProject, type ProjectConfig } from "./project-file.js";
+import { loadProjectWithText, type ProjectConfig } from "./project-file.js";
 import { findRecipe } from "./registry/registry.js";
 
 /** A project with its lock, both parsed. */
@@ -11,6 +11,9 @@ export interface LockedProject {
   readonly project: ProjectConfig;
   readonly lockPath: string;
   readonly lock: Lockfile;
+  /** The texts both were parsed from (recorded once found current: verified-project.ts). */
+  readonly projectText: string;
+  readonly lockText: string;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface LockedProject {
  * @throws {LockfileError} when there is no lock yet (run `toolmgr lock`) or it cannot be parsed
  */
 export async function loadLockedProject(cwd: string): Promise<LockedProject> {
-  const project = await loadProject(cwd, findRecipe);
+  const { project, text: projectText } = await loadProjectWithText(cwd, findRecipe);
   const lockPath = join(dirname(project.path), LOCKFILE_NAME);
   let text: string;
   try {
@@ -27,7 +30,7 @@ export async function loadLockedProject(cwd: string): Promise<LockedProject> {
   } catch (cause) {
     throw new LockfileError(`Cannot find ${lockPath}: run \`toolmgr lock\` first`, { cause });
   }
-  return { project, lockPath, lock: parseLockfile(text) };
+  return { project, lockPath, lock: parseLockfile(text), projectText, lockText: text };
 }
 
 /**

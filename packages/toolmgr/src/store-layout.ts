@@ -6,10 +6,14 @@ export interface StoreLayout {
   readonly home: string;
   /** `cache/sha256`: verified artifacts, named by their digest. */
   readonly cacheDir: string;
+  /** `cache/http`: remembered code-host answers with their ETags, for conditional re-lock requests. */
+  readonly httpCacheDir: string;
   /** `tools`: extracted installs, `tools/<name>/<version>-<digest12>/`. */
   readonly toolsDir: string;
   /** `shims`: one file per command; the only directory to put on `PATH`. */
   readonly shimsDir: string;
+  /** `projects`: per project directory, the project file and lock last found current (verified-project.ts). */
+  readonly projectsDir: string;
 }
 
 /**
@@ -33,8 +37,10 @@ export function storeLayout(home: string): StoreLayout {
   return {
     home,
     cacheDir: join(home, "cache", "sha256"),
+    httpCacheDir: join(home, "cache", "http"),
     toolsDir: join(home, "tools"),
     shimsDir: join(home, "shims"),
+    projectsDir: join(home, "projects"),
   };
 }
 

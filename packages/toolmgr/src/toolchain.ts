@@ -9,6 +9,7 @@ import { type LockedProject, loadLockedProject, staleReasons } from "./project-s
 import { commandName } from "./source.js";
 import { installProblem } from "./store/install.js";
 import { installDir, storeLayout, toolmgrHome } from "./store-layout.js";
+import { recordVerifiedProject } from "./verified-project.js";
 
 /** One pinned executable of the current project, where its install puts it. */
 export interface PinnedCommand {
@@ -59,6 +60,8 @@ export async function loadToolchain(deps: Deps): Promise<Toolchain | undefined> 
     }
     for (const bin of tool.bin) commands.push({ command: commandName(bin), tool, path: join(dir, bin) });
   }
+  // Current and installed: the shims may now take this project file and lock as they are without Node.
+  await recordVerifiedProject(layout, { path: locked.project.path, ...locked });
   return { locked, platform, commands };
 }
 

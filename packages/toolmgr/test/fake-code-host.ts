@@ -50,6 +50,10 @@ export class FakeCodeHost {
   readonly tokenLeaks: string[] = [];
   /** Added latency per request (every origin), in milliseconds. */
   latencyMs = 0;
+  /** API requests answered 304 Not Modified (a matching `If-None-Match`), by path; they cost no rate limit. */
+  readonly notModified = new Map<string, number>();
+  /** Storage downloads still to stall: half the body is sent, then nothing until the client gives up. */
+  stallDownloads = 0;
   #api: Server;
   #web: Server;
   #storage: Server;
@@ -165,6 +169,12 @@ export class FakeCodeHost {
       return;
     }
     const authorized = req.headers.authorization === `Bearer ${this.token}`;
+    const json = (_res: ServerResponse, body: unknown, type = "application/json") =>
+      answer(req, res, {
+        body: typeof body === "string" ? body : JSON.stringify(body),
+        type,
+        onNotModified: () => this.notModified.set(path, (this.notModified.get(path) ?? 0) + 1),
+      });
     const m = /^\/repos\/([^/]+\/[^/]+)(?:\/(.*))?$/.exec(path);
     const repo = m ? this.#repos.get(m[1] ?? "") : undefined;
     if (!m || !repo || (repo.private && !authorized)) return notFound(res);
@@ -222,10 +232,7 @@ export class FakeCodeHost {
         res.writeHead(422).end(JSON.stringify({ message: "No commit found" }));
         return;
       }
-      if (req.headers.accept === "application/vnd.github.sha") {
-        res.writeHead(200).end(sha);
-        return;
-      }
+      if (req.headers.accept === "application/vnd.github.sha") return json(res, sha, "text/plain");
       return json(res, { sha, commit: { message: "fake" } });
     }
     const asset = /^releases\/assets\/(\d+)$/.exec(rest);
@@ -275,6 +282,12 @@ export class FakeCodeHost {
       "content-type": "application/octet-stream",
       "content-length": entry.asset.data.length,
     });
+    if (this.stallDownloads > 0) {
+      // Half the body, then silence: the connection stays open until the client's stall timeout drops it.
+      this.stallDownloads--;
+      res.write(entry.asset.data.subarray(0, Math.floor(entry.asset.data.length / 2)));
+      return;
+    }
     res.end(entry.asset.data);
   }
 }
@@ -296,9 +309,20 @@ function listen(server: Server): Promise<string> {
   });
 }
 
-function json(res: ServerResponse, body: unknown): void {
-  res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
+/** A 200 with an ETag as GitHub sends it (weak), or a 304 when the request's `If-None-Match` names it. */
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { body: string; type: string; onNotModified: () => void },
+): void {
+  const etag = `W/"${createHash("sha1").update(options.body).digest("hex")}"`;
+  if (req.headers["if-none-match"] === etag) {
+    options.onNotModified();
+    res.writeHead(304, { etag }).end();
+    return;
+  }
+  res.writeHead(200, { "content-type": options.type, etag });
+  res.end(options.body);
 }
 
 function notFound(res: ServerResponse): void {

@@ -230,7 +230,8 @@ test("sync refuses a stale lock before touching the store", async () => {
     r.stderr,
     /out of date:\n {2}hello: locked for "1" but toolmgr\.toml asks for "2"; run `toolmgr lock`/,
   );
-  await assert.rejects(stat(join(p.home, "cache")));
+  await assert.rejects(stat(join(p.home, "cache", "sha256")), "sync downloaded nothing");
+  await assert.rejects(stat(join(p.home, "tools")), "and installed nothing");
   // A lock without this platform's artifact: say which platform to add and to re-run lock.
   await p.write(tool("hello", { version: "1", repo: "acme/raw", asset: "hello-{version}-{os}" }));
   const lockPath = join(p.dir, "toolmgr.lock");
@@ -244,7 +245,8 @@ test("sync refuses a stale lock before touching the store", async () => {
     noPlatform.stderr,
     /hello: the lock has no artifact for linux\/amd64; add "linux\/amd64" to platforms in toolmgr\.toml and run `toolmgr lock`/,
   );
-  await assert.rejects(stat(join(p.home, "cache")));
+  await assert.rejects(stat(join(p.home, "cache", "sha256")), "sync downloaded nothing");
+  await assert.rejects(stat(join(p.home, "tools")), "and installed nothing");
 });
 
 for (const kind of ["dotdot", "absolute", "symlink"] as const) {

@@ -6,7 +6,8 @@ import { createCodeHost } from "../code-host-client.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
 import { LockfileError, ProjectFileError, ToolmgrError } from "../errors.js";
-import { createHttpClient } from "../http-client.js";
+import { createFileResponseCache } from "../http-cache.js";
+import { createHttpClient, httpTimeoutFromEnv } from "../http-client.js";
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
 import type { CommandArgs } from "../main.js";
 import { detectPlatform, type Platform } from "../platform.js";
@@ -19,10 +20,10 @@ import { storeLayout, toolmgrHome } from "../store-layout.js";
 
 /**
  * Tools resolved at once. Each tool's requests form a short dependent chain, so resolving all of a typical project's
- * tools together keeps `lock` close to one chain's latency (issue 3), while staying under the code host's secondary
- * limit of 100 concurrent requests.
+ * tools together keeps `lock` close to one chain's latency (issue 3); the HTTP client bounds the requests in flight
+ * (under the code host's secondary limit of 100 concurrent requests), this only bounds the work queued behind it.
  */
-const CONCURRENCY = 64;
+const CONCURRENCY = 128;
 
 /**
  * `toolmgr lock [--check] [<tool>...]`: resolves every tool of the nearest `toolmgr.toml` for every platform and
@@ -70,13 +71,17 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
     );
   }
   const token = deps.env.CODEHOST_TOKEN || undefined;
+  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
+  const timeoutMs = httpTimeoutFromEnv(deps.env);
   const client = createHttpClient({
     fetch: deps.fetch,
     apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
     token,
+    // Re-locks ask "changed?" with the ETag of the last answer: a 304 costs no rate limit (GitHub REST docs).
+    cache: createFileResponseCache(layout.httpCacheDir),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
   const codeHost = createCodeHost(client);
-  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const policy = hostPolicy();
 
   const tools = await mapConcurrent(

@@ -9,6 +9,7 @@ import { commandName } from "../source.js";
 import { installArtifact, installProblem } from "../store/install.js";
 import { writeShims } from "../store/shims.js";
 import { installDir, storeLayout, toolmgrHome } from "../store-layout.js";
+import { recordVerifiedProject } from "../verified-project.js";
 
 /** Downloads in flight at once. */
 const CONCURRENCY = 4;
@@ -82,7 +83,8 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
     { limit: CONCURRENCY },
   );
   const commands = locked.lock.tools.flatMap((t) => t.bin.map(commandName));
-  const shims = await writeShims(commands, { layout, platform });
+  const shims = await writeShims(commands, { layout, platform, launcher: deps.launcher });
+  await recordVerifiedProject(layout, { path: locked.project.path, ...locked });
   if (!quiet) {
     const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
     const lines = results.map((r) => `${r.tool.name.padEnd(width)}${r.state} ${r.tool.version}`);
@@ -103,14 +105,16 @@ interface Downloader {
 }
 
 async function loadDownloader(deps: Deps, token: string | undefined): Promise<Downloader> {
-  const [{ fetchArtifact }, { createHttpClient }] = await Promise.all([
+  const [{ fetchArtifact }, { createHttpClient, httpTimeoutFromEnv }] = await Promise.all([
     import("../artifact-cache.js"),
     import("../http-client.js"),
   ]);
+  const timeoutMs = httpTimeoutFromEnv(deps.env);
   const client = createHttpClient({
     fetch: deps.fetch,
     apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
     token,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
   return { fetchArtifact, client };
 }

@@ -59,6 +59,7 @@ test("shimScript() picks the tool, the version and this platform's install out o
   const project = join(work, "project");
   await mkdir(join(project, "deep", "er"), { recursive: true });
   await writeFile(join(project, "toolmgr.lock"), formatLockfile(lock));
+  await writeFile(join(project, "toolmgr.toml"), '[tools]\nfoundry = "nightly"\nsolc = "0.8"\n');
   await install(home, "foundry", digest("b"), { "bin/forge": "forge-linux", "bin/cast": "cast-linux" });
   await install(home, "foundry", digest("a"), { "bin/forge": "forge-darwin", "bin/cast": "cast-darwin" });
   await install(home, "solc", digest("c"), { solc: "solc-linux" });
@@ -99,6 +100,7 @@ test("shimScript() refuses a lock entry that would steer it outside the store, a
   await writeFile(join(whole, INSTALL_MARKER), "{}\n");
   const layout = storeLayout(home);
   await writeShims(["forge"], { layout, platform: "linux/amd64" });
+  await writeFile(join(project, "toolmgr.toml"), '[tools]\nfoundry = "1"\n');
   const entries = [
     { name: "../../../../../../../../proc/self/cwd", version: "x", bin: "forge", sha: digest("b") },
     { name: "foundry", version: "..", bin: "forge", sha: digest("b") },
@@ -125,7 +127,10 @@ test("shimScript() refuses a lock entry that would steer it outside the store, a
     );
     assert.equal(r.code, 1, JSON.stringify(e));
     assert.equal(r.stdout, "");
-    assert.match(r.stderr, /has an invalid entry for forge; .* re-run `toolmgr lock`/);
+    assert.match(
+      r.stderr,
+      /has an invalid entry \(.*\); it was not written by toolmgr lock, so re-run `toolmgr lock`/,
+    );
   }
 });
 
@@ -137,6 +142,7 @@ test("shimScript() reads a lock whose keys another TOML writer spaced differentl
     join(work, "toolmgr.lock"),
     `version = 1\n[[ tools ]]\n  name="solc"\n  constraint="0.8"\n  version  =  "0.8.30"\n  bin=[ "solc" ]\n  [[tools.artifacts]]\n  platform="linux/amd64"\n  url="https://example.com/solc"\n  sha256="${digest("c")}"\n`,
   );
+  await writeFile(join(work, "toolmgr.toml"), "[ tools ]  # pinned\n  solc = '0.8' # the compiler\n");
   const layout = storeLayout(home);
   await writeShims(["solc"], { layout, platform: "linux/amd64" });
   const r = await run(join(layout.shimsDir, "solc"), ["--version"], {

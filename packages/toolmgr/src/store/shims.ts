@@ -6,67 +6,184 @@ import type { StoreLayout } from "../store-layout.js";
 import { INSTALL_MARKER } from "./install.js";
 
 /**
- * The POSIX `sh` shim for one command. It never starts Node (research §4.1: a Node shim costs ~80 ms): it walks up
- * from `$PWD` to the nearest `toolmgr.lock` with parameter expansion (no forks), finds with one `awk` pass the tool
- * providing the command, its version and this platform's digest, checks the install's completion marker and
- * executable, and `exec`s it with all arguments. Outside a project, or for a command the project does not pin, it
- * steps aside to the next command of that name on `PATH` after the shims directory (issue 10: putting the shims on
- * `PATH` never takes a tool away); only when there is none it exits 127. It never installs.
+ * The `awk` program of the POSIX shim: one pass over `toolmgr.toml` (first file) and `toolmgr.lock` (second) that
+ * decides what `toolmgr exec` decides, without Node. Output, one record per line, tab-separated:
+ * - `?`: the project file uses a form this pass does not read (project-local `[tools.<name>]` sources, whose
+ *   fingerprints need the TOML parser and sha256; inline tables, dotted keys, escapes): the shim hands over to
+ *   `toolmgr exec`, which decides exactly;
+ * - `!`: an entry that would build a path outside the store (a lock arrives through pull requests, so it
+ *   is checked as `parseLockfile` checks it: name, version, 12 hex digits, a relative bin path without `..`);
+ * - `S`, tool, reason: the lock is stale, in `staleReasons`' words (project-state.ts);
+ * - `T` (or `C` for the executable that provides the shim's command), tool, `<version>-<digest12>`, bin path: every
+ *   executable of every pinned tool for this platform, so the shim checks every install as `exec` does.
  */
-export function shimScript(command: string, options: { layout: StoreLayout; platform: Platform }): string {
+const SHIM_AWK = String.raw`
+function unq(s) { sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); return s }
+function same(path, lines, n,    r, i, line) {
+  i = 0
+  while ((r = (getline line < path)) > 0) { i++; if (i > n || line != lines[i]) { close(path); return 0 } }
+  close(path)
+  return r == 0 && i == n
+}
+function endtool() {
+  if (name == "") return
+  nl++; lname[nl] = name; L[name] = 1; lcons[name] = cons; lsrc[name] = src; lver[name] = ver
+  ldig[name] = dig; lbins[name] = bins
+}
+FILENAME == ARGV[1] {
+  tl[++ntl] = $0
+  if (unknown) next
+  line = $0; sub(/^[ \t]+/, "", line); sub(/[ \t\r]+$/, "", line)
+  if (inarray) { if (line ~ /\]/) inarray = 0; next }
+  if (line == "" || line ~ /^#/) next
+  if (line ~ /^\[/) {
+    h = line; sub(/[ \t]*#.*$/, "", h); gsub(/[ \t]/, "", h)
+    if (h == "[tools]") { section = "tools"; next }
+    { unknown = 1; next }
+  }
+  if (section == "") {
+    if (line ~ /^platforms[ \t]*=[ \t]*\[/) { if (line !~ /\]/) inarray = 1; next }
+    { unknown = 1; next }
+  }
+  key = line; sub(/[ \t]*=.*$/, "", key)
+  if (key ~ /^"[a-z0-9._-]+"$/) key = substr(key, 2, length(key) - 2)
+  else if (key !~ /^[A-Za-z0-9_-]+$/) { unknown = 1; next }
+  value = line; sub(/^[^=]*=[ \t]*/, "", value); sub(/[ \t]*#[^"']*$/, "", value)
+  if (value ~ /^"[^"\\]*"$/ || value ~ /^'[^']*'$/) value = substr(value, 2, length(value) - 2)
+  else { unknown = 1; next }
+  nt++; tname[nt] = key; T[key] = 1; tcons[key] = value
+  next
+}
+{ ll[++nll] = $0 }
+/^[ \t]*\[\[[ \t]*tools[ \t]*\]\]/ { endtool(); name = ""; cons = ""; ver = ""; src = 0; bins = ""; dig = ""; inplat = 0; next }
+/^[ \t]*\[/ { inplat = 0; next }
+/^[ \t]*name[ \t]*=/ { name = unq($0); next }
+/^[ \t]*constraint[ \t]*=/ { cons = unq($0); next }
+/^[ \t]*version[ \t]*=/ { ver = unq($0); next }
+/^[ \t]*source[ \t]*=/ { src = 1; next }
+/^[ \t]*bin[ \t]*=/ {
+  s = $0; sub(/^[^\[]*\[/, "", s); sub(/\][ \t]*$/, "", s)
+  n = split(s, parts, ","); bins = ""
+  for (i = 1; i <= n; i++) bins = bins (i > 1 ? "\n" : "") unq(parts[i])
+  next
+}
+/^[ \t]*platform[ \t]*=/ { inplat = (unq($0) == plat); next }
+/^[ \t]*sha256[ \t]*=/ { if (inplat) dig = substr(unq($0), 1, 12); next }
+END {
+  endtool()
+  # The project file and lock exactly as toolmgr last found them current (verified.ts): nothing to re-decide.
+  verified = same(vtoml, tl, ntl) && same(vlock, ll, nll)
+  if (unknown && !verified) { print "?"; exit }
+  # A hostile entry is refused first, as parseLockfile refuses it before anything else looks at the lock.
+  for (i = 1; i <= nl; i++) {
+    t = lname[i]; v = lver[t]; d = ldig[t]
+    if (t !~ /^[a-z0-9][a-z0-9._-]*$/ || v !~ /^[A-Za-z0-9][A-Za-z0-9._+-]*$/ || v ~ /\.\./ || (d != "" && (length(d) != 12 || d ~ /[^0-9a-f]/))) { print "!"; exit }
+    n = split(lbins[t], list, "\n")
+    for (j = 1; j <= n; j++) {
+      b = list[j]
+      if (b == "" || b ~ /^\// || ("/" b "/") ~ /\/\.?\.?\// || b ~ /\\/ || b ~ /\t/) { print "!"; exit }
+    }
+  }
+  for (i = 1; i <= nl; i++) if (ldig[lname[i]] == "") { t = lname[i]; print "S\t" t "\tthe lock has no artifact for " plat "; add \"" plat "\" to platforms in toolmgr.toml and run \140toolmgr lock\140"; stale = 1 }
+  for (i = 1; i <= nt && !verified; i++) {
+    t = tname[i]
+    if (!(t in L)) why = "not in toolmgr.lock; run \140toolmgr lock\140"
+    else if (lcons[t] != tcons[t]) why = "locked for \"" lcons[t] "\" but toolmgr.toml asks for \"" tcons[t] "\"; run \140toolmgr lock\140"
+    else if (lsrc[t]) why = "its source definition changed since it was locked; run \140toolmgr lock\140"
+    else continue
+    print "S\t" t "\t" why; stale = 1
+  }
+  for (i = 1; i <= nl && !verified; i++) if (!(lname[i] in T)) { print "S\t" lname[i] "\tno longer in toolmgr.toml; run \140toolmgr lock\140"; stale = 1 }
+  if (stale) exit
+  for (i = 1; i <= nl; i++) {
+    t = lname[i]
+    n = split(lbins[t], list, "\n")
+    for (j = 1; j <= n; j++) {
+      c = list[j]; sub(/^.*\//, "", c); sub(/\.exe$/, "", c)
+      print (c == cmd ? "C" : "T") "\t" t "\t" lver[t] "-" ldig[t] "\t" list[j]
+    }
+  }
+}
+`;
+
+/**
+ * The POSIX `sh` shim for one command: exactly what `toolmgr exec <command>` does, without starting Node (research
+ * §4.1: a Node shim costs ~80 ms). It walks up from `$PWD` to the nearest `toolmgr.toml` with parameter expansion
+ * (no forks), reads it and the `toolmgr.lock` beside it with one `awk` pass (`SHIM_AWK`), refuses a stale lock or a
+ * missing or damaged install with `exec`'s messages and exit 1, and `exec`s the pinned executable with all
+ * arguments. Outside a project, or for a command the project does not pin, it steps aside to the next command of
+ * that name on `PATH` after the shims directory (issue 10: putting the shims on `PATH` never takes a tool away);
+ * only when there is none it exits 127. A project file the `awk` pass cannot read exactly (project-local sources)
+ * is handed to `toolmgr exec` through `launcher`. It never installs.
+ */
+export function shimScript(
+  command: string,
+  options: { layout: StoreLayout; platform: Platform; launcher?: readonly string[] | undefined },
+): string {
   const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+  const launcher = (options.launcher ?? ["toolmgr"]).map(q).join(" ");
   return `#!/bin/sh
-# toolmgr shim for "${command}", written by \`toolmgr sync\`. Runs the version pinned in the nearest toolmgr.lock.
+# toolmgr shim for "${command}", written by \`toolmgr sync\`: runs what \`toolmgr exec ${command}\` would run.
 cmd=${q(command)}
 home=${q(options.layout.home)}
 shims=${q(options.layout.shimsDir)}
 platform=${q(options.platform)}
 dir=$PWD
-lock=
+toml=
 while :; do
-  if [ -f "$dir/toolmgr.lock" ]; then lock=$dir/toolmgr.lock; break; fi
+  if [ -f "$dir/toolmgr.toml" ]; then toml=$dir/toolmgr.toml; break; fi
   case $dir in */*) dir=\${dir%/*} ;; *) break ;; esac
-  [ -n "$dir" ] || { [ -f /toolmgr.lock ] && lock=/toolmgr.lock; break; }
+  [ -n "$dir" ] || { [ -f /toolmgr.toml ] && toml=/toolmgr.toml; break; }
 done
-if [ -n "$lock" ]; then
-  # Keys may carry spaces around "=" (any TOML writer). A lock arrives through pull requests, so what builds a path is
-  # checked as parseLockfile checks it (name, version, 12 hex digits, a relative bin path without ".."): an entry
-  # that fails prints "!" and the shim refuses it rather than exec a path the lock steers outside the store.
-  found=$(awk -v cmd="$cmd" -v plat="$platform" '
-    function unq(s) { sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); return s }
-    /^[ \\t]*\\[\\[[ \\t]*tools[ \\t]*\\]\\]/ { name = ""; ver = ""; bin = ""; inplat = 0; next }
-    /^[ \\t]*name[ \\t]*=/ { name = unq($0); next }
-    /^[ \\t]*version[ \\t]*=/ { ver = unq($0); next }
-    /^[ \\t]*bin[ \\t]*=/ {
-      s = $0; sub(/^[^\\[]*\\[/, "", s); sub(/\\][ \\t]*$/, "", s)
-      n = split(s, parts, ",")
-      for (i = 1; i <= n; i++) { p = unq(parts[i]); b = p; sub(/^.*\\//, "", b); sub(/\\.exe$/, "", b); if (b == cmd) bin = p }
-      next
-    }
-    /^[ \\t]*platform[ \\t]*=/ { inplat = (unq($0) == plat); next }
-    /^[ \\t]*sha256[ \\t]*=/ {
-      if (!inplat || bin == "") next
-      d = substr(unq($0), 1, 12)
-      if (name !~ /^[a-z0-9][a-z0-9._-]*$/ || ver !~ /^[A-Za-z0-9][A-Za-z0-9._+-]*$/ || ver ~ /\\.\\./ ||
-          length(d) != 12 || d ~ /[^0-9a-f]/ || bin ~ /^\\// || ("/" bin "/") ~ /\\/\\.?\\.?\\// || bin ~ /\\\\/) { print "!"; exit }
-      print name "\\t" ver "-" d "\\t" bin; exit
-    }
-  ' "$lock")
-  if [ "$found" = "!" ]; then
-    echo "toolmgr: $lock has an invalid entry for $cmd; it was not written by toolmgr lock, so re-run \\\`toolmgr lock\\\`" >&2
-    exit 1
-  fi
-  if [ -n "$found" ]; then
-    tab='\t' # a literal tab: $(printf) would cost a fork on every call
-    name=\${found%%"$tab"*}; rest=\${found#*"$tab"}; ver=\${rest%%"$tab"*}; bin=\${rest#*"$tab"}
+if [ -n "$toml" ]; then
+  lock=\${toml%.toml}.lock
+  if [ ! -f "$lock" ]; then echo "toolmgr: Cannot find $lock: run \\\`toolmgr lock\\\` first" >&2; exit 1; fi
+  found=$(awk -v cmd="$cmd" -v plat="$platform" -v vtoml="$home/projects$dir/toolmgr.toml" -v vlock="$home/projects$dir/toolmgr.lock" ${q(SHIM_AWK)} "$toml" "$lock")
+  tab='\t' # a literal tab: $(printf) would cost a fork on every call
+  nl='
+'
+  case $found in
+  '?')
+    TOOLMGR_HOME=$home exec ${launcher} exec "$cmd" "$@" ;;
+  '!')
+    echo "toolmgr: $lock has an invalid entry (a name, version, digest or executable path that would leave the store); it was not written by toolmgr lock, so re-run \\\`toolmgr lock\\\`" >&2
+    exit 1 ;;
+  S*)
+    msg="toolmgr: $lock is out of date:"
+    rest=$found
+    while [ -n "$rest" ]; do
+      line=\${rest%%"$nl"*}
+      case $rest in *"$nl"*) rest=\${rest#*"$nl"} ;; *) rest= ;; esac
+      line=\${line#S"$tab"}
+      msg="$msg$nl  \${line%%"$tab"*}: \${line#*"$tab"}"
+    done
+    echo "$msg" >&2
+    exit 1 ;;
+  esac
+  target=
+  rest=$found
+  while [ -n "$rest" ]; do
+    line=\${rest%%"$nl"*}
+    case $rest in *"$nl"*) rest=\${rest#*"$nl"} ;; *) rest= ;; esac
+    kind=\${line%%"$tab"*}; line=\${line#*"$tab"}
+    name=\${line%%"$tab"*}; line=\${line#*"$tab"}
+    ver=\${line%%"$tab"*}; bin=\${line#*"$tab"}
     install="$home/tools/$name/$ver"
-    if [ -f "$install/${INSTALL_MARKER}" ] && [ -x "$install/$bin" ]; then
-      exec "$install/$bin" "$@"
+    if [ ! -d "$install" ]; then problem="not installed"
+    elif [ ! -f "$install/${INSTALL_MARKER}" ]; then problem="damaged: its completion marker is missing"
+    elif [ ! -x "$install/$bin" ]; then problem="damaged: the executable \\"$bin\\" is missing"
+    else
+      [ "$kind" = C ] && target=$install/$bin
+      continue
     fi
-    # Issue 10: a shim does what \`toolmgr exec\` does, which exits 1 for a missing or damaged install.
-    echo "toolmgr: $cmd is pinned to $name \${ver%-*} in $lock but that install is missing or damaged; run \\\`toolmgr sync\\\`" >&2
+    if [ "$kind" = C ]; then
+      echo "toolmgr: $cmd is pinned to $name \${ver%-*} in $lock but that install is missing or damaged; run \\\`toolmgr sync\\\` (it is $problem)" >&2
+    else
+      echo "toolmgr: \\"$name\\" \${ver%-*} is $problem; run \\\`toolmgr sync\\\`" >&2
+    fi
     exit 1
-  fi
+  done
+  if [ -n "$target" ]; then exec "$target" "$@"; fi
 fi
 # Not pinned here: step aside to the next "$cmd" on PATH after the shims directory.
 set -f
@@ -96,7 +213,7 @@ export function cmdShimScript(command: string): string {
  */
 export async function writeShims(
   commands: readonly string[],
-  options: { layout: StoreLayout; platform: Platform },
+  options: { layout: StoreLayout; platform: Platform; launcher?: readonly string[] | undefined },
 ): Promise<string[]> {
   await mkdir(options.layout.shimsDir, { recursive: true });
   const windows = platformOs(options.platform) === "windows";

@@ -1,0 +1,48 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { LOCKFILE_NAME } from "./lockfile.js";
+import { PROJECT_FILE_NAME } from "./project-file.js";
+import type { StoreLayout } from "./store-layout.js";
+
+/**
+ * Where the store keeps the copy of a project's `toolmgr.toml` and `toolmgr.lock` last found current:
+ * `projects/<absolute project directory>/`. The POSIX shim derives the same path from the directory it found the
+ * project file in, with no fork (shims.ts).
+ */
+export function verifiedProjectDir(layout: StoreLayout, projectFile: string): string {
+  return join(layout.projectsDir, dirname(projectFile));
+}
+
+/**
+ * Records that `projectText` and `lockText` were found current together (no stale pin), so a shim that finds the
+ * very same two texts need not decide staleness again. That matters for project-local sources: their fingerprints
+ * need the TOML parser and sha256, which the shim does not have, so without this record every call of such a tool's
+ * shim would start Node. Staleness depends on nothing but the two texts, so identical texts mean the same verdict.
+ * Written atomically; a failure only costs the shim the slower path, so it is ignored.
+ */
+export async function recordVerifiedProject(
+  layout: StoreLayout,
+  project: { readonly path: string; readonly projectText: string; readonly lockText: string },
+): Promise<void> {
+  const dir = verifiedProjectDir(layout, project.path);
+  try {
+    await mkdir(dir, { recursive: true });
+    await Promise.all([
+      replaceFile(join(dir, PROJECT_FILE_NAME), project.projectText),
+      replaceFile(join(dir, LOCKFILE_NAME), project.lockText),
+    ]);
+  } catch {
+    // The record is an optimisation: without it the shim asks `toolmgr exec`, which decides exactly.
+  }
+}
+
+async function replaceFile(path: string, text: string): Promise<void> {
+  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    await writeFile(temp, text);
+    await rename(temp, path);
+  } finally {
+    await rm(temp, { force: true });
+  }
+}

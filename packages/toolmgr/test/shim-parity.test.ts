@@ -1,0 +1,166 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import { buildArtifact } from "./archives.js";
+import { FakeCodeHost } from "./fake-code-host.js";
+import { runCli } from "./run-cli.js";
+
+// Issue 10: "Shims do exactly what exec does for their one command" — so each case below runs the shim and
+// `toolmgr exec` side by side and expects the same exit code and the same message. Shims are written by the built
+// CLI, so a shim that hands over to `toolmgr exec` starts this very build.
+
+const execFileP = promisify(execFile);
+let host: FakeCodeHost;
+
+before(async () => {
+  host = await FakeCodeHost.start();
+  // `medusa` is a registry recipe (crytic/medusa, asset medusa-{os}-{arch}.tar.gz with amd64 named x64).
+  host.addRepo("crytic/medusa");
+  host.addRepo("acme/hello");
+  for (const version of ["1.0.0", "2.0.0"]) {
+    host.addRelease("crytic/medusa", {
+      tag: `v${version}`,
+      assets: [
+        { name: "medusa-linux-x64.tar.gz", data: await buildArtifact("tar.gz", { name: "medusa", version }) },
+        { name: "medusa-mac-arm64.tar.gz", data: Buffer.from(`medusa ${version} mac`) },
+      ],
+    });
+    host.addRelease("acme/hello", {
+      tag: `v${version}`,
+      assets: [
+        { name: `hello-${version}-linux`, data: await buildArtifact("raw", { name: "hello", version }) },
+      ],
+    });
+  }
+});
+
+after(async () => {
+  await host.close();
+});
+
+const HELLO = (version: string, extra = "") => `[tools.hello]
+version = "${version}"
+[tools.hello.source]
+type = "github_release"
+repo = "acme/hello"
+asset = "hello-{version}-{os}"
+bin = ["hello"]
+platforms = ["linux/amd64"]
+${extra}`;
+
+async function project(toml: string) {
+  const dir = await mkdtemp(join(tmpdir(), "toolmgr-parity-"));
+  const home = await mkdtemp(join(tmpdir(), "toolmgr-parity-home-"));
+  const write = (text: string) => writeFile(join(dir, "toolmgr.toml"), text);
+  await write(toml);
+  const env = { CODEHOST_API_URL: host.apiUrl, TOOLMGR_HOME: home, CODEHOST_TOKEN: "" };
+  const cli = (...args: string[]) => runCli(args, { cwd: dir, env });
+  const shims = join(home, "shims");
+  // The shim runs with a bare environment: no TOOLMGR_HOME (it carries its store), the shims first on PATH.
+  const shim = async (command: string, ...args: string[]) =>
+    execFileP(join(shims, command), args, { cwd: dir, env: { PATH: `${shims}:/usr/bin:/bin` } }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({
+        code: e.code,
+        stdout: e.stdout,
+        stderr: e.stderr,
+      }),
+    );
+  /** Runs the shim and `toolmgr exec` and checks they agree; returns the shim's result. */
+  const both = async (command: string, ...args: string[]) => {
+    const viaShim = await shim(command, ...args);
+    const viaExec = await cli("exec", command, ...args);
+    assert.deepEqual(viaShim, { code: viaExec.code, stdout: viaExec.stdout, stderr: viaExec.stderr });
+    return viaShim;
+  };
+  return { dir, home, write, cli, shim, both };
+}
+
+test("a shim refuses a stale lock exactly as toolmgr exec does, deciding registry pins without Node", async () => {
+  const p = await project('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  const synced = await p.cli("sync");
+  assert.equal(synced.code, 0, synced.stderr);
+  // Without the record of the last verified project file, the shim's own reading of the files decides.
+  await rm(join(p.home, "projects"), { recursive: true });
+  assert.equal((await p.both("medusa", "run")).stdout, "medusa 1.0.0 run\n");
+
+  await p.write('platforms = ["linux/amd64"]\n[tools]\nmedusa = "2" # newer\n');
+  const moved = await p.both("medusa");
+  assert.equal(moved.code, 1);
+  assert.match(
+    moved.stderr,
+    /out of date:\n {2}medusa: locked for "1" but toolmgr\.toml asks for "2"; run `toolmgr lock`\n$/,
+  );
+
+  await p.write('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\nsolc = "0.8"\n');
+  assert.match((await p.both("medusa")).stderr, /\n {2}solc: not in toolmgr\.lock; run `toolmgr lock`\n$/);
+
+  await p.write('platforms = ["linux/amd64"]\n[tools]\n');
+  const dropped = await p.both("medusa");
+  assert.equal(dropped.code, 1);
+  assert.match(dropped.stderr, /\n {2}medusa: no longer in toolmgr\.toml; run `toolmgr lock`\n$/);
+
+  // A lock without this machine's artifact (locked for another platform only).
+  await p.write('platforms = ["darwin/arm64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  const other = await p.both("medusa");
+  assert.equal(other.code, 1);
+  assert.match(
+    other.stderr,
+    /medusa: the lock has no artifact for linux\/amd64; add "linux\/amd64" to platforms/,
+  );
+
+  // Back to a current lock: the shim runs the pin again.
+  await p.write('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.both("medusa", "x")).stdout, "medusa 1.0.0 x\n");
+});
+
+test("a changed project-local source makes the shim hand over to toolmgr exec, which refuses the stale pin", async () => {
+  const p = await project(HELLO("1"));
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  assert.equal((await p.both("hello", "a")).stdout, "hello 1.0.0 a\n");
+  assert.deepEqual(
+    await readdir(join(p.home, "projects")),
+    [p.dir.split("/")[1]],
+    "sync recorded the project",
+  );
+
+  // Same version, another definition: only the fingerprint shows it.
+  await p.write(HELLO("1", "strip_components = 0\ntag_prefix = 'v'\n"));
+  assert.equal((await p.both("hello")).code, 0, "spelling out defaults keeps the fingerprint");
+  await p.write(HELLO("1", 'os = { linux = "Linux" }\n'));
+  const stale = await p.both("hello");
+  assert.equal(stale.code, 1);
+  assert.match(stale.stderr, /hello: its source definition changed since it was locked; run `toolmgr lock`/);
+
+  await p.write(HELLO("1"));
+  assert.equal((await p.both("hello", "b")).stdout, "hello 1.0.0 b\n");
+});
+
+test("a shim, like toolmgr exec, needs a lock beside the project file and every pinned install whole", async () => {
+  const p = await project(`platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n${HELLO("2")}`);
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  assert.equal((await p.both("medusa")).stdout, "medusa 1.0.0 \n");
+
+  const [install = ""] = await readdir(join(p.home, "tools", "hello"));
+  await rm(join(p.home, "tools", "hello", install, "hello"));
+  const damaged = await p.both("medusa");
+  assert.equal(damaged.code, 1);
+  assert.match(
+    damaged.stderr,
+    /^toolmgr: "hello" 2\.0\.0 is damaged: the executable "hello" is missing; run `toolmgr sync`\n$/,
+  );
+
+  await rm(join(p.dir, "toolmgr.lock"));
+  const unlocked = await p.both("medusa");
+  assert.equal(unlocked.code, 1);
+  assert.match(unlocked.stderr, /^toolmgr: Cannot find .*toolmgr\.lock: run `toolmgr lock` first\n$/);
+});
