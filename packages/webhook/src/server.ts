@@ -63,6 +63,7 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
     } catch (cause) {
       throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
     }
+    answerPlainHttpOnTls(server);
   } else server = createHttpServer(listener);
   server.on("clientError", (error: Error, socket: Duplex) => onClientError(error, socket, { config, ctx }));
   if (config.socket === "" && !(Number.isInteger(config.port) && config.port >= 0 && config.port < 65536)) {
@@ -77,6 +78,36 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
     };
     if (config.socket !== "") server.listen(config.socket, ready);
     else server.listen(config.port, config.ip, ready);
+  });
+}
+
+/** What Go's server writes when a TLS port receives plain HTTP (net/http server.go). */
+const PLAIN_HTTP_ON_TLS = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
+const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
+
+/**
+ * Go answers a plain-HTTP request on the TLS port with a 400 text (`tlsRecordHeaderLooksLikeHTTP`); node would just
+ * drop the connection. The first bytes are looked at before the TLS layer gets the socket; a TLS record (0x16)
+ * goes on untouched (node's TLS socket takes over what was read), and a request that looks like HTTP gets Go's text.
+ */
+function answerPlainHttpOnTls(server: Server): void {
+  const tlsListeners = server.listeners("connection") as ((socket: Socket) => void)[];
+  server.removeAllListeners("connection");
+  server.on("connection", (socket: Socket) => {
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      if (head[0] !== 0x16 && head.length < 5) return;
+      socket.removeListener("data", onData);
+      socket.pause();
+      if (head[0] !== 0x16 && HTTP_STARTS.has(head.subarray(0, 5).toString("latin1"))) {
+        socket.end(PLAIN_HTTP_ON_TLS);
+        return;
+      }
+      socket.unshift(head);
+      for (const listener of tlsListeners) listener.call(server, socket);
+    };
+    socket.on("data", onData);
   });
 }
 

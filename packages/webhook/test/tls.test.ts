@@ -1,0 +1,188 @@
+// `-secure -cert -key` black-box, side by side with Debian's /usr/bin/webhook 2.8.0: a self-signed certificate made at
+// test time with the openssl CLI, then HTTPS requests, ALPN, plain HTTP on the TLS port and `-tls-min-version`.
+import assert from "node:assert/strict";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { access, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { request } from "node:https";
+import { createServer, connect as netConnect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { connect as tlsConnect } from "node:tls";
+import { fileURLToPath } from "node:url";
+
+const PEER = "/usr/bin/webhook";
+const OURS = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
+type Side = "peer" | "ours";
+
+let dir: string;
+let cert: Buffer;
+const children: ChildProcess[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function command(side: Side, args: string[]): [string, string[]] {
+  return side === "peer" ? [PEER, args] : [process.execPath, [OURS, ...args]];
+}
+
+async function start(side: Side, extra: string[] = []): Promise<number> {
+  const port = await freePort();
+  const [cmd, argv] = command(side, [
+    ...["-hooks", join(dir, "hooks.json"), "-ip", "127.0.0.1", "-port", String(port), "-verbose", "-secure"],
+    ...["-cert", join(dir, "cert.pem"), "-key", join(dir, "key.pem"), ...extra],
+  ]);
+  const child = spawn(cmd, argv, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    let log = "";
+    child.stderr?.on("data", (c: Buffer) => {
+      log += c.toString();
+      if (log.includes("serving hooks on https://")) resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`${side} exited ${code}: ${log}`)));
+  });
+  return port;
+}
+
+function get(
+  port: number,
+  path: string,
+): Promise<{ status: number; body: string; type: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, method: "POST", ca: cert, agent: false }, (res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, type: res.headers["content-type"] }));
+    });
+    req.on("error", reject);
+    req.end("{}");
+  });
+}
+
+/** The TLS handshake alone: the negotiated protocol and ALPN, or the error's code. */
+function handshake(
+  port: number,
+  options: { minVersion?: "TLSv1.3"; maxVersion?: "TLSv1.2" },
+): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({
+      host: "127.0.0.1",
+      port,
+      ca: cert,
+      ALPNProtocols: ["h2", "http/1.1"],
+      ...options,
+    });
+    socket.on("secureConnect", () => {
+      resolve(`${socket.getProtocol()} ${socket.alpnProtocol}`);
+      socket.destroy();
+    });
+    socket.on("error", () => resolve("handshake failed"));
+  });
+}
+
+function plainHttp(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = netConnect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+    let data = "";
+    socket.on("data", (c: Buffer) => (data += c.toString("latin1")));
+    socket.on("close", () => resolve(data));
+    socket.on("error", () => undefined);
+  });
+}
+
+before(async () => {
+  try {
+    await access(PEER);
+  } catch {
+    throw new Error(`${PEER} (Debian package "webhook" 2.8.0) is missing: the TLS comparison needs the peer`);
+  }
+  dir = await mkdtemp(join(tmpdir(), "webhook-tls-"));
+  try {
+    execFileSync(
+      "openssl",
+      [
+        ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1"],
+        ...["-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-subj", "/CN=127.0.0.1"],
+        ...["-addext", "subjectAltName=IP:127.0.0.1"],
+      ],
+      { stdio: "ignore" },
+    );
+  } catch (cause) {
+    throw new Error("the openssl CLI is needed to make the test certificate", { cause });
+  }
+  cert = await readFile(join(dir, "cert.pem"));
+  await writeFile(
+    join(dir, "hooks.json"),
+    JSON.stringify([
+      {
+        id: "echo",
+        "execute-command": "/bin/echo",
+        "include-command-output-in-response": true,
+        "pass-arguments-to-command": [{ source: "string", name: "over tls" }],
+      },
+    ]),
+  );
+});
+
+after(async () => {
+  for (const c of children) c.kill("SIGTERM");
+  await rm(dir, { recursive: true, force: true });
+});
+
+test("https:// serves / and hooks exactly as the peer, over HTTP/1.1 only, TLS 1.3 by default", async () => {
+  const ports = { peer: await start("peer"), ours: await start("ours") };
+  const seen: Record<Side, unknown[]> = { peer: [], ours: [] };
+  for (const side of ["peer", "ours"] as const) {
+    const port = ports[side];
+    seen[side] = [
+      await get(port, "/"),
+      await get(port, "/hooks/echo"),
+      await get(port, "/hooks/nope"),
+      await handshake(port, {}),
+      await handshake(port, { maxVersion: "TLSv1.2" }),
+      await plainHttp(port),
+    ];
+  }
+  assert.deepEqual(seen.ours, seen.peer);
+  assert.deepEqual(seen.ours, [
+    { status: 200, body: "OK", type: "text/plain; charset=utf-8" },
+    { status: 200, body: "over tls\n", type: "text/plain; charset=utf-8" },
+    { status: 404, body: "Hook not found.", type: "text/plain; charset=utf-8" },
+    "TLSv1.3 http/1.1",
+    "TLSv1.2 http/1.1",
+    "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n",
+  ]);
+});
+
+test("-tls-min-version 1.3 refuses a TLS 1.2 client, as the peer does", async () => {
+  const extra = ["-tls-min-version", "1.3"];
+  const ports = { peer: await start("peer", extra), ours: await start("ours", extra) };
+  for (const side of ["peer", "ours"] as const) {
+    assert.equal(await handshake(ports[side], { maxVersion: "TLSv1.2" }), "handshake failed", side);
+    assert.equal(await handshake(ports[side], { minVersion: "TLSv1.3" }), "TLSv1.3 http/1.1", side);
+    assert.equal((await get(ports[side], "/hooks/echo")).body, "over tls\n", side);
+  }
+});
+
+test("an unknown -tls-min-version with -secure exits 1, as the peer does", async () => {
+  for (const side of ["peer", "ours"] as const) {
+    const port = await freePort();
+    const [cmd, argv] = command(side, [
+      ...["-hooks", join(dir, "hooks.json"), "-ip", "127.0.0.1", "-port", String(port), "-secure"],
+      ...["-cert", join(dir, "cert.pem"), "-key", join(dir, "key.pem"), "-tls-min-version", "9.9"],
+    ]);
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(cmd, argv, { cwd: dir, stdio: "ignore" });
+      children.push(child);
+      child.on("exit", resolve);
+    });
+    assert.equal(code, 1, side);
+  }
+});
