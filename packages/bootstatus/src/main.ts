@@ -82,7 +82,7 @@ async function runStatus(flags: Flags, io: Io): Promise<number> {
     const state = await readBootState({
       root,
       env: io.env,
-      runDirFromConfig: async (texts) => (await import("./cloud-config.js")).runDirFromConfig(texts),
+      resolveRunDir: async (input) => (await import("./cloud-config.js")).resolveRunDir(input),
     });
     const status = await computeBootStatus(state, {
       systemctl: io.systemctl,

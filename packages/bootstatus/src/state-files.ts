@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import type { ConfigFiles, RunDirInput } from "./cloud-config.js";
 import { InputError } from "./errors.js";
 import { rootedPath } from "./rooted-path.js";
 
-/** cloud-init's default run directory (cloudinit/helpers.py Paths: `run_dir`). */
+/** cloud-init's default run directory (cloudinit/settings.py DEFAULT_RUN_DIR). */
 export const DEFAULT_RUN_DIR = "/run/cloud-init";
 /** Hard-coded marker file, not under run_dir (cloudinit/cmd/status.py CLOUDINIT_DISABLED_FILE). */
 export const DISABLED_MARKER = "/etc/cloud/cloud-init.disabled";
@@ -34,8 +35,8 @@ export interface BootState {
 export interface StateDeps {
   root: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** Reads `system_info.paths.run_dir` from the cloud.cfg texts, in merge order; undefined when unset. */
-  runDirFromConfig(texts: readonly { file: string; text: string }[]): Promise<string | undefined>;
+  /** cloud-config.ts resolveRunDir, injected so the YAML parser loads only when some config names run_dir. */
+  resolveRunDir(input: RunDirInput): Promise<string>;
 }
 
 function readText(file: string): string | undefined {
@@ -54,26 +55,37 @@ function isDirectory(file: string): boolean {
   }
 }
 
-/** cloud.cfg then cloud.cfg.d/*.cfg in name order: the order cloud-init merges them in (later wins). */
-function configTexts(root: string): { file: string; text: string }[] {
-  const texts: { file: string; text: string }[] = [];
-  const main = readText(rootedPath(root, "/etc/cloud/cloud.cfg"));
-  if (main !== undefined) texts.push({ file: "/etc/cloud/cloud.cfg", text: main });
-  let names: string[] = [];
+function listNames(dir: string): string[] {
   try {
-    names = readdirSync(rootedPath(root, "/etc/cloud/cloud.cfg.d")).filter((n) => n.endsWith(".cfg"));
+    return readdirSync(dir);
   } catch {
-    names = [];
+    return [];
   }
-  for (const name of names.sort()) {
-    const text = readText(rootedPath(root, `/etc/cloud/cloud.cfg.d/${name}`));
-    if (text !== undefined) texts.push({ file: `/etc/cloud/cloud.cfg.d/${name}`, text });
-  }
-  return texts;
 }
 
-// cloud-init decodes strictly (util.decode_binary) and keeps a BOM, which json.loads then rejects.
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/**
+ * Whether any config cloud-init merges for its paths could move run_dir: only then is YAML parsed. Covers every
+ * source of the first pass (cloud.cfg and conf.d, the runtime config, kernel `cc:`, instance files, CLOUD_CFG);
+ * a conf_d key in cloud.cfg may point at other files, so it counts too.
+ */
+function mayMoveRunDir(
+  files: ConfigFiles,
+  input: { cmdline: string; cloudCfg: string | undefined },
+): boolean {
+  const main = files.read("/etc/cloud/cloud.cfg") ?? "";
+  if (main.includes("run_dir") || main.includes("conf_d")) return true;
+  const confd = files.list("/etc/cloud/cloud.cfg.d").filter((n) => n.endsWith(".cfg"));
+  const others = [
+    ...confd.map((n) => `/etc/cloud/cloud.cfg.d/${n}`),
+    `${DEFAULT_RUN_DIR}/cloud.cfg`,
+    "/var/lib/cloud/instance/cloud-config.txt",
+    "/var/lib/cloud/instance/vendor2-cloud-config.txt",
+    "/var/lib/cloud/instance/vendor-cloud-config.txt",
+    ...(input.cloudCfg === undefined ? [] : [input.cloudCfg]),
+  ];
+  if (input.cmdline.includes("run_dir")) return true;
+  return others.some((f) => files.read(f)?.includes("run_dir") === true);
+}
 
 /**
  * cloudinit/util.py is_container, as far as files under the root can tell: its own checks (PID 1's environment,
@@ -99,6 +111,9 @@ function kernelCmdline(at: (p: string) => string): string {
   if (isContainer(at)) return (readText(at("/proc/1/cmdline")) ?? "").replaceAll("\0", " ").slice(0, -1);
   return (readText(at("/proc/cmdline")) ?? "").trim();
 }
+
+// cloud-init decodes strictly (util.decode_binary) and keeps a BOM, which json.loads then rejects.
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function readStatusFile(file: string): StatusFileRead {
   let bytes: Buffer;
@@ -126,12 +141,17 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
     );
   }
   const at = (p: string): string => rootedPath(root, p);
-  const texts = configTexts(root);
-  // Only parse YAML when some file mentions run_dir: keeps the common path free of the YAML parser.
-  const mentionsRunDir = texts.some((t) => t.text.includes("run_dir"));
-  const configured = mentionsRunDir ? await deps.runDirFromConfig(texts) : undefined;
-  const runDir = configured ?? DEFAULT_RUN_DIR;
   const cmdline = deps.env.DEBUG_PROC_CMDLINE ?? kernelCmdline(at);
+  const files: ConfigFiles = {
+    read: (p) => readText(at(p)),
+    isDirectory: (p) => isDirectory(at(p)),
+    list: (p) => listNames(at(p)),
+  };
+  // A relative CLOUD_CFG is relative to the caller's directory in cloud-init; under --root we take it from /.
+  const cloudCfg = deps.env.CLOUD_CFG || undefined;
+  const config = { files, cmdline, cloudCfg };
+  // Only parse YAML when some config mentions run_dir: keeps the common path free of the YAML parser.
+  const runDir = mayMoveRunDir(files, config) ? await deps.resolveRunDir(config) : DEFAULT_RUN_DIR;
   return {
     isSystemd: isDirectory(at("/run/systemd/system")),
     cmdline,

@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ConfigFiles } from "./cloud-config.js";
+import { cloudConfigFromCmdline, resolveRunDir } from "./cloud-config.js";
+
+/** An inspected system made of the given files (directories are implied by the paths). */
+function system(files: Record<string, string>): ConfigFiles {
+  const isDirectory = (p: string): boolean => Object.keys(files).some((f) => f.startsWith(`${p}/`));
+  return {
+    read: (p) => files[p],
+    isDirectory,
+    list: (p) =>
+      Object.keys(files)
+        .filter((f) => f.startsWith(`${p}/`))
+        .map((f) => f.slice(p.length + 1).split("/")[0] ?? ""),
+  };
+}
+
+const runDir = (dir: string): string => `system_info:\n  paths:\n    run_dir: ${dir}\n`;
+
+test("resolveRunDir() is the default without any config", () => {
+  assert.equal(resolveRunDir({ files: system({}), cmdline: "", cloudCfg: undefined }), "/run/cloud-init");
+});
+
+test("resolveRunDir(): cloud.cfg.d outranks cloud.cfg and the last file name wins", () => {
+  const files = system({
+    "/etc/cloud/cloud.cfg": runDir("/main"),
+    "/etc/cloud/cloud.cfg.d/10-a.cfg": runDir("/a"),
+    "/etc/cloud/cloud.cfg.d/90-b.cfg": runDir("/b"),
+    "/etc/cloud/cloud.cfg.d/99-c.cfg.bak": runDir("/ignored"),
+  });
+  assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/b");
+});
+
+test("resolveRunDir(): nested mappings merge key by key across files", () => {
+  const files = system({
+    "/etc/cloud/cloud.cfg": runDir("/main"),
+    "/etc/cloud/cloud.cfg.d/90.cfg": "system_info:\n  paths:\n    cloud_dir: /elsewhere\n",
+  });
+  assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/main");
+});
+
+test("resolveRunDir(): a falsy conf_d turns conf.d off, a string one replaces it", () => {
+  const off = system({
+    "/etc/cloud/cloud.cfg": "conf_d: null\n",
+    "/etc/cloud/cloud.cfg.d/5.cfg": runDir("/x"),
+  });
+  assert.equal(resolveRunDir({ files: off, cmdline: "", cloudCfg: undefined }), "/run/cloud-init");
+  const other = system({ "/etc/cloud/cloud.cfg": "conf_d: ' /etc/o.d '\n", "/etc/o.d/5.cfg": runDir("/o") });
+  assert.equal(resolveRunDir({ files: other, cmdline: "", cloudCfg: undefined }), "/o");
+});
+
+test("resolveRunDir(): priority CLOUD_CFG > user data > vendor data > kernel cc > runtime > cloud.cfg.d", () => {
+  const all: Record<string, string> = {
+    "/etc/cloud/cloud.cfg.d/5.cfg": runDir("/confd"),
+    "/run/cloud-init/cloud.cfg": runDir("/runtime"),
+    "/var/lib/cloud/instance/vendor-cloud-config.txt": runDir("/vendor"),
+    "/var/lib/cloud/instance/vendor2-cloud-config.txt": runDir("/vendor2"),
+    "/var/lib/cloud/instance/cloud-config.txt": runDir("/user"),
+    "/etc/my.cfg": runDir("/env"),
+  };
+  const cc = "ro cc: system_info: {paths: {run_dir: /cc}} end_cc";
+  // Each answer's own runtime config does not exist, so the second pass keeps it.
+  assert.equal(resolveRunDir({ files: system(all), cmdline: cc, cloudCfg: "/etc/my.cfg" }), "/env");
+  assert.equal(resolveRunDir({ files: system(all), cmdline: cc, cloudCfg: undefined }), "/user");
+  delete all["/var/lib/cloud/instance/cloud-config.txt"];
+  assert.equal(resolveRunDir({ files: system(all), cmdline: cc, cloudCfg: undefined }), "/vendor2");
+  delete all["/var/lib/cloud/instance/vendor2-cloud-config.txt"];
+  assert.equal(resolveRunDir({ files: system(all), cmdline: cc, cloudCfg: undefined }), "/vendor");
+  delete all["/var/lib/cloud/instance/vendor-cloud-config.txt"];
+  assert.equal(resolveRunDir({ files: system(all), cmdline: cc, cloudCfg: undefined }), "/cc");
+});
+
+test("resolveRunDir(): the second pass reads the runtime config of the moved run_dir, not the default one", () => {
+  const files = system({
+    "/etc/cloud/cloud.cfg.d/5.cfg": runDir("/confd"),
+    "/run/cloud-init/cloud.cfg": runDir("/runtime"),
+  });
+  // Pass one says /runtime; pass two reads /runtime/cloud.cfg (absent), so cloud.cfg.d decides (as upstream).
+  assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/confd");
+  const chained = system({ "/etc/cloud/cloud.cfg.d/5.cfg": runDir("/a"), "/a/cloud.cfg": runDir("/b") });
+  assert.equal(resolveRunDir({ files: chained, cmdline: "", cloudCfg: undefined }), "/b");
+});
+
+test("resolveRunDir(): the second pass looks for instance files under the moved cloud_dir", () => {
+  const files = system({
+    "/etc/cloud/cloud.cfg.d/5.cfg": "system_info:\n  paths:\n    run_dir: /a\n    cloud_dir: /cd\n",
+    "/cd/instance/cloud-config.txt": runDir("/from-user-data"),
+  });
+  assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/from-user-data");
+});
+
+test("resolveRunDir() skips files that are not YAML mappings, as cloud-init's load_yaml does", () => {
+  const files = system({
+    "/etc/cloud/cloud.cfg.d/1.cfg": runDir("/good"),
+    "/etc/cloud/cloud.cfg.d/8.cfg": "- a list\n",
+    "/etc/cloud/cloud.cfg.d/9.cfg": "system_info: [unclosed\n",
+  });
+  assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/good");
+});
+
+test("cloudConfigFromCmdline() collects every cc: part, percent-decoded, with literal \\n as newlines", () => {
+  assert.equal(
+    cloudConfigFromCmdline("ro cc: a: [1]\\nb: %32 end_cc quiet cc:c: %E2%98%83 end_cc"),
+    "a: [1]\nb: 2 \nc: ☃ ",
+  );
+  assert.equal(cloudConfigFromCmdline("cc: unterminated"), "unterminated");
+  assert.equal(cloudConfigFromCmdline("xcc: nope"), "");
+});
