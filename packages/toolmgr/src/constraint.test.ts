@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { matchesPrefix, parseConstraint, parseStableTag } from "./constraint.js";
+import { constraintAllows, matchesPrefix, parseConstraint, parseStableTag } from "./constraint.js";
 
 test("parseConstraint() reads the four version forms", () => {
   assert.deepEqual(parseConstraint("1", "t"), { kind: "prefix", text: "1", parts: [1] });
@@ -68,4 +68,23 @@ test("parseConstraint() takes 7 to 64 lower-case hex digits as the commit, and c
   assert.throws(() => parseConstraint("v1.2.3", "tool"), /no leading "v"/);
   assert.throws(() => parseConstraint("1.2 || 1.3", "tool"), /ranges and operators are not supported/);
   assert.throws(() => parseConstraint("a\\b", "tool"), /tool/);
+});
+
+test("constraintAllows() holds what the constraint can select and nothing else", () => {
+  const allows = (c: string, v: string) => constraintAllows(parseConstraint(c, "t"), v);
+  assert.equal(allows("1", "1.4.0"), true);
+  assert.equal(allows("1.2", "1.2.9"), true);
+  assert.equal(allows("1.2", "1.20.0"), false, "whole components");
+  assert.equal(allows("1", "2.0.0"), false);
+  assert.equal(allows("1", "1.0.0-"), false, "an empty pre-release is no version");
+  assert.equal(allows("1", "1.0.0-rc.1"), false, "a prefix never holds a pre-release");
+  assert.equal(allows("1.2.3", "1.2.3"), true);
+  assert.equal(allows("1.2.3-rc.1", "1.2.3-rc.1"), true);
+  assert.equal(allows("1.2.3-rc.1", "1.2.3"), false);
+  assert.equal(allows("nightly", `nightly-${"a".repeat(40)}`), true);
+  assert.equal(allows("nightly", "nightly"), false, "never the moving tag itself");
+  assert.equal(allows("nightly", "nightly-zz12345"), false);
+  assert.equal(allows("pre-release", `pre-release-${"b".repeat(7)}`), true);
+  assert.equal(allows("nightly-abcdef0", "nightly-abcdef0"), true);
+  assert.equal(allows("nightly-abcdef0", `nightly-${"a".repeat(40)}`), false);
 });

@@ -78,3 +78,27 @@ export function parseStableTag(
 export function matchesPrefix(version: readonly number[], parts: readonly number[]): boolean {
   return parts.every((p, i) => version[i] === p);
 }
+
+/**
+ * Whether a pinned version is one the constraint can select: a stable version under a prefix (whole components), the
+ * pre-release or `<channel>-<commit>` itself, or for a bare channel a `<channel>-<commit>` release. A lock arrives
+ * through pull requests, so `sync`, `exec` and the shims refuse a pin that its constraint does not allow (a
+ * hand-edited version, or a channel pin floated back onto the moving tag) as a stale lock (nao1215/block
+ * e2e/atago/sync.atago.yaml, "a pinned version that does not satisfy its constraint is refused").
+ */
+export function constraintAllows(constraint: Constraint, version: string): boolean {
+  switch (constraint.kind) {
+    case "prefix": {
+      const stable = parseStableTag(version, "");
+      return stable !== undefined && matchesPrefix(stable, constraint.parts);
+    }
+    case "prerelease":
+    case "channel-commit":
+      return version === constraint.text;
+    case "channel":
+      return (
+        version.startsWith(`${constraint.channel}-`) &&
+        /^[0-9a-f]{7,64}$/.test(version.slice(constraint.channel.length + 1))
+      );
+  }
+}

@@ -97,6 +97,27 @@ export class NotInstalledError extends ToolmgrError {
   }
 }
 
+/** The store (`TOOLMGR_HOME`) cannot be written or read. */
+export class StoreError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_STORE", message, options);
+  }
+}
+
+/**
+ * A file-system failure inside the store as a `StoreError` naming the store and the fix; anything else unchanged
+ * (without this, a read-only or misplaced `TOOLMGR_HOME` surfaced as an "unexpected error" with a stack).
+ */
+export function asStoreError(error: unknown, home: string): unknown {
+  if (error instanceof ToolmgrError || !(error instanceof Error)) return error;
+  const { code, path } = error as NodeJS.ErrnoException;
+  if (code === undefined || path === undefined || !path.startsWith(home)) return error;
+  return new StoreError(
+    `Cannot use the store "${home}": ${code} on ${path}; check that TOOLMGR_HOME (or XDG_DATA_HOME) names a directory you can write`,
+    { cause: error },
+  );
+}
+
 /** `lock --check` found that the lock would change. Exit 3. */
 export class LockWouldChangeError extends ToolmgrError {
   constructor(message: string, options?: ErrorOptions) {

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { constraintAllows } from "./constraint.js";
 import { LockfileError } from "./errors.js";
 import { LOCKFILE_NAME, type LockedTool, type Lockfile, lockedArtifact, parseLockfile } from "./lockfile.js";
 import type { Platform } from "./platform.js";
@@ -47,6 +48,11 @@ export function staleReasons(locked: LockedProject, platform: Platform): Map<str
       reasons.set(
         tool.name,
         `locked for "${pin.constraint}" but toolmgr.toml asks for "${tool.constraint.text}"; run \`toolmgr lock\``,
+      );
+    } else if (!constraintAllows(tool.constraint, pin.version)) {
+      reasons.set(
+        tool.name,
+        `pinned to "${pin.version}", which "${pin.constraint}" does not allow; run \`toolmgr lock\``,
       );
     } else if (pin.source !== tool.fingerprint) {
       reasons.set(tool.name, "its source definition changed since it was locked; run `toolmgr lock`");

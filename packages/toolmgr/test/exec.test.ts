@@ -46,6 +46,12 @@ test("toolmgr exec puts the pinned tools first on PATH and passes the exit statu
   const direct = await runCli(["exec", "hello", "--version", "x"], { cwd: project.dir, env: env() });
   assert.equal(direct.stdout, "hello 1.0.0 --version x\n");
   assert.equal(direct.code, 0);
+  // `--` separates toolmgr's arguments from the command's, as the peer's users write it.
+  const separated = await runCli(["exec", "--", "hello", "--", "--version"], {
+    cwd: project.dir,
+    env: env(),
+  });
+  assert.equal(separated.stdout, "hello 1.0.0 -- --version\n");
   const script = await runCli(["exec", "sh", "-c", "hello from-script; exit 7"], {
     cwd: project.dir,
     env: env(),

@@ -13,7 +13,8 @@ const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 
  * child's status, or 128 + the signal that ended it.
  */
 export async function execCommand(args: CommandArgs, deps: Deps): Promise<number> {
-  const [command, ...rest] = args.positionals;
+  // `toolmgr exec -- <command> ...` is accepted too, as the peer's users write it (nao1215/block e2e exec.atago.yaml).
+  const [command, ...rest] = args.positionals[0] === "--" ? args.positionals.slice(1) : args.positionals;
   if (command === undefined)
     throw new UsageError("Cannot exec: name a command, as in `toolmgr exec forge --version`");
   const toolchain = await loadToolchain(deps);

@@ -4,8 +4,9 @@ import { dirname, join } from "node:path";
 import { fetchArtifact } from "../artifact-cache.js";
 import { createCodeHost } from "../code-host-client.js";
 import { mapConcurrent } from "../concurrency.js";
+import { constraintAllows } from "../constraint.js";
 import type { Deps } from "../deps.js";
-import { LockfileError, ProjectFileError, ToolmgrError } from "../errors.js";
+import { asStoreError, LockfileError, ProjectFileError, ToolmgrError } from "../errors.js";
 import { createFileResponseCache } from "../http-cache.js";
 import { createHttpClient, httpTimeoutFromEnv } from "../http-client.js";
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
@@ -91,7 +92,9 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       const samePin =
         previous !== undefined &&
         previous.constraint === tool.constraint.text &&
-        previous.source === tool.fingerprint;
+        previous.source === tool.fingerprint &&
+        // A pin its constraint does not allow (a hand edit) is resolved again, never kept.
+        constraintAllows(tool.constraint, previous.version);
       const keep = only.size > 0 && !only.has(tool.name) && samePin;
       if (keep && platforms.every((p) => previous.artifacts.some((a) => a.platform === p))) {
         return { ...previous, artifacts: previous.artifacts.filter((a) => platforms.includes(a.platform)) };
@@ -105,11 +108,15 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
         allowHost: (o) => hostAllows(policy, o),
         digest: async (artifact) => {
           if (check) return "0".repeat(64); // --check downloads nothing: a new artifact already means a change.
-          const cached = await fetchArtifact(
-            { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl },
-            { layout, client, hasToken: token !== undefined },
-          );
-          return cached.sha256;
+          try {
+            const cached = await fetchArtifact(
+              { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl },
+              { layout, client, hasToken: token !== undefined },
+            );
+            return cached.sha256;
+          } catch (error) {
+            throw asStoreError(error, layout.home);
+          }
         },
       });
     },

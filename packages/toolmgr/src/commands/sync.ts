@@ -1,14 +1,14 @@
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
-import { LockfileError, ToolmgrError } from "../errors.js";
+import { asStoreError, LockfileError, ToolmgrError } from "../errors.js";
 import { lockedArtifact } from "../lockfile.js";
 import type { CommandArgs } from "../main.js";
-import { detectPlatform } from "../platform.js";
-import { loadLockedProject, staleReasons } from "../project-state.js";
+import { detectPlatform, type Platform } from "../platform.js";
+import { type LockedProject, loadLockedProject, staleReasons } from "../project-state.js";
 import { commandName } from "../source.js";
 import { installArtifact, installProblem } from "../store/install.js";
 import { writeShims } from "../store/shims.js";
-import { installDir, storeLayout, toolmgrHome } from "../store-layout.js";
+import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store-layout.js";
 import { recordVerifiedProject } from "../verified-project.js";
 
 /** Downloads in flight at once. */
@@ -44,6 +44,26 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   };
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const tty = deps.io.stderr.isTTY === true && !quiet;
+  try {
+    return await installAll({ locked, platform, layout, quiet, tty, token, download }, deps);
+  } catch (error) {
+    throw asStoreError(error, layout.home);
+  }
+}
+
+async function installAll(
+  context: {
+    locked: LockedProject;
+    platform: Platform;
+    layout: StoreLayout;
+    quiet: boolean;
+    tty: boolean;
+    token: string | undefined;
+    download: () => Promise<Downloader>;
+  },
+  deps: Deps,
+): Promise<number> {
+  const { locked, platform, layout, quiet, tty, token, download } = context;
   const results = await mapConcurrent(
     locked.lock.tools,
     async (tool) => {

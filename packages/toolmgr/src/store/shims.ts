@@ -25,6 +25,16 @@ function same(path, lines, n,    r, i, line) {
   close(path)
   return r == 0 && i == n
 }
+# constraintAllows (constraint.ts): a prefix holds stable versions under it, whole components; a pre-release or a
+# <channel>-<commit> only itself; a bare channel any <channel>-<7..64 hex> (never the moving tag itself).
+function allows(c, v,    rest) {
+  if (c ~ /^[0-9]+(\.[0-9]+)?(\.[0-9]+)?$/)
+    return v ~ /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$/ && (v == c || index(v, c ".") == 1)
+  if (c ~ /^[0-9]/ || (match(c, /-[0-9a-f]+$/) && RLENGTH >= 8 && RLENGTH <= 65)) return v == c
+  if (index(v, c "-") != 1) return 0
+  rest = substr(v, length(c) + 2)
+  return rest ~ /^[0-9a-f]+$/ && length(rest) >= 7 && length(rest) <= 64
+}
 function endtool() {
   if (name == "") return
   nl++; lname[nl] = name; L[name] = 1; lcons[name] = cons; lsrc[name] = src; lver[name] = ver
@@ -89,6 +99,7 @@ END {
     t = tname[i]
     if (!(t in L)) why = "not in toolmgr.lock; run \140toolmgr lock\140"
     else if (lcons[t] != tcons[t]) why = "locked for \"" lcons[t] "\" but toolmgr.toml asks for \"" tcons[t] "\"; run \140toolmgr lock\140"
+    else if (!allows(tcons[t], lver[t])) why = "pinned to \"" lver[t] "\", which \"" tcons[t] "\" does not allow; run \140toolmgr lock\140"
     else if (lsrc[t]) why = "its source definition changed since it was locked; run \140toolmgr lock\140"
     else continue
     print "S\t" t "\t" why; stale = 1
