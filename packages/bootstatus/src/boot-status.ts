@@ -1,7 +1,7 @@
 import type { BootStatusCode } from "./boot-code.js";
 import { bootCode, isDisabledCode } from "./boot-code.js";
 import { formatLastUpdate } from "./last-update.js";
-import { pythonNumber } from "./python-repr.js";
+import { comparePythonStrings, pythonNumber } from "./python-repr.js";
 import type { BootState } from "./state-files.js";
 import type { StatusV1 } from "./status-json.js";
 import { parseStatusJson } from "./status-json.js";
@@ -58,8 +58,8 @@ function latestEvent(v1: StatusV1): number {
 function collectErrors(v1: StatusV1): { errors: string[]; recoverable: RecoverableLevel[] } {
   const errors: string[] = [];
   const byLevel = new Map<string, string[]>();
-  // Python's sorted() on str keys compares code points; so does this comparator.
-  const keys = [...v1.stages.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // status.py get_errors walks sorted(status_v1.items()): keys in Python's code point order.
+  const keys = [...v1.stages.keys()].sort(comparePythonStrings);
   for (const key of keys) {
     const stage = v1.stages.get(key);
     if (stage === undefined) continue;

@@ -1,7 +1,7 @@
 import type { BootStatus } from "./boot-status.js";
 import { translateStatus } from "./boot-status.js";
 import { isPythonFloat } from "./python-float.js";
-import { pythonNumber } from "./python-repr.js";
+import { comparePythonStrings, pythonNumber } from "./python-repr.js";
 
 /**
  * cloud-init's own `status --format json` (26.x): the flat details dict with every v1 entry copied to the top
@@ -32,10 +32,6 @@ function pythonString(text: string): string {
   );
 }
 
-function compareCodePoints(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function pythonJson(value: unknown, indent: string): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "string") return pythonString(value);
@@ -48,7 +44,7 @@ function pythonJson(value: unknown, indent: string): string {
     return `[\n${value.map((v) => inner + pythonJson(v, inner)).join(",\n")}\n${indent}]`;
   }
   const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
-    compareCodePoints(a, b),
+    comparePythonStrings(a, b),
   );
   if (entries.length === 0) return "{}";
   return `{\n${entries.map(([k, v]) => `${inner}${pythonString(k)}: ${pythonJson(v, inner)}`).join(",\n")}\n${indent}}`;

@@ -86,3 +86,39 @@ test("main() reports usage errors on stderr with exit 2", async () => {
   assert.equal(out.join(""), "");
   assert.match(err.join(""), /^usage: bootstatus .*\nbootstatus: error: unrecognized arguments: --wat\n$/s);
 });
+
+test("main() --wait ends in error like upstream test_status_wait_blocks_until_error: dots, then exit 1", async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), "bootstatus-main-"));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  cpSync(path.join(FIXTURES, "not-started/root"), root, { recursive: true });
+  const running = path.join(FIXTURES, "running-stage-init/root/run/cloud-init/status.json");
+  const failed = path.join(FIXTURES, "error-done/root/run/cloud-init/status.json");
+  const { io, out } = fakeIo({
+    onSleep: (n) => {
+      if (n === 2) cpSync(running, path.join(root, "run/cloud-init/status.json"));
+      if (n === 3) {
+        cpSync(failed, path.join(root, "run/cloud-init/status.json"));
+        writeFileSync(path.join(root, "run/cloud-init/result.json"), '"{}"');
+      }
+    },
+  });
+  assert.equal(await main(["--wait", "--root", root], io), 1);
+  assert.equal(out.join(""), "....status: error\n");
+});
+
+test("main() --wait in json prints no dots while waiting (status.py writes them for tabular only)", async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), "bootstatus-main-"));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  cpSync(path.join(FIXTURES, "not-started/root"), root, { recursive: true });
+  const done = path.join(FIXTURES, "done-nocloud/root/run/cloud-init/status.json");
+  const { io, out } = fakeIo({
+    onSleep: (n) => {
+      if (n === 2) {
+        cpSync(done, path.join(root, "run/cloud-init/status.json"));
+        writeFileSync(path.join(root, "run/cloud-init/result.json"), "{}");
+      }
+    },
+  });
+  assert.equal(await main(["--wait", "--format", "cloud-init-json", "--root", root], io), 0);
+  assert.match(out.join(""), /^\{\n {2}"boot_status_code": "unknown",/);
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseJsonKeepingFloats } from "./python-float.js";
-import { pythonNumber, pythonStr, pythonStringRepr } from "./python-repr.js";
+import { comparePythonStrings, pythonNumber, pythonStr, pythonStringRepr } from "./python-repr.js";
 
 // Expected strings are Python 3's repr() of the same floats (json.dumps uses float.__repr__).
 const cases: [number, string][] = [
@@ -47,4 +47,9 @@ for (const [json, expected] of strCases) {
 
 test("pythonStringRepr() escapes a lone surrogate as Python does", () => {
   assert.equal(pythonStringRepr("\ud800"), "'\\ud800'");
+});
+
+test("comparePythonStrings() orders by code point, astral characters after U+FFFF's neighbours", () => {
+  const keys = ["\uffff", "\u{1f600}", "b", "a", "ab", "\ue000"];
+  assert.deepEqual(keys.sort(comparePythonStrings), ["a", "ab", "b", "\ue000", "\uffff", "\u{1f600}"]);
 });

@@ -80,3 +80,14 @@ export function pythonTruthy(value: unknown): boolean {
   if (typeof value === "object") return Object.keys(value).length > 0;
   return true;
 }
+
+/** Python's ordering of str (by code point), which differs from JavaScript's UTF-16 order above U+D7FF. */
+export function comparePythonStrings(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i]?.codePointAt(0) ?? 0) - (y[i]?.codePointAt(0) ?? 0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}

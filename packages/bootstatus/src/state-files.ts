@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
 import type { ConfigFiles, RunDirInput } from "./cloud-config.js";
 import { InputError } from "./errors.js";
 import { rootedPath } from "./rooted-path.js";
@@ -50,6 +51,14 @@ function readText(file: string): string | undefined {
 function isDirectory(file: string): boolean {
   try {
     return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isRealDirectory(file: string): boolean {
+  try {
+    return lstatSync(file).isDirectory();
   } catch {
     return false;
   }
@@ -153,7 +162,8 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
   // Only parse YAML when some config mentions run_dir: keeps the common path free of the YAML parser.
   const runDir = mayMoveRunDir(files, config) ? await deps.resolveRunDir(config) : DEFAULT_RUN_DIR;
   return {
-    isSystemd: isDirectory(at("/run/systemd/system")),
+    // distros.uses_systemd: os.lstat, so a symlink named /run/systemd/system does not count.
+    isSystemd: isRealDirectory(path.join(at("/run/systemd"), "system")),
     cmdline,
     kernelCmdlineEnv: deps.env.KERNEL_CMDLINE ?? "",
     markerFile: existsSync(at(DISABLED_MARKER)),

@@ -84,3 +84,33 @@ test("querySystemctl() does not retry a systemctl that is not on PATH, even whil
   assert.equal(result.ok, false);
   assert.equal(calls, 1);
 });
+
+test("systemdFailed() with --wait retries a failing systemctl and warns about nothing (upstream test_retry)", async () => {
+  let calls = 0;
+  const run: RunSystemctl = async () =>
+    ++calls < 3
+      ? { ok: false, stdout: "", stderr: "Message recipient disconnected from message bus without replying" }
+      : {
+          ok: true,
+          stdout: "ActiveState=activating\nUnitFileState=enabled\nSubState=start\nMainPID=123\n",
+          stderr: "",
+        };
+  const verdict = await systemdFailed(run, { ...noRetry, retry: true });
+  assert.deepEqual(verdict, { failed: false, warning: undefined });
+  assert.equal(calls, 3);
+});
+
+test("systemdFailed() without --wait asks once and warns with stderr as ProcessExecutionError shows it", async () => {
+  let calls = 0;
+  const run: RunSystemctl = async () => {
+    calls++;
+    return { ok: false, stdout: "", stderr: "Message recipient disconnected\nfrom message bus\n\n" };
+  };
+  const verdict = await systemdFailed(run, noRetry);
+  assert.equal(calls, 1);
+  assert.equal(
+    verdict.warning,
+    "Failed to get status from systemd. Cloud-init status may be inaccurate. Error from systemctl: " +
+      "Message recipient disconnected\n        from message bus",
+  );
+});

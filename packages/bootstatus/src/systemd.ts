@@ -21,9 +21,9 @@ export function runSystemctl(env: NodeJS.ProcessEnv): RunSystemctl {
         [...args],
         { env, encoding: "utf8", timeout: 30_000 },
         (error, stdout, stderr) => {
-          const message = error !== null && stderr === "" ? error.message : stderr;
           const missing = (error as NodeJS.ErrnoException | null)?.code === "ENOENT";
-          resolve({ ok: error === null, stdout, stderr: message, missing });
+          // subp raises ProcessExecutionError with stderr "-" when the command cannot be started.
+          resolve({ ok: error === null, stdout, stderr: missing ? "-" : stderr, missing });
         },
       );
     });
@@ -77,6 +77,11 @@ function parseProperties(text: string): Map<string, string> {
   return props;
 }
 
+/** cloudinit/subp.py ProcessExecutionError._indent_text: trailing newlines dropped, later lines indented by 8. */
+function indentText(text: string): string {
+  return text.replace(/\n+$/, "").replaceAll("\n", `\n${" ".repeat(8)}`);
+}
+
 /** What systemd says about cloud-init's units: failed or not, and a warning for stderr when it could not tell. */
 export interface UnitVerdict {
   failed: boolean;
@@ -94,7 +99,7 @@ export async function systemdFailed(run: RunSystemctl, options: QueryOptions): P
     if (!result.ok) {
       return {
         failed: false,
-        warning: `Failed to get status from systemd. Cloud-init status may be inaccurate. Error from systemctl: ${result.stderr}`,
+        warning: `Failed to get status from systemd. Cloud-init status may be inaccurate. Error from systemctl: ${indentText(result.stderr)}`,
       };
     }
     const states = parseProperties(result.stdout);
