@@ -25,6 +25,8 @@ test("pythonNumber() prints integral floats with .0 or an exponent, as Python", 
   assert.equal(pythonNumber(124, { float: true }), "124.0");
   assert.equal(pythonNumber(1e16, { float: true }), "1e+16");
   assert.equal(pythonNumber(-200, { float: true }), "-200.0");
+  assert.equal(pythonNumber(-0, { float: true }), "-0.0");
+  assert.equal(pythonNumber(-0), "0");
 });
 
 // Expected strings are what Python 3.11 prints for str()/repr() of json.loads() of the same JSON text.

@@ -9,7 +9,8 @@ export function pythonNumber(n: number, options: { float: boolean } = { float: f
   if (!options.float && Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
   const [mantissa = "0", exp = "0"] = n.toExponential().split("e");
   const exponent = Number(exp);
-  const negative = mantissa.startsWith("-");
+  // -0.0 keeps its sign in Python's repr; toExponential() drops it.
+  const negative = mantissa.startsWith("-") || Object.is(n, -0);
   const digits = mantissa.replace("-", "").replace(".", "");
   let text: string;
   if (exponent < -4 || exponent >= 16) {
