@@ -26,7 +26,8 @@ export interface CommandDeps {
 
 /** The outcome of one run: the combined output, and an error text when it failed. */
 export interface CommandResult {
-  readonly output: string;
+  /** Raw bytes: upstream writes them to the response untouched, binary included. */
+  readonly output: Buffer;
   readonly error?: string;
 }
 
@@ -50,7 +51,7 @@ export async function runCommand(
         `[${rid}] use 'pass-arguments-to-command' to specify args for '${hook.executeCommand.split(" ")[0]}'`,
       );
     }
-    return { output: "", error: path.error };
+    return { output: Buffer.alloc(0), error: path.error };
   }
   const args: string[] = [];
   for (const a of hook.passArgumentsToCommand) {
@@ -84,7 +85,13 @@ export async function runCommand(
       if (decoded.error !== undefined) deps.log(`error decoding string [${decoded.error}]`);
       content = decoded.bytes;
     }
-    await writeFile(file, content);
+    try {
+      await writeFile(file, content);
+    } catch (error) {
+      // Upstream logs and goes on without that file (hook.go ExtractCommandArgumentsForFile).
+      deps.log(`[${rid}] error creating temp file [${goOpenError(error as NodeJS.ErrnoException)}]`);
+      continue;
+    }
     files.push(file);
     hookEnv.push(`${name}=${file}`);
   }
@@ -108,7 +115,7 @@ export async function runCommand(
       spawn: deps.spawn,
       killGroup: deps.killGroup,
     });
-    deps.log(`[${rid}] command output: ${result.output}`);
+    deps.log(`[${rid}] command output: ${result.output.toString("utf8")}`);
     if (result.error !== undefined) deps.log(`[${rid}] error occurred: ${result.error}`);
   } finally {
     for (const file of files) {
@@ -146,14 +153,21 @@ function spawnCollect(
   },
 ): Promise<CommandResult> {
   return new Promise((resolve) => {
-    const child = options.spawn(path, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      argv0: options.argv0,
-      stdio: ["ignore", "pipe", "pipe"],
-      // Its own process group, so a timeout can stop the command and everything it started.
-      detached: options.timeout > 0,
-    });
+    let child: ChildProcess;
+    try {
+      child = options.spawn(path, options.args, {
+        cwd: options.cwd,
+        env: options.env,
+        argv0: options.argv0,
+        stdio: ["ignore", "pipe", "pipe"],
+        // Its own process group, so a timeout can stop the command and everything it started.
+        detached: options.timeout > 0,
+      });
+    } catch {
+      // node refuses NUL bytes in argv or env before forking; Go's exec fails the same way (EINVAL).
+      resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: invalid argument` });
+      return;
+    }
     const chunks: Buffer[] = [];
     child.stdout?.on("data", (c: Buffer) => chunks.push(c));
     child.stderr?.on("data", (c: Buffer) => chunks.push(c));
@@ -169,7 +183,7 @@ function spawnCollect(
     const finish = (error?: string) => {
       clearTimeout(timer);
       clearTimeout(killer);
-      const output = Buffer.concat(chunks).toString("utf8");
+      const output = Buffer.concat(chunks);
       resolve(error === undefined ? { output } : { output, error });
     };
     child.on("error", (e) => finish(e.message));
@@ -214,4 +228,14 @@ async function isExecutable(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+function goOpenError(error: NodeJS.ErrnoException): string {
+  const text =
+    error.code === "ENOENT"
+      ? "no such file or directory"
+      : error.code === "EACCES"
+        ? "permission denied"
+        : error.message;
+  return `open ${error.path ?? ""}: ${text}`;
 }

@@ -37,7 +37,7 @@ export function dumpRequest(req: DumpedRequest, rid: string): string {
  * `WriteHeader`, i.e. for an implicit 200), the headers set by the handler, sorted, then the body.
  */
 export function dumpResponse(
-  res: { status: number; headers: readonly (readonly [string, string])[]; body: string },
+  res: { status: number; headers: readonly (readonly [string, string])[]; body: string | Buffer },
   rid: string,
 ): string {
   const status = res.status === 200 ? "0 " : `${res.status} ${STATUS_CODES[res.status] ?? ""}`;
@@ -49,9 +49,9 @@ export function dumpResponse(
   }
   for (const name of [...headers.keys()].sort())
     out += `< [${rid}] ${name}: ${headers.get(name)?.join(", ")}\n`;
-  if (res.body !== "") {
+  if (res.body.length > 0) {
     out += `< [${rid}]\n`;
-    for (const line of splitLines(res.body)) out += `< [${rid}] ${line}\n`;
+    for (const line of splitLines(res.body.toString())) out += `< [${rid}] ${line}\n`;
   }
   return out;
 }

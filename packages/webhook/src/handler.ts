@@ -3,6 +3,7 @@ import { type CommandDeps, runCommand } from "./command.js";
 import { ParameterNodeError } from "./errors.js";
 import { decodeGoJson } from "./go-json-decode.js";
 import { goParseQuery } from "./go-query.js";
+import { detectContentType } from "./go-sniff.js";
 import type { Hook } from "./hook.js";
 import { isJsonObject, parseBody, unmarshalError } from "./payload.js";
 import { canonicalHeaderKey, getArgument, getParameter, type RequestData } from "./request-values.js";
@@ -26,11 +27,13 @@ export interface HookRequest {
 export interface HookResponse {
   readonly status: number;
   readonly headers: readonly (readonly [string, string])[];
-  readonly body: string;
+  readonly body: string | Buffer;
   /** Set when no route matched: upstream's router answers those outside its logging middleware. */
   readonly unrouted?: true;
   /** The handler set `Content-Type` itself (Go otherwise sniffs it on the wire); only the `-debug` dump differs. */
   readonly explicitContentType?: true;
+  /** The last `Content-Type` was sniffed from the body, as Go does on the wire; the `-debug` dump leaves it out. */
+  readonly sniffedContentType?: true;
 }
 
 /** What the handler needs: the hooks served now, the server-wide settings and the command seam. */
@@ -68,6 +71,18 @@ const EXEC_ERROR =
  */
 export async function handleRequest(req: HookRequest, ctx: HandlerContext): Promise<HookResponse> {
   const rid = req.requestId;
+  // Go's server cannot parse a request URI with a bad escape and answers 400 before any handler runs.
+  if (/%(?![0-9a-fA-F]{2})/.test(req.path)) {
+    return {
+      status: 400,
+      headers: [
+        ["Content-Type", TEXT],
+        ["Connection", "close"],
+      ],
+      body: "400 Bad Request",
+      unrouted: true,
+    };
+  }
   let path: string;
   try {
     path = decodeURIComponent(req.path);
@@ -189,7 +204,7 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
     const result = await run();
     if (result.error !== undefined) {
       return hook.includeCommandOutputInResponseOnError
-        ? { status: 500, headers: withContentType(headers, result.output), body: result.output }
+        ? { status: 500, ...sniffed(headers, result.output), body: result.output }
         : {
             status: 500,
             headers: [...headers.filter(([k]) => k.toLowerCase() !== "content-type"), ["Content-Type", TEXT]],
@@ -197,12 +212,13 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
             explicitContentType: true,
           };
     }
-    return { status: successStatus, headers: withContentType(headers, result.output), body: result.output };
+    return { status: successStatus, ...sniffed(headers, result.output), body: result.output };
   }
-  void run();
+  // The answer is already on its way; a failure here can only be logged (upstream's goroutine does the same).
+  run().catch((error: Error) => ctx.log(`[${rid}] error occurred: ${error.message}`));
   return {
     status: successStatus,
-    headers: withContentType(headers, hook.responseMessage),
+    ...sniffed(headers, hook.responseMessage),
     body: hook.responseMessage,
   };
 }
@@ -273,9 +289,18 @@ function knownStatus(code: number): number | undefined {
   return code !== 0 && STATUS_CODES[code] !== undefined ? code : undefined;
 }
 
-/** Go sniffs a Content-Type for a non-empty body when none was set; text and JSON sniff as text/plain. */
-function withContentType(headers: readonly [string, string][], body: string): [string, string][] {
-  if (body === "" || headers.some(([k]) => k.toLowerCase() === "content-type")) return [...headers];
-  const html = /^\s*(<!DOCTYPE html|<html|<head|<body)/i.test(body);
-  return [...headers, ["Content-Type", html ? "text/html; charset=utf-8" : TEXT]];
+/**
+ * Go sniffs a Content-Type (`http.DetectContentType`) for a non-empty body when none was set; the flag tells the
+ * `-debug` dump, which shows only the headers the handler set, to leave it out.
+ */
+function sniffed(
+  headers: readonly [string, string][],
+  body: string | Buffer,
+): { headers: [string, string][]; sniffedContentType?: true } {
+  if (body.length === 0 || headers.some(([k]) => k.toLowerCase() === "content-type"))
+    return { headers: [...headers] };
+  return {
+    headers: [...headers, ["Content-Type", detectContentType(Buffer.from(body))]],
+    sniffedContentType: true,
+  };
 }

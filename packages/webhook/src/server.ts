@@ -250,11 +250,13 @@ async function serveWire(
   if (response.unrouted) return;
   if (ctx.debug) {
     // Go adds a sniffed Content-Type on the wire only; the dump shows the headers the handler set.
-    const set = response.headers.filter(
-      ([k, v]) =>
-        response.explicitContentType ||
-        !(k === "Content-Type" && /^text\/(plain|html); charset=utf-8$/.test(v)),
-    );
+    const set = response.sniffedContentType
+      ? response.headers.slice(0, -1)
+      : response.headers.filter(
+          ([k, v]) =>
+            response.explicitContentType ||
+            !(k === "Content-Type" && /^text\/(plain|html); charset=utf-8$/.test(v)),
+        );
     ctx.writeRaw(dumpResponse({ ...response, headers: set }, rid));
   }
   const elapsed = goDuration((performance.now() - started) * 1e6);
