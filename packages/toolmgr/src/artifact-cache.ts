@@ -55,7 +55,7 @@ export async function fetchArtifact(
   options: FetchArtifactOptions,
 ): Promise<CachedArtifact> {
   const { layout } = options;
-  await mkdir(layout.cacheDir, { recursive: true });
+  await ensureDir(layout.cacheDir);
   if (ref.sha256 !== undefined) {
     const path = cachedArtifactPath(layout, ref.sha256);
     const actual = await hashFile(path).catch(() => undefined);
@@ -103,6 +103,7 @@ async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Pr
       callback(null, chunk);
     },
   });
+  let renamed = false;
   try {
     if (response.body === null)
       throw new HttpError(`Cannot download "${ref.tool}" from ${ref.url}: empty answer`);
@@ -119,10 +120,25 @@ async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Pr
     }
     const path = cachedArtifactPath(layout, actual);
     await rename(temp, path);
+    renamed = true;
     return { path, sha256: actual, cacheHit: false };
   } finally {
-    await rm(temp, { force: true });
+    // Only a failure leaves the temporary file behind (after a rename, an `rm` would be a wasted lstat and error).
+    if (!renamed) await rm(temp, { force: true });
   }
+}
+
+const madeDirs = new Map<string, Promise<unknown>>();
+
+/** `mkdir -p` once per directory and process: a TOFU `lock` fetches hundreds of artifacts into one directory. */
+function ensureDir(dir: string): Promise<unknown> {
+  let made = madeDirs.get(dir);
+  if (made === undefined) {
+    made = mkdir(dir, { recursive: true });
+    made.catch(() => madeDirs.delete(dir));
+    madeDirs.set(dir, made);
+  }
+  return made;
 }
 
 /** A URL for messages: no query string (signed storage URLs carry credentials there). */

@@ -246,7 +246,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const etag = response.headers.get("etag");
       const link = response.headers.get("link");
       if (cache !== undefined && response.status === 200 && etag !== null)
-        await cache.set(key, { etag, body: text, ...(link === null ? {} : { link }) });
+        cache.set(key, { etag, body: text, ...(link === null ? {} : { link }) });
       return { status: response.status, ok: response.ok, text, link };
     }
   }

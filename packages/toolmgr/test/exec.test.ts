@@ -86,6 +86,24 @@ test("toolmgr exec forwards SIGTERM to the child and exits 128 + signal", async 
   assert.equal(code, 143);
 });
 
+test("toolmgr exec forwards SIGINT once; a child that handles it and exits 0 leaves toolmgr's status 0", async () => {
+  const script = 'trap "echo got-int; exit 0" INT; echo ready; while :; do sleep 0.05; done';
+  const child = spawn(process.execPath, [TOOLMGR_BIN, "exec", "sh", "-c", script], {
+    cwd: project.dir,
+    env: { ...process.env, ...env() },
+  });
+  let stdout = "";
+  child.stdout.on("data", (c: Buffer) => {
+    stdout += c.toString();
+  });
+  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  child.kill("SIGINT");
+  const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+  assert.equal(code, 0);
+  assert.equal(stdout, "ready\ngot-int\n");
+});
+
 test("toolmgr which prints the install path; status reports each tool", async () => {
   const which = await runCli(["which", "hello"], { cwd: project.dir, env: env() });
   assert.equal(which.code, 0);

@@ -74,54 +74,63 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
   const token = deps.env.CODEHOST_TOKEN || undefined;
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const timeoutMs = httpTimeoutFromEnv(deps.env);
+  // Re-locks ask "changed?" with the ETag of the last answer: a 304 costs no rate limit (GitHub REST docs).
+  const cache = createFileResponseCache(layout.httpCacheDir);
   const client = createHttpClient({
     fetch: deps.fetch,
     apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
     token,
-    // Re-locks ask "changed?" with the ETag of the last answer: a 304 costs no rate limit (GitHub REST docs).
-    cache: createFileResponseCache(layout.httpCacheDir),
+    cache,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
   const codeHost = createCodeHost(client);
   const policy = hostPolicy();
 
-  const tools = await mapConcurrent(
-    project.tools,
-    async (tool): Promise<LockedTool> => {
-      const previous = existing?.tools.find((t) => t.name === tool.name);
-      const samePin =
-        previous !== undefined &&
-        previous.constraint === tool.constraint.text &&
-        previous.source === tool.fingerprint &&
-        // A pin its constraint does not allow (a hand edit) is resolved again, never kept.
-        constraintAllows(tool.constraint, previous.version);
-      const keep = only.size > 0 && !only.has(tool.name) && samePin;
-      if (keep && platforms.every((p) => previous.artifacts.some((a) => a.platform === p))) {
-        return { ...previous, artifacts: previous.artifacts.filter((a) => platforms.includes(a.platform)) };
-      }
-      return resolveTool(tool, {
-        codeHost,
-        platforms,
-        previous: samePin || previous?.source === tool.fingerprint ? previous : undefined,
-        pin: keep ? previous.version : undefined,
-        checkPrivacy: token !== undefined,
-        allowHost: (o) => hostAllows(policy, o),
-        digest: async (artifact) => {
-          if (check) return "0".repeat(64); // --check downloads nothing: a new artifact already means a change.
-          try {
-            const cached = await fetchArtifact(
-              { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl },
-              { layout, client, hasToken: token !== undefined },
-            );
-            return cached.sha256;
-          } catch (error) {
-            throw asStoreError(error, layout.home);
-          }
-        },
-      });
-    },
-    { limit: CONCURRENCY },
-  );
+  const resolveAll = () =>
+    mapConcurrent(
+      project.tools,
+      async (tool): Promise<LockedTool> => {
+        const previous = existing?.tools.find((t) => t.name === tool.name);
+        const samePin =
+          previous !== undefined &&
+          previous.constraint === tool.constraint.text &&
+          previous.source === tool.fingerprint &&
+          // A pin its constraint does not allow (a hand edit) is resolved again, never kept.
+          constraintAllows(tool.constraint, previous.version);
+        const keep = only.size > 0 && !only.has(tool.name) && samePin;
+        if (keep && platforms.every((p) => previous.artifacts.some((a) => a.platform === p))) {
+          return { ...previous, artifacts: previous.artifacts.filter((a) => platforms.includes(a.platform)) };
+        }
+        return resolveTool(tool, {
+          codeHost,
+          platforms,
+          previous: samePin || previous?.source === tool.fingerprint ? previous : undefined,
+          pin: keep ? previous.version : undefined,
+          checkPrivacy: token !== undefined,
+          allowHost: (o) => hostAllows(policy, o),
+          digest: async (artifact) => {
+            if (check) return "0".repeat(64); // --check downloads nothing: a new artifact already means a change.
+            try {
+              const cached = await fetchArtifact(
+                { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl },
+                { layout, client, hasToken: token !== undefined },
+              );
+              return cached.sha256;
+            } catch (error) {
+              throw asStoreError(error, layout.home);
+            }
+          },
+        });
+      },
+      { limit: CONCURRENCY },
+    );
+  let tools: LockedTool[];
+  try {
+    tools = await resolveAll();
+  } finally {
+    // After resolution, off its critical path; also after a failure, so a retry starts with what was learnt.
+    cache.flush();
+  }
   checkCommandConflicts(tools);
 
   const lock: Lockfile = { version: 1, tools };
