@@ -21,6 +21,8 @@ export function isDisabledCode(code: BootStatusCode): boolean {
   return code.startsWith("disabled-");
 }
 
+const PYTHON_WHITESPACE = /[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+
 /** A boot status code and the reason cloud-init gives for it. */
 export interface BootCode {
   code: BootStatusCode;
@@ -32,8 +34,9 @@ export async function bootCode(
   state: BootState,
   options: { systemctl: RunSystemctl; query: QueryOptions },
 ): Promise<BootCode> {
-  // Whole tokens on the kernel command line, substrings elsewhere, as upstream compares.
-  const tokens = state.cmdline.split(/\s+/);
+  // Whole tokens on the kernel command line, substrings elsewhere, as upstream compares. Python's str.split()
+  // splits on str.isspace() characters, which differ from JavaScript's \s (U+001C..U+001F, U+0085 vs U+FEFF).
+  const tokens = state.cmdline.split(PYTHON_WHITESPACE);
   if (!state.isSystemd) return { code: "enabled-by-sysvinit", reason: "Cloud-init enabled on sysvinit" };
   if (tokens.includes("cloud-init=enabled")) {
     return {

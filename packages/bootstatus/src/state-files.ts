@@ -121,6 +121,12 @@ function kernelCmdline(at: (p: string) => string): string {
   return (readText(at("/proc/cmdline")) ?? "").trim();
 }
 
+const READ_ERRORS: Record<string, string> = {
+  EACCES: "permission denied",
+  EISDIR: "it is a directory",
+  ELOOP: "too many levels of symbolic links",
+};
+
 // cloud-init decodes strictly (util.decode_binary) and keeps a BOM, which json.loads then rejects.
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -131,7 +137,7 @@ function readStatusFile(file: string): StatusFileRead {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { kind: "missing" };
-    return { kind: "unreadable", message: code ?? String(error) };
+    return { kind: "unreadable", message: READ_ERRORS[code ?? ""] ?? code ?? String(error) };
   }
   try {
     return { kind: "text", text: UTF8.decode(bytes) };
