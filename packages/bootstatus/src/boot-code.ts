@@ -21,6 +21,7 @@ export function isDisabledCode(code: BootStatusCode): boolean {
   return code.startsWith("disabled-");
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+001C..U+001F are whitespace to Python's str.split().
 const PYTHON_WHITESPACE = /[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 
 /** A boot status code and the reason cloud-init gives for it. */
