@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { LOCKFILE_NAME } from "./lockfile.js";
 import { PROJECT_FILE_NAME } from "./project-file.js";
 import type { StoreLayout } from "./store-layout.js";
@@ -24,17 +24,41 @@ export function verifiedProjectDir(layout: StoreLayout, projectFile: string): st
 export async function recordVerifiedProject(
   layout: StoreLayout,
   project: { readonly path: string; readonly projectText: string; readonly lockText: string },
+  where: { readonly cwd: string; readonly pwd?: string | undefined },
 ): Promise<void> {
-  const dir = verifiedProjectDir(layout, project.path);
-  try {
-    await mkdir(dir, { recursive: true });
-    await Promise.all([
-      replaceFile(join(dir, PROJECT_FILE_NAME), project.projectText),
-      replaceFile(join(dir, LOCKFILE_NAME), project.lockText),
-    ]);
-  } catch {
-    // The record is an optimisation: without it the shim asks `toolmgr exec`, which decides exactly.
+  const dirs = [verifiedProjectDir(layout, project.path)];
+  const logical = await logicalProjectDir(dirname(project.path), where);
+  if (logical !== undefined) dirs.push(join(layout.projectsDir, logical));
+  for (const dir of dirs) {
+    try {
+      await mkdir(dir, { recursive: true });
+      await Promise.all([
+        replaceFile(join(dir, PROJECT_FILE_NAME), project.projectText),
+        replaceFile(join(dir, LOCKFILE_NAME), project.lockText),
+      ]);
+    } catch {
+      // The record is an optimisation: without it the shim asks `toolmgr exec`, which decides exactly.
+    }
   }
+}
+
+/**
+ * The project directory as the shell names it, when that differs from the real path: the shim walks up from `$PWD`,
+ * which keeps symbolic links (macOS's /tmp, a linked home), while Node's working directory is the real path.
+ */
+async function logicalProjectDir(
+  projectDir: string,
+  where: { readonly cwd: string; readonly pwd?: string | undefined },
+): Promise<string | undefined> {
+  const { cwd, pwd } = where;
+  if (pwd === undefined || !isAbsolute(pwd) || pwd === cwd) return undefined;
+  const below = relative(projectDir, cwd);
+  if (below.startsWith("..") || isAbsolute(below)) return undefined;
+  const logical =
+    below === "" ? pwd : pwd.endsWith(`${sep}${below}`) ? pwd.slice(0, -below.length - 1) : undefined;
+  if (logical === undefined || logical === projectDir) return undefined;
+  const real = await realpath(logical).catch(() => undefined);
+  return real === projectDir ? logical : undefined;
 }
 
 async function replaceFile(path: string, text: string): Promise<void> {

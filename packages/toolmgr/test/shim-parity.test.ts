@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -163,4 +163,30 @@ test("a shim, like toolmgr exec, needs a lock beside the project file and every 
   const unlocked = await p.both("medusa");
   assert.equal(unlocked.code, 1);
   assert.match(unlocked.stderr, /^toolmgr: Cannot find .*toolmgr\.lock: run `toolmgr lock` first\n$/);
+});
+
+test("a project reached through a symbolic link is recorded under the path the shell uses too", async () => {
+  const real = await mkdtemp(join(tmpdir(), "toolmgr-parity-real-"));
+  const link = `${real}-link`;
+  await symlink(real, link);
+  const home = await mkdtemp(join(tmpdir(), "toolmgr-parity-home-"));
+  await mkdir(join(real, "sub"));
+  await writeFile(join(real, "toolmgr.toml"), HELLO("1"));
+  // The shell keeps the link in $PWD; Node's working directory is the real path.
+  const env = {
+    CODEHOST_API_URL: host.apiUrl,
+    TOOLMGR_HOME: home,
+    CODEHOST_TOKEN: "",
+    PWD: join(link, "sub"),
+  };
+  assert.equal((await runCli(["lock"], { cwd: join(link, "sub"), env })).code, 0);
+  assert.equal((await runCli(["sync"], { cwd: join(link, "sub"), env })).code, 0);
+  await stat(join(home, "projects", real, "toolmgr.lock"));
+  await stat(join(home, "projects", link, "toolmgr.toml"));
+  const shims = join(home, "shims");
+  const r = await execFileP(join(shims, "hello"), ["x"], {
+    cwd: join(link, "sub"),
+    env: { PATH: `${shims}:/usr/bin:/bin`, PWD: join(link, "sub") },
+  });
+  assert.equal(r.stdout, "hello 1.0.0 x\n");
 });
