@@ -48,7 +48,9 @@ export interface HttpClientOptions {
   readonly maxConcurrent?: number;
   /**
    * Requests in flight at once to each other origin (release downloads, storage): these are not API requests and
-   * count against no API limit, so the bound is larger, only there to keep sockets and memory in check. @default 128
+   * count against no API limit, so the bound is larger, only there to keep sockets in check: 256 lets a trust-on-
+   * first-use lock of 50 tools x 4 platforms fetch every artifact in one wave (128 took two, measured with
+   * lock-bench.mjs). `sync` bounds its downloads separately, at 4. @default 256
    */
   readonly maxConcurrentDownloads?: number;
   /**
@@ -111,7 +113,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const maxWait = options.maxRateLimitWaitMs ?? 10_000;
   const now = options.now ?? (() => new Date());
   const apiSlots = createRequestLimiter(options.maxConcurrent ?? 90);
-  const downloadLimit = options.maxConcurrentDownloads ?? 128;
+  const downloadLimit = options.maxConcurrentDownloads ?? 256;
   const otherSlots = new Map<string, RequestLimiter>();
   const slotsFor = (url: URL): RequestLimiter => {
     if (url.origin === apiOrigin) return apiSlots;
