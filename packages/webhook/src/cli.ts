@@ -1,9 +1,11 @@
 // Composition root: the only module that touches `process`.
-import { spawn } from "node:child_process";
+import { fork } from "node:child_process";
 import { watch } from "node:fs";
 import { access, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { fileURLToPath } from "node:url";
 import { main } from "./main.js";
+import { createSpawnHelpers } from "./spawn-helpers.js";
 
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
@@ -11,15 +13,17 @@ process.exitCode = await main(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   command: {
-    spawn,
+    // Two helpers: the machines this targets have a few cores, and more helpers only add memory.
+    run: createSpawnHelpers({
+      size: 2,
+      start: () =>
+        fork(fileURLToPath(new URL("./spawn-helper.js", import.meta.url)), [], {
+          serialization: "advanced",
+          execArgv: [],
+          stdio: ["ignore", "ignore", "inherit", "ipc"],
+        }),
+    }).run,
     tmpdir: tmpdir(),
-    killGroup: (pid, signal) => {
-      try {
-        process.kill(-pid, signal);
-      } catch {
-        // The group is already gone.
-      }
-    },
   },
   onSignal: (signal, handler) => process.on(signal, handler),
   pid: process.pid,

@@ -1,4 +1,3 @@
-import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { constants } from "node:fs";
 import { access, rm, stat, writeFile } from "node:fs/promises";
@@ -7,28 +6,20 @@ import { goBase64Decode } from "./go-base64.js";
 import { goList, goQuoteList } from "./go-log-format.js";
 import type { Argument, Hook } from "./hook.js";
 import { getArgument, type RequestData } from "./request-values.js";
+import type { CommandResult, RunRequest } from "./run-process.js";
 
-/** The spawn seam (node's `child_process.spawn`). */
-export type Spawn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+export type { CommandResult } from "./run-process.js";
 
 /** What running a command needs from outside. */
 export interface CommandDeps {
-  readonly spawn: Spawn;
+  /** Starts the program and collects its output: here, or in a spawn helper process (spawn-helpers.ts). */
+  readonly run: (request: RunRequest) => Promise<CommandResult>;
   /** The server's environment; the command inherits it plus the hook's variables. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The server's working directory. */
   readonly cwd: string;
   readonly tmpdir: string;
   readonly log: (line: string) => void;
-  /** Signals a whole process group (a negative-pid `kill`), for the command timeout. */
-  readonly killGroup: (pid: number, signal: NodeJS.Signals) => void;
-}
-
-/** The outcome of one run: the combined output, and an error text when it failed. */
-export interface CommandResult {
-  /** Raw bytes: upstream writes them to the response untouched, binary included. */
-  readonly output: Buffer;
-  readonly error?: string;
 }
 
 /**
@@ -106,14 +97,13 @@ export async function runCommand(
   );
   let result: CommandResult;
   try {
-    result = await spawnCollect(path, {
+    result = await deps.run({
+      path,
       args,
       env,
       cwd: workdir || deps.cwd,
       argv0: hook.executeCommand,
       timeout: hook.timeout,
-      spawn: deps.spawn,
-      killGroup: deps.killGroup,
     });
     deps.log(`[${rid}] command output: ${result.output.toString("utf8")}`);
     if (result.error !== undefined) deps.log(`[${rid}] error occurred: ${result.error}`);
@@ -138,62 +128,6 @@ function argumentOrError(arg: Argument, data: RequestData): string | undefined {
 /** Upstream's `ArgumentError` text: the argument printed with Go's `%+v`. */
 function argumentError(a: Argument): string {
   return `couldn't retrieve argument for {Source:${a.source} Name:${a.name} EnvName:${a.envname} Base64Decode:${a.base64decode}}`;
-}
-
-function spawnCollect(
-  path: string,
-  options: {
-    args: string[];
-    env: Record<string, string>;
-    cwd: string;
-    argv0: string;
-    timeout: number;
-    spawn: Spawn;
-    killGroup: (pid: number, signal: NodeJS.Signals) => void;
-  },
-): Promise<CommandResult> {
-  return new Promise((resolve) => {
-    let child: ChildProcess;
-    try {
-      child = options.spawn(path, options.args, {
-        cwd: options.cwd,
-        env: options.env,
-        argv0: options.argv0,
-        stdio: ["ignore", "pipe", "pipe"],
-        // Its own process group, so a timeout can stop the command and everything it started.
-        detached: options.timeout > 0,
-      });
-    } catch {
-      // node refuses NUL bytes in argv or env before forking; Go's exec fails the same way (EINVAL).
-      resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: invalid argument` });
-      return;
-    }
-    const chunks: Buffer[] = [];
-    child.stdout?.on("data", (c: Buffer) => chunks.push(c));
-    child.stderr?.on("data", (c: Buffer) => chunks.push(c));
-    let timer: NodeJS.Timeout | undefined;
-    let killer: NodeJS.Timeout | undefined;
-    if (options.timeout > 0 && child.pid !== undefined) {
-      const pid = child.pid;
-      timer = setTimeout(() => {
-        options.killGroup(pid, "SIGTERM");
-        killer = setTimeout(() => options.killGroup(pid, "SIGKILL"), 5000);
-      }, options.timeout * 1000);
-    }
-    const finish = (error?: string) => {
-      clearTimeout(timer);
-      clearTimeout(killer);
-      const output = Buffer.concat(chunks);
-      resolve(error === undefined ? { output } : { output, error });
-    };
-    child.on("error", (e) => finish(e.message));
-    child.on("close", (code, signal) => {
-      if (signal)
-        finish(`signal: ${signal === "SIGKILL" ? "killed" : signal === "SIGTERM" ? "terminated" : signal}`);
-      else if (code !== 0) finish(`exit status ${code}`);
-      else finish();
-    });
-  });
 }
 
 /**
