@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -107,7 +107,22 @@ async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Pr
   try {
     if (response.body === null)
       throw new HttpError(`Cannot download "${ref.tool}" from ${ref.url}: empty answer`);
-    await pipeline(response.body, meter, createWriteStream(temp));
+    if (total !== undefined && total <= SMALL_BODY) {
+      // A small artifact is read into memory and written with one call: the stream plumbing (a write stream's
+      // open/write/close round trips through the thread pool, a Transform) cost more than the bytes in a TOFU lock of
+      // hundreds of small artifacts (lock-bench.mjs, "tofu").
+      const chunks: Buffer[] = [];
+      for await (const chunk of response.body) {
+        const data = chunk as Buffer;
+        hash.update(data);
+        chunks.push(data);
+        received += data.length;
+        options.onProgress?.({ received, total });
+      }
+      await writeFile(temp, Buffer.concat(chunks));
+    } else {
+      await pipeline(response.body, meter, createWriteStream(temp));
+    }
     if (total !== undefined && received !== total) {
       // The server closed the connection early: a truncated body, retried like a reset.
       throw new Error(`the transfer ended after ${received} of ${total} bytes`);
@@ -127,6 +142,9 @@ async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Pr
     if (!renamed) await rm(temp, { force: true });
   }
 }
+
+/** Bodies up to this size (with a known length) are buffered rather than streamed to disk. */
+const SMALL_BODY = 1 << 20;
 
 const madeDirs = new Map<string, Promise<unknown>>();
 

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
 
 /** One remembered answer: the validator the host gave and the body it validates. */
 export interface CachedAnswer {
@@ -16,73 +16,96 @@ export interface ResponseCache {
   get(key: { readonly url: string; readonly accept: string }): Promise<CachedAnswer | undefined>;
   /** Remembers an answer; it is written by `flush`, off the resolution's critical path. */
   set(key: { readonly url: string; readonly accept: string }, answer: CachedAnswer): void;
-  /** Writes what `set` remembered since the last flush. */
+  /** Writes the file, if anything changed since it was read. */
   flush(): void;
 }
 
+interface Entry extends CachedAnswer {
+  /** When a lock last asked for it (ms since the epoch), to drop what no lock asks for any more. */
+  readonly used: number;
+}
+
+/** An entry no `lock` of the project asked for in this long is dropped (a removed tool, an old prefix). */
+const UNUSED_MS = 30 * 24 * 3600 * 1000;
+
 /**
- * A response cache in the store, `cache/http/<sha256 of accept and URL>`: one small JSON file per answer. Never
- * holds credentials: the key is the URL and media type, the value the validator and the body. A damaged or
- * unreadable entry is a miss, and a failed write is ignored: the cache only saves requests (a 304 does not count
- * against the host's rate limit, GitHub REST docs "Use conditional requests if appropriate"), it never decides
- * anything.
+ * A response cache in one file per project, `cache/http/<sha256 of the project file's path>.json`. Never holds
+ * credentials: the key is the media type and URL, the value the validator and the body. A damaged or unreadable
+ * file is an empty cache, and a failed write is ignored: the cache only saves requests (a 304 does not count against
+ * the host's rate limit, GitHub REST docs "Use conditional requests if appropriate"), it never decides anything.
  *
- * Cost, measured with `lock-bench.mjs` and `--cpu-prof`: a file read and an atomic write per request on the
- * resolution path added ~20 ms of CPU and a wait in libuv's 4-thread pool to every one of 100–150 requests. So the
- * directory is listed once (a fresh store reads nothing, a miss costs no failed `open`), and the writes are
- * collected and done in one synchronous batch after resolution (each temp + rename, so concurrent `lock`s never read
- * half a file).
+ * One file, read once and written once after resolution (temp + rename, so a concurrent `lock` reads the old file or
+ * the new one): a file per answer cost a read and a write on every request of the resolution chains, ~100 files per
+ * `lock` of 50 tools (measured with lock-bench.mjs and --cpu-prof; bench/toolmgr/README.md, "lock").
  */
-export function createFileResponseCache(dir: string): ResponseCache {
-  const name = (key: { url: string; accept: string }) =>
-    createHash("sha256").update(`${key.accept}\n${key.url}`).digest("hex");
-  let listing: Promise<Set<string>> | undefined;
-  const pending = new Map<string, string>();
+export function createFileResponseCache(path: string, options: { now?: () => number } = {}): ResponseCache {
+  const now = options.now ?? Date.now;
+  let loaded: Promise<Map<string, Entry>> | undefined;
+  let entries = new Map<string, Entry>();
+  let changed = false;
+  const load = () => {
+    loaded ??= readFile(path, "utf8").then(
+      (text) => {
+        entries = parseEntries(text, now());
+        return entries;
+      },
+      () => entries,
+    );
+    return loaded;
+  };
+  const name = (key: { url: string; accept: string }) => `${key.accept}\n${key.url}`;
   return {
     async get(key) {
-      listing ??= readdir(dir).then(
-        (names) => new Set(names),
-        () => new Set<string>(),
-      );
-      const file = name(key);
-      if (!(await listing).has(file)) return undefined;
-      try {
-        const entry = JSON.parse(await readFile(join(dir, file), "utf8")) as Partial<CachedAnswer> & {
-          url?: unknown;
-        };
-        if (entry.url !== key.url || typeof entry.etag !== "string" || typeof entry.body !== "string")
-          return undefined;
-        return {
-          etag: entry.etag,
-          body: entry.body,
-          ...(typeof entry.link === "string" ? { link: entry.link } : {}),
-        };
-      } catch {
-        return undefined;
-      }
+      const entry = (await load()).get(name(key));
+      if (entry === undefined) return undefined;
+      entries.set(name(key), { ...entry, used: now() });
+      changed = true;
+      return {
+        etag: entry.etag,
+        body: entry.body,
+        ...(entry.link === undefined ? {} : { link: entry.link }),
+      };
     },
     set(key, answer) {
-      pending.set(name(key), JSON.stringify({ url: key.url, accept: key.accept, ...answer }));
+      entries.set(name(key), { ...answer, used: now() });
+      changed = true;
     },
     flush() {
-      if (pending.size === 0) return;
+      if (!changed) return;
+      changed = false;
+      const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
       try {
-        mkdirSync(dir, { recursive: true });
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(temp, JSON.stringify({ version: 1, entries: Object.fromEntries(entries) }));
+        renameSync(temp, path);
       } catch {
-        pending.clear();
-        return;
-      }
-      const suffix = `.${randomBytes(6).toString("hex")}.tmp`;
-      for (const [file, text] of pending) {
-        const target = join(dir, file);
         try {
-          writeFileSync(target + suffix, text);
-          renameSync(target + suffix, target);
+          rmSync(temp, { force: true });
         } catch {
-          rmSync(target + suffix, { force: true });
+          // Nothing was written where nothing can be written.
         }
       }
-      pending.clear();
     },
   };
+}
+
+function parseEntries(text: string, now: number): Map<string, Entry> {
+  const entries = new Map<string, Entry>();
+  try {
+    const file = JSON.parse(text) as { version?: unknown; entries?: Record<string, Partial<Entry>> };
+    if (file.version !== 1 || typeof file.entries !== "object" || file.entries === null) return entries;
+    for (const [key, e] of Object.entries(file.entries)) {
+      if (typeof e.etag !== "string" || typeof e.body !== "string" || typeof e.used !== "number") continue;
+      if (now - e.used > UNUSED_MS) continue;
+      entries.set(key, {
+        etag: e.etag,
+        body: e.body,
+        used: e.used,
+        ...(typeof e.link === "string" ? { link: e.link } : {}),
+      });
+    }
+  } catch {
+    // A damaged file is an empty cache.
+  }
+  return entries;
 }

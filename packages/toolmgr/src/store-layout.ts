@@ -6,7 +6,7 @@ export interface StoreLayout {
   readonly home: string;
   /** `cache/sha256`: verified artifacts, named by their digest. */
   readonly cacheDir: string;
-  /** `cache/http`: remembered code-host answers with their ETags, for conditional re-lock requests. */
+  /** `cache/http`: per project, remembered code-host answers with their ETags, for conditional re-lock requests. */
   readonly httpCacheDir: string;
   /** `tools`: extracted installs, `tools/<name>/<version>-<digest12>/`. */
   readonly toolsDir: string;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,13 @@ before(async () => {
     tag: "v1.0.0",
     assets: [{ name: "slow-linux.tar.gz", data, digest: false }],
   });
+  // Over 1 MiB, so it is streamed to disk rather than buffered (artifact-cache.ts): both paths must survive a stall.
+  host.addRepo("acme/big");
+  const big = Buffer.concat([
+    await buildArtifact("raw", { name: "big", version: "1.0.0" }),
+    randomBytes(2 << 20),
+  ]);
+  host.addRelease("acme/big", { tag: "v1.0.0", assets: [{ name: "big-linux", data: big, digest: false }] });
 });
 
 after(async () => {
@@ -34,10 +42,21 @@ bin = ["slow"]
 platforms = ["linux/amd64"]
 `;
 
-async function project() {
+const BIG = `platforms = ["linux/amd64"]
+[tools.big]
+version = "1.0.0"
+[tools.big.source]
+type = "github_release"
+repo = "acme/big"
+asset = "big-{os}"
+bin = ["big"]
+platforms = ["linux/amd64"]
+`;
+
+async function project(toml = TOML) {
   const dir = await mkdtemp(join(tmpdir(), "toolmgr-stall-"));
   const home = await mkdtemp(join(tmpdir(), "toolmgr-stall-home-"));
-  await writeFile(join(dir, "toolmgr.toml"), TOML);
+  await writeFile(join(dir, "toolmgr.toml"), toml);
   // A short stall timeout, so the test does not wait a minute per stalled transfer.
   const env = {
     CODEHOST_API_URL: host.apiUrl,
@@ -63,6 +82,19 @@ test("a download that stalls half-way is dropped and retried; lock (trust on fir
   assert.equal(synced.code, 0, synced.stderr);
   assert.match(synced.stdout, /^slow {2}installed 1\.0\.0$/m);
   assert.equal(host.count("storage:"), 2);
+});
+
+test("a large download that stalls half-way is streamed again from the start and verified", async () => {
+  const p = await project(BIG);
+  host.requests.clear();
+  host.stallDownloads = 1;
+  const locked = await p.run("lock");
+  assert.equal(locked.code, 0, locked.stderr);
+  assert.equal(host.count("storage:"), 2);
+  host.requests.clear();
+  const synced = await p.run("sync");
+  assert.equal(synced.code, 0, synced.stderr);
+  assert.equal(host.count("storage:"), 0, "the verified download was kept in the cache");
 });
 
 test("a download that keeps stalling fails after a bounded number of tries with a clear message", async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fetchArtifact } from "../artifact-cache.js";
@@ -75,7 +75,9 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const timeoutMs = httpTimeoutFromEnv(deps.env);
   // Re-locks ask "changed?" with the ETag of the last answer: a 304 costs no rate limit (GitHub REST docs).
-  const cache = createFileResponseCache(layout.httpCacheDir);
+  const cache = createFileResponseCache(
+    join(layout.httpCacheDir, `${createHash("sha256").update(project.path).digest("hex")}.json`),
+  );
   const client = createHttpClient({
     fetch: deps.fetch,
     apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
