@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { UsageError } from "./errors.js";
-import { parseFlags } from "./flags.js";
+import { parseFlags, usage } from "./flags.js";
 
 test("defaults are upstream's", () => {
   const c = parseFlags([]);
@@ -57,4 +57,13 @@ test("unknown flags, bad numbers and bad headers are usage errors with Go's mess
     () => parseFlags(["-port"]),
     (e: unknown) => e instanceof UsageError && /flag needs an argument: -port/.test(e.message),
   );
+});
+
+test("-help lists 2.8.0's flags only; the flags beyond it still parse", () => {
+  const text = usage();
+  for (const hidden of ["-socket", "-log-format", "-max-body-bytes"])
+    assert.ok(!text.includes(`  ${hidden} `), hidden);
+  assert.ok(text.includes("  -x-request-id-limit int\n"));
+  const config = parseFlags(["-socket", "/tmp/s", "-log-format", "json", "-max-body-bytes", "10"]);
+  assert.deepEqual([config.socket, config.logFormat, config.maxBodyBytes], ["/tmp/s", "json", 10]);
 });

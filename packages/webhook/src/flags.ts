@@ -43,6 +43,8 @@ interface FlagSpec {
   readonly key: keyof Config;
   readonly usage: string;
   readonly def?: string;
+  /** Beyond upstream: accepted, documented in the README, but left out of `-help` so the text stays upstream's. */
+  readonly hidden?: true;
 }
 
 // Order and texts follow upstream's `flag` definitions so `-help` reads the same.
@@ -107,6 +109,7 @@ const FLAGS: readonly FlagSpec[] = [
     key: "logFormat",
     usage: "log format: text (upstream's) or json (beyond upstream)",
     def: "text",
+    hidden: true,
   },
   {
     name: "logfile",
@@ -120,6 +123,7 @@ const FLAGS: readonly FlagSpec[] = [
     key: "maxBodyBytes",
     usage: "largest request body accepted, 0 for no limit (beyond upstream)",
     def: "0",
+    hidden: true,
   },
   {
     name: "max-multipart-mem",
@@ -157,6 +161,7 @@ const FLAGS: readonly FlagSpec[] = [
     key: "socket",
     usage:
       "path to a Unix socket (e.g. /tmp/webhook.sock) or Windows named pipe to use instead of listening on an ip and port; if specified, the ip and port options are ignored",
+    hidden: true,
   },
   { name: "template", kind: "bool", key: "template", usage: "parse hooks file as a Go template" },
   {
@@ -229,6 +234,7 @@ export function defaultConfig(): Config {
 export function usage(): string {
   const lines = ["Usage of webhook:"];
   for (const f of FLAGS) {
+    if (f.hidden) continue;
     const type =
       f.kind === "bool"
         ? ""

@@ -60,7 +60,10 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   if (config.listCipherSuites) {
     if (!["", "1.0", "1.1", "1.2", "1.3"].includes(config.tlsMinVersion)) {
-      deps.stderr.write(`error: unknown minimum TLS version: ${config.tlsMinVersion}\n`);
+      // Go's log.Fatalln on the standard logger: a date, no "[webhook]" prefix.
+      deps.stderr.write(
+        `${goLogStamp(deps.now())} error: unknown minimum TLS version: ${config.tlsMinVersion}\n`,
+      );
       return 1;
     }
     deps.stdout.write(listCipherSuites(config.tlsMinVersion));
@@ -75,9 +78,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   const format = (line: string) => {
     const now = deps.now();
     if (config.logFormat === "json") return `${JSON.stringify({ time: now.toISOString(), msg: line })}\n`;
-    const p = (n: number) => String(n).padStart(2, "0");
-    const stamp = `${now.getFullYear()}/${p(now.getMonth() + 1)}/${p(now.getDate())} ${p(now.getHours())}:${p(now.getMinutes())}:${p(now.getSeconds())}`;
-    return `[webhook] ${stamp} ${line}\n`;
+    return `[webhook] ${goLogStamp(now)} ${line}\n`;
   };
   const log = (line: string) => {
     if (verbose) out.write(format(line));
@@ -299,4 +300,10 @@ function indexHooks(byFile: ReadonlyMap<string, readonly Hook[]>): Map<string, H
   for (const hooks of byFile.values())
     for (const hook of hooks) if (!map.has(hook.id)) map.set(hook.id, hook);
   return map;
+}
+
+/** Go's `log` date and time (`2006/01/02 15:04:05`, local time). */
+function goLogStamp(now: Date): string {
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}/${p(now.getMonth() + 1)}/${p(now.getDate())} ${p(now.getHours())}:${p(now.getMinutes())}:${p(now.getSeconds())}`;
 }

@@ -2201,3 +2201,47 @@ test("parity: no command ran late, on either side, for any scenario", async () =
 test("parity: the suite covers at least 80 scenarios", () => {
   assert.ok(SCENARIOS.length >= 80, String(SCENARIOS.length));
 });
+
+/** Runs a short-lived invocation of one side; dates and the program name are normalised. */
+function invoke(side: Side, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child =
+      side === "peer"
+        ? spawn(PEER, args, { cwd: root })
+        : spawn(process.execPath, [OURS, ...args], { cwd: root });
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (d: Buffer) => (out += d));
+    child.stderr?.on("data", (d: Buffer) => (err += d));
+    const norm = (s: string) =>
+      s
+        .replace(/^(\[webhook\] )?\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d /gm, "$1<date> ")
+        .replace(/^Usage of \/usr\/bin\/webhook:/m, "Usage of webhook:");
+    child.on("close", (code) => resolve({ code, out: norm(out), err: norm(err) }));
+  });
+}
+
+const CLI_CASES: readonly (readonly string[])[] = [
+  ["-version"],
+  ["--version"],
+  ["-help"],
+  ["-h"],
+  ["-bogus"],
+  ["-header", "no-equals"],
+  ["-port", "abc"],
+  ["-verbose=maybe"],
+  ["-max-multipart-mem", "1e3"],
+  ["-http-methods"],
+  ["-list-cipher-suites"],
+  ["-list-cipher-suites", "-tls-min-version", "1.3"],
+  ["-list-cipher-suites", "-tls-min-version", "9"],
+  ["-hooks", "/nonexistent/hooks.json"],
+  ["-setuid", "1"],
+];
+
+for (const args of CLI_CASES) {
+  test(`parity: command line ${args.join(" ")}`, async () => {
+    const [peer, ours] = await Promise.all([invoke("peer", [...args]), invoke("ours", [...args])]);
+    assert.deepEqual(ours, peer);
+  });
+}
