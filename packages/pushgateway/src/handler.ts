@@ -7,11 +7,12 @@ import {
   ParseError,
   PushgatewayError,
 } from "./errors.js";
-import { formatText, TEXT_CONTENT_TYPE } from "./exposition/format-text.js";
+import { formatText, textContentType } from "./exposition/format-text.js";
 import { formatGoFloat } from "./exposition/go-float.js";
 import type { MetricFamily } from "./exposition/metric-family.js";
 import { isDelimitedProtobuf, parseDelimitedProtobuf } from "./exposition/parse-protobuf.js";
 import { parseText } from "./exposition/parse-text.js";
+import { goJson, goStruct } from "./go-json.js";
 import { type GroupingLabels, parseGroupingKey } from "./grouping-key.js";
 import type { MetricStore } from "./store/metric-store.js";
 
@@ -72,7 +73,12 @@ export async function handleRequest(req: GatewayRequest, ctx: GatewayContext): P
   }
   if (path === ctx.telemetryPath) {
     if (method !== "GET") return methodNotAllowed("GET, OPTIONS");
-    return await scrape(ctx);
+    return await scrape(ctx, req.headers.accept);
+  }
+  // The API router answers OPTIONS on any path under it (upstream api/v1/api.go `options`), for CORS preflights.
+  if (path.startsWith("/api/v1/") && method === "OPTIONS") {
+    const { "Content-Type": _, ...cors } = json(null).headers;
+    return counted(ctx, "api/v1/options", method, { status: 200, headers: cors, body: "" });
   }
   switch (path) {
     case "/-/healthy":
@@ -84,8 +90,9 @@ export async function handleRequest(req: GatewayRequest, ctx: GatewayContext): P
         body: "OK",
       });
     case "/-/quit":
-      if (method !== "PUT" && method !== "POST") return textError(405, "Only POST or PUT requests allowed.");
-      if (!ctx.enableLifecycle) return textError(403, "Lifecycle API is not enabled.");
+      // Upstream writes these with WriteHeader + Write (main.go): no trailing newline, no nosniff.
+      if (method !== "PUT" && method !== "POST") return plain(405, "Only POST or PUT requests allowed.");
+      if (!ctx.enableLifecycle) return plain(403, "Lifecycle API is not enabled.");
       setImmediate(ctx.quit);
       return {
         status: 200,
@@ -94,13 +101,18 @@ export async function handleRequest(req: GatewayRequest, ctx: GatewayContext): P
       };
     case "/api/v1/status":
       if (method !== "GET") return methodNotAllowed("GET, OPTIONS");
-      return counted(ctx, "api/v1/status", method, json({ status: "success", data: ctx.status() }));
+      return counted(ctx, "api/v1/status", method, json(goStruct({ status: "success", data: ctx.status() })));
     case "/api/v1/metrics":
       if (method !== "GET") return methodNotAllowed("GET, OPTIONS");
-      return counted(ctx, "api/v1/metrics", method, json({ status: "success", data: apiMetrics(ctx) }));
+      return counted(
+        ctx,
+        "api/v1/metrics",
+        method,
+        json(goStruct({ status: "success", data: apiMetrics(ctx) })),
+      );
     case "/api/v1/admin/wipe":
       if (!ctx.enableAdminApi) return textError(404, "404 page not found");
-      if (method !== "PUT") return methodNotAllowed("PUT, OPTIONS");
+      if (method !== "PUT") return methodNotAllowed("OPTIONS, PUT");
       ctx.store.wipe();
       return counted(ctx, "wipe", method, { status: 202, headers: {}, body: "" });
     case "/":
@@ -137,7 +149,7 @@ function push(
         body = gunzipSync(body, ctx.maxBodyBytes > 0 ? { maxOutputLength: ctx.maxBodyBytes } : {});
       } catch (cause) {
         if ((cause as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
-        throw new ParseError(body.length === 0 ? "EOF" : `gzip: invalid header`, { cause });
+        throw new ParseError(gzipErrorText(body), { cause });
       }
     }
     const contentType = req.headers["content-type"] ?? "";
@@ -167,6 +179,18 @@ function push(
   return { status: ctx.check ? 200 : 202, headers: {}, body: "" };
 }
 
+/**
+ * Go's gzip reader's error for a body Node could not inflate: it reads a 10-byte header first (`EOF` when empty,
+ * `unexpected EOF` when short), checks the magic (`gzip: invalid header`), and a stream cut short is again
+ * `unexpected EOF` (compress/gzip gunzip.go readHeader).
+ */
+function gzipErrorText(body: Buffer): string {
+  if (body.length === 0) return "EOF";
+  if (body.length < 10) return "unexpected EOF";
+  if (body[0] !== 0x1f || body[1] !== 0x8b || body[2] !== 8) return "gzip: invalid header";
+  return "unexpected EOF";
+}
+
 function remove(rest: string, ctx: GatewayContext): GatewayResponse {
   try {
     ctx.store.delete(parseGroupingKey(rest));
@@ -177,7 +201,7 @@ function remove(rest: string, ctx: GatewayContext): GatewayResponse {
   return { status: 202, headers: {}, body: "" };
 }
 
-async function scrape(ctx: GatewayContext): Promise<GatewayResponse> {
+async function scrape(ctx: GatewayContext, accept: string | undefined): Promise<GatewayResponse> {
   const own = await ctx.ownFamilies();
   const ownNames = new Set(own.map((f) => f.name));
   const pushed = ctx.store.families();
@@ -188,7 +212,7 @@ async function scrape(ctx: GatewayContext): Promise<GatewayResponse> {
       o?.metrics.push(...f.metrics);
     } else merged.push(f);
   }
-  return { status: 200, headers: { "Content-Type": TEXT_CONTENT_TYPE }, body: formatText(merged) };
+  return { status: 200, headers: { "Content-Type": textContentType(accept) }, body: formatText(merged) };
 }
 
 /** The `/api/v1/metrics` shape of upstream (api/v1/api.go): values as Go-formatted strings, per-family timestamps. */
@@ -197,7 +221,7 @@ function apiMetrics(ctx: GatewayContext): unknown[] {
   return ctx.store.groups().map((g) => {
     const entry: Record<string, unknown> = { labels: g.labels };
     for (const [name, f] of g.families) {
-      entry[name] = {
+      entry[name] = goStruct({
         time_stamp: iso(g.pushedAt.get(name) ?? 0),
         type: f.type.toUpperCase(),
         ...(f.help === undefined ? {} : { help: f.help }),
@@ -221,22 +245,22 @@ function apiMetrics(ctx: GatewayContext): unknown[] {
           ...(m.count !== undefined ? { count: formatGoFloat(m.count) } : {}),
           ...(m.sum !== undefined ? { sum: formatGoFloat(m.sum) } : {}),
         })),
-      };
+      });
     }
     const labels = { ...g.labels, instance: g.labels.instance ?? "" };
     const lastChange = Math.max(g.pushTime, g.failureTime) * 1000;
-    entry.push_time_seconds = {
+    entry.push_time_seconds = goStruct({
       time_stamp: iso(g.pushTime * 1000 || lastChange),
       type: "GAUGE",
       help: "Last Unix time when changing this group in the Pushgateway succeeded.",
       metrics: [{ labels, value: formatGoFloat(g.pushTime) }],
-    };
-    entry.push_failure_time_seconds = {
+    });
+    entry.push_failure_time_seconds = goStruct({
       time_stamp: iso(lastChange),
       type: "GAUGE",
       help: "Last Unix time when changing this group in the Pushgateway failed.",
       metrics: [{ labels, value: formatGoFloat(g.failureTime) }],
-    };
+    });
     entry.last_push_successful = g.failureTime <= g.pushTime;
     return entry;
   });
@@ -291,6 +315,22 @@ function textError(status: number, message: string): GatewayResponse {
   };
 }
 
+function plain(status: number, body: string): GatewayResponse {
+  return { status, headers: { "Content-Type": "text/plain; charset=utf-8" }, body };
+}
+
+/** The API's CORS and caching headers and Go's JSON encoding (upstream api/v1/api.go `respond`). */
 function json(value: unknown): GatewayResponse {
-  return { status: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify(value) };
+  return {
+    status: 200,
+    headers: {
+      "Access-Control-Allow-Headers": "Accept, Authorization, Content-Type, Origin",
+      "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
+      "Access-Control-Allow-Origin": "*",
+      "Access-Control-Expose-Headers": "Date",
+      "Cache-Control": "no-cache, no-store, must-revalidate",
+      "Content-Type": "application/json",
+    },
+    body: goJson(value),
+  };
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Counter, collectDefaultMetrics, Gauge, Registry, Summary } from "prom-client";
 import type { MetricFamily } from "./exposition/metric-family.js";
 import { parseText } from "./exposition/parse-text.js";
@@ -50,6 +51,17 @@ export function createOwnMetrics(version: string): OwnMetrics {
     registers: [registry],
     ...window,
   });
+  // prom-client lacks client_golang's process_virtual_memory_max_bytes: the soft address-space limit (procfs
+  // /proc/self/limits, "unlimited" is 2^64-1 as Go's procfs reads it).
+  new Gauge({
+    name: "process_virtual_memory_max_bytes",
+    help: "Maximum amount of virtual memory available in bytes.",
+    registers: [registry],
+    collect() {
+      const limit = addressSpaceLimit();
+      if (limit !== undefined) this.set(limit);
+    },
+  });
   let last: MetricFamily[] = [];
   return {
     count: (handler, method, status) =>
@@ -67,4 +79,17 @@ export function createOwnMetrics(version: string): OwnMetrics {
     },
     cached: () => last,
   };
+}
+
+function addressSpaceLimit(): number | undefined {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max address space"));
+    const soft = line?.slice("Max address space".length).trim().split(/\s+/)[0];
+    if (soft === undefined) return undefined;
+    return soft === "unlimited" ? 2 ** 64 : Number(soft);
+  } catch {
+    return undefined;
+  }
 }

@@ -55,7 +55,10 @@ async function serve(
   try {
     path = decodeURIComponent(rawPath);
   } catch {
-    path = rawPath;
+    // Go's server refuses a request line whose URL does not parse before any handler runs (net/http server.go).
+    res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
+    res.end("400 Bad Request");
+    return;
   }
   // Go's ServeMux answers a path that is not clean (`//`, `.`, `..`) with 301 to the cleaned one.
   const clean = cleanPath(path);
@@ -90,7 +93,7 @@ async function serve(
     };
   }
   if ((req.method === "PUT" || req.method === "POST") && path.startsWith("/metrics/job"))
-    options.ctx.onPush(req.method, (performance.now() - started) / 1000, kept);
+    options.ctx.onPush(req.method, (performance.now() - started) / 1000, approximateRequestSize(req));
   // A string body is written as is: copying a 100k-series scrape into a Buffer first doubles its memory.
   const outHeaders = { ...response.headers };
   if (outHeaders.Location?.startsWith("/")) outHeaders.Location = `${options.prefix}${outHeaders.Location}`;
@@ -108,4 +111,22 @@ function cleanPath(path: string): string {
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/**
+ * promhttp's `computeApproximateRequestSize` (client_golang promhttp/instrument_server.go), which upstream's
+ * `pushgateway_http_push_size_bytes` observes: URL, method, protocol, header names and values (Go keeps Host out of
+ * the header map and counts it once), host, and the declared Content-Length.
+ */
+function approximateRequestSize(req: IncomingMessage): number {
+  let size = (req.url ?? "").length + (req.method ?? "").length + `HTTP/${req.httpVersion}`.length;
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] ?? "";
+    if (name.toLowerCase() === "host") continue;
+    size += name.length + (req.rawHeaders[i + 1] ?? "").length;
+  }
+  size += (req.headers.host ?? "").length;
+  const length = Number(req.headers["content-length"]);
+  if (Number.isFinite(length)) size += length;
+  return size;
 }

@@ -81,7 +81,10 @@ test("exposition sorts families and series as upstream and formats floats as Go"
   );
   assert.match(text, /^small\{instance="",job="fmt"\} 1e-05$/m);
   const r = await fetch(`${base}/metrics`);
-  assert.equal(r.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+  assert.equal(
+    r.headers.get("content-type"),
+    "text/plain; version=0.0.4; charset=utf-8; escaping=underscores",
+  );
   // The gateway's own metrics, named as upstream's.
   assert.match(text, /^# TYPE pushgateway_http_push_duration_seconds summary$/m);
   assert.match(text, /^pushgateway_http_push_size_bytes_count\{method="put"\} [1-9]\d*$/m);
@@ -94,7 +97,7 @@ test("health, readiness, lifecycle without the flag, unknown paths", async () =>
   assert.equal(await (await fetch(`${base}/-/ready`)).text(), "OK");
   const quit = await fetch(`${base}/-/quit`, { method: "POST" });
   assert.equal(quit.status, 403);
-  assert.equal(await quit.text(), "Lifecycle API is not enabled.\n");
+  assert.equal(await quit.text(), "Lifecycle API is not enabled.");
   assert.equal((await fetch(`${base}/nope`)).status, 404);
   const status = (await (await fetch(`${base}/api/v1/status`)).json()) as { status: string };
   assert.equal(status.status, "success");

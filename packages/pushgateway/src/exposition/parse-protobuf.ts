@@ -59,7 +59,12 @@ export function parseDelimitedProtobuf(body: Uint8Array): MetricFamily[] {
       });
     }
   } catch (cause) {
-    throw new ParseError(`error parsing protobuf body: ${(cause as Error).message}`, { cause });
+    // Go's pbutil.ReadDelimited: a length or message cut short is io.ErrUnexpectedEOF; bytes that are not a
+    // MetricFamily fail in proto.Unmarshal.
+    const short = cause instanceof RangeError || /index out of range/.test((cause as Error).message);
+    throw new ParseError(short ? "unexpected EOF" : "proto: cannot parse invalid wire-format data", {
+      cause,
+    });
   }
   for (const f of byName.values()) {
     if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(f.name)) throw new ParseError(`invalid metric name "${f.name}"`);

@@ -13,6 +13,13 @@ const errors: [string, string][] = [
     '# TYPE s summary\ns{quantile="x"} 1\n',
     "text format parsing error in line 2: expected float as value for 'quantile' label, got \"x\"",
   ],
+  ["m 1\r\n", 'text format parsing error in line 1: expected float as value, got "1\\r"'],
+  ["# HELP m a\\q\nm 1\n", "text format parsing error in line 1: invalid escape sequence '\\q'"],
+  // An error on an earlier byte of an unterminated last line wins over the end of input, as Go's streaming parser.
+  ["ok 1\n1abc", "text format parsing error in line 2: invalid metric name"],
+  ["m{a=1", "text format parsing error in line 1: expected '\"' at start of label value, found '1'"],
+  ['m{a="b"', "text format parsing error in line 1: unexpected end of input stream"],
+  ["# HELP m x", "text format parsing error in line 1: unexpected end of input stream"],
   [
     "# TYPE m counter\nm 1\n# TYPE m gauge\n",
     'text format parsing error in line 3: second TYPE line for metric name "m", or TYPE reported after samples',
@@ -49,4 +56,8 @@ test("folds histogram and summary samples into one metric per label set", () => 
   ]);
   assert.equal(h?.metrics[0]?.count, 2);
   assert.equal(h?.metrics[0]?.sum, 3);
+});
+
+test("blanks after the last newline are not an unterminated line", () => {
+  assert.equal(parseText("m 1\n \t").length, 1);
 });

@@ -1,4 +1,5 @@
 import { ParseError } from "../errors.js";
+import { goQuote, goQuoteRune } from "./go-quote.js";
 import type { MetricFamily, MetricType } from "./metric-family.js";
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
@@ -24,18 +25,24 @@ export function parseText(text: string): MetricFamily[] {
   const helped = new Set<string>();
   const sampled = new Set<string>();
   const lines = text.split("\n");
-  if (text.length > 0 && !text.endsWith("\n")) {
-    throw new ParseError(`text format parsing error in line ${lines.length}: unexpected end of input stream`);
-  }
-  lines.pop();
+  // Go's parser streams: an error on an earlier byte wins, and input that ends anywhere but at the start of a line
+  // (after blanks) is `unexpected end of input stream` on that line (prometheus/common expfmt/text_parse.go).
+  const last = lines.pop() ?? "";
+  if (!/^[ \t]*$/.test(last)) lines.push(last);
+  const partialIndex = /^[ \t]*$/.test(last) ? -1 : lines.length - 1;
   lines.forEach((raw, index) => {
     const n = index + 1;
+    const partial = index === partialIndex;
     const fail = (msg: string): never => {
       throw new ParseError(`text format parsing error in line ${n}: ${msg}`);
     };
+    const eof = (): never => fail("unexpected end of input stream");
+    // `ch` (below) reads a character; reading past the end of an unterminated last line is Go's EOF.
     const line = raw.replace(/^[ \t]+/, "");
+    const ch = (pos: number): string | undefined => (partial && pos >= line.length ? eof() : line[pos]);
     if (line === "") return;
     if (line.startsWith("#")) {
+      if (partial) eof();
       const tokens = line
         .slice(1)
         .replace(/^[ \t]+/, "")
@@ -56,14 +63,14 @@ export function parseText(text: string): MetricFamily[] {
       if (after !== "" && !/^[ \t]/.test(after)) fail("invalid metric name in comment");
       const value = after.replace(/^[ \t]+/, "");
       if (keyword === "HELP") {
-        if (helped.has(name)) fail(`second HELP line for metric name "${name}"`);
+        if (helped.has(name)) fail(`second HELP line for metric name ${goQuote(name)}`);
         helped.add(name);
-        if (value !== "") family(name).help = unescapeHelp(value);
+        if (value !== "") family(name).help = unescapeHelp(value, fail);
       } else {
         if (typed.has(name) || sampled.has(name))
-          fail(`second TYPE line for metric name "${name}", or TYPE reported after samples`);
+          fail(`second TYPE line for metric name ${goQuote(name)}, or TYPE reported after samples`);
         const type = TYPES[value.trim().toLowerCase()];
-        if (type === undefined) fail(`unknown metric type "${value.trim()}"`);
+        if (type === undefined) fail(`unknown metric type ${goQuote(value.trim())}`);
         typed.set(name, type as MetricType);
         family(name).type = type as MetricType;
       }
@@ -74,36 +81,37 @@ export function parseText(text: string): MetricFamily[] {
     const name = nameMatch?.[0] ?? "";
     let pos = name.length;
     const labels: [string, string][] = [];
-    const next = line[pos];
+    const next = ch(pos);
     if (next !== undefined && next !== " " && next !== "\t" && next !== "{") fail("invalid metric name");
     pos = skipBlank(line, pos);
-    if (line[pos] === "{") {
+    if (ch(pos) === "{") {
       pos++;
       for (;;) {
         pos = skipBlank(line, pos);
-        if (line[pos] === "}") {
+        if (ch(pos) === "}") {
           pos++;
           break;
         }
         const ln = LABEL_NAME.exec(line.slice(pos));
-        if (!ln) fail(`invalid label name for metric "${name}"`);
+        if (!ln) fail(`invalid label name for metric ${goQuote(name)}`);
         const labelName = ln?.[0] ?? "";
         if (labelName === "__name__") fail('label name "__name__" is reserved');
         pos = skipBlank(line, pos + labelName.length);
-        if (line[pos] !== "=") fail(`expected '=' after label name, found '${line[pos] ?? ""}'`);
+        if (ch(pos) !== "=") fail(`expected '=' after label name, found ${goQuoteRune(ch(pos) ?? "")}`);
         pos = skipBlank(line, pos + 1);
-        if (line[pos] !== '"') fail(`expected '"' at start of label value, found '${line[pos] ?? ""}'`);
+        if (ch(pos) !== '"')
+          fail(`expected '"' at start of label value, found ${goQuoteRune(ch(pos) ?? "")}`);
         pos++;
         let value = "";
         for (;;) {
-          const c = line[pos];
-          if (c === undefined) fail(`unexpected end of label value "${value}"`);
+          const c = ch(pos);
+          if (c === undefined) fail(`unexpected end of label value ${goQuote(value)}`);
           if (c === '"') {
             pos++;
             break;
           }
           if (c === "\\") {
-            const e = line[pos + 1];
+            const e = ch(pos + 1);
             if (e === "\\") value += "\\";
             else if (e === '"') value += '"';
             else if (e === "n") value += "\n";
@@ -114,31 +122,33 @@ export function parseText(text: string): MetricFamily[] {
           value += c;
           pos++;
         }
-        if (labels.some(([k]) => k === labelName)) fail(`duplicate label names for metric "${name}"`);
+        if (labels.some(([k]) => k === labelName)) fail(`duplicate label names for metric ${goQuote(name)}`);
         labels.push([labelName, value]);
         pos = skipBlank(line, pos);
-        if (line[pos] === ",") pos++;
-        else if (line[pos] !== "}") fail(`unexpected end of label value "${value}"`);
+        if (ch(pos) === ",") pos++;
+        else if (ch(pos) !== "}") fail(`unexpected end of label value ${goQuote(value)}`);
       }
     }
     pos = skipBlank(line, pos);
     const valueToken = /^[^ \t]*/.exec(line.slice(pos))?.[0] ?? "";
+    ch(pos + valueToken.length);
     const value = parseGoFloat(valueToken);
-    if (value === undefined) fail(`expected float as value, got "${valueToken}"`);
+    if (value === undefined) fail(`expected float as value, got ${goQuote(valueToken)}`);
     pos = skipBlank(line, pos + valueToken.length);
     let timestampMs: number | undefined;
     if (pos < line.length) {
       const tsToken = /^[^ \t]*/.exec(line.slice(pos))?.[0] ?? "";
-      if (!/^-?\d+$/.test(tsToken)) fail(`expected integer as timestamp, got "${tsToken}"`);
+      ch(pos + tsToken.length);
+      if (!/^-?\d+$/.test(tsToken)) fail(`expected integer as timestamp, got ${goQuote(tsToken)}`);
       timestampMs = Number(tsToken);
       const rest = line.slice(pos + tsToken.length);
-      if (rest.trim() !== "") fail(`spurious string after timestamp: "${rest}"`);
+      if (rest.trim() !== "") fail(`spurious string after timestamp: ${goQuote(rest)}`);
     }
     const folded = foldedBase(name);
     const special = folded?.kind === "quantile" ? "quantile" : folded?.kind === "bucket" ? "le" : undefined;
     const bound = labels.find(([k]) => k === special)?.[1];
     if (bound !== undefined && parseGoFloat(bound) === undefined)
-      fail(`expected float as value for '${special}' label, got "${bound}"`);
+      fail(`expected float as value for '${special}' label, got ${goQuote(bound)}`);
     addSample({ name, labels, value: value as number, timestampMs });
   });
   return [...families.values()].filter((f) => f.metrics.length > 0);
@@ -219,8 +229,13 @@ function skipBlank(line: string, pos: number): number {
   return p;
 }
 
-function unescapeHelp(text: string): string {
-  return text.replace(/\\(\\|n)/g, (_m, c: string) => (c === "n" ? "\n" : "\\"));
+/** HELP escapes as Go reads them: `\\`, `\n` and `\"`; any other is an error (expfmt readTokenUntilNewline). */
+function unescapeHelp(text: string, fail: (msg: string) => never): string {
+  return text.replace(/\\(.?)/gsu, (_m, c: string) => {
+    if (c === "n") return "\n";
+    if (c === "\\" || c === '"') return c;
+    return fail(`invalid escape sequence '\\${c}'`);
+  });
 }
 
 /** Go's `strconv.ParseFloat`: decimal forms, `Inf`/`Infinity`/`NaN` in any case; no hex, no underscores. */
