@@ -22,9 +22,22 @@ export function dumpRequest(req: DumpedRequest, rid: string): string {
     const name = canonicalHeaderKey(req.rawHeaders[i] as string);
     const value = req.rawHeaders[i + 1] as string;
     if (name === "Host") host = value;
-    else headers.set(name, [...(headers.get(name) ?? []), value]);
+    // Go keeps Transfer-Encoding out of the header map; DumpRequest writes it on its own line.
+    else if (name !== "Transfer-Encoding" && name !== "Trailer")
+      headers.set(name, [...(headers.get(name) ?? []), value]);
   }
   const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`, `Host: ${host}`];
+  const tokens = (name: string) =>
+    (headers.get(name) ?? []).flatMap((v) => v.split(",")).map((t) => t.trim().toLowerCase());
+  const transferEncoding = rawValue(req.rawHeaders, "transfer-encoding");
+  if (transferEncoding !== undefined) lines.push(`Transfer-Encoding: ${transferEncoding}`);
+  // DumpRequest adds "Connection: close" when the request asks to close, on top of the header itself (so Go
+  // shows it twice); HTTP/1.0 closes unless it asks to keep alive (net/http shouldClose).
+  const closing =
+    req.httpVersion === "1.0"
+      ? !tokens("Connection").includes("keep-alive")
+      : tokens("Connection").includes("close");
+  if (closing) lines.push("Connection: close");
   for (const name of [...headers.keys()].sort())
     for (const v of headers.get(name) ?? []) lines.push(`${name}: ${v}`);
   lines.push("");
@@ -61,4 +74,10 @@ function splitLines(text: string): string[] {
   const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
   if (lines.at(-1) === "") lines.pop();
   return lines;
+}
+
+function rawValue(rawHeaders: readonly string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    if ((rawHeaders[i] as string).toLowerCase() === name) return rawHeaders[i + 1];
+  return undefined;
 }

@@ -33,6 +33,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Beyond upstream (off by default): log as JSON lines. */
   logFormat: "text" | "json";
+  /** Beyond upstream: log why a hook's rules were not satisfied. */
+  explainRules: boolean;
 }
 
 type Kind = "bool" | "string" | "int" | "list" | "header";
@@ -102,6 +104,13 @@ const FLAGS: readonly FlagSpec[] = [
     kind: "bool",
     key: "listCipherSuites",
     usage: "list available TLS cipher suites",
+  },
+  {
+    name: "explain-rules",
+    kind: "bool",
+    key: "explainRules",
+    usage: "log which trigger rule failed and why (beyond upstream)",
+    hidden: true,
   },
   {
     name: "log-format",
@@ -223,6 +232,7 @@ export function defaultConfig(): Config {
     setuid: 0,
     setgid: 0,
     socket: "",
+    explainRules: false,
     version: false,
     help: false,
     maxBodyBytes: 0,

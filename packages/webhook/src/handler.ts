@@ -48,8 +48,10 @@ export interface HandlerContext {
   readonly defaultMethods: readonly string[];
   readonly command: CommandDeps;
   readonly log: (line: string) => void;
-  /** `-debug`: dump requests and responses, and say why rules failed. */
+  /** `-debug`: dump requests and responses. */
   readonly debug: boolean;
+  /** `-explain-rules` (beyond upstream): say why rules failed, in a line upstream does not have. */
+  readonly explainRules: boolean;
   /** Writes to the log's output without the log prefix (the `-debug` dumps). */
   readonly writeRaw: (text: string) => void;
   readonly now: () => Date;
@@ -167,8 +169,9 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
     }
     if (result.error !== undefined) ctx.log(`[${rid}] ${result.error.message}`);
     if (!result.ok) {
-      // Beyond upstream: with -debug, say which rule failed and why.
-      if (ctx.debug && result.reason !== undefined) ctx.log(`[${rid}] rule not satisfied: ${result.reason}`);
+      // Beyond upstream, opt-in so that -debug logs stay upstream's: say which rule failed and why.
+      if (ctx.explainRules && result.reason !== undefined)
+        ctx.log(`[${rid}] rule not satisfied: ${result.reason}`);
       ctx.log(
         `[${rid}] ${id} got matched, but didn't get triggered because the trigger rules were not satisfied`,
       );
@@ -191,7 +194,6 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
       body: "Too many concurrent executions of this hook.",
     };
   }
-  const successStatus = successCode(hook, ctx.log, rid);
   const run = async () => {
     ctx.running.set(id, (ctx.running.get(id) ?? 0) + 1);
     try {
@@ -212,12 +214,17 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
             explicitContentType: true,
           };
     }
-    return { status: successStatus, ...sniffed(headers, result.output), body: result.output };
+    // Upstream checks the configured code (and logs an unknown one) only once the command has succeeded.
+    return {
+      status: successCode(hook, ctx.log, rid),
+      ...sniffed(headers, result.output),
+      body: result.output,
+    };
   }
   // The answer is already on its way; a failure here can only be logged (upstream's goroutine does the same).
   run().catch((error: Error) => ctx.log(`[${rid}] error occurred: ${error.message}`));
   return {
-    status: successStatus,
+    status: successCode(hook, ctx.log, rid),
     ...sniffed(headers, hook.responseMessage),
     body: hook.responseMessage,
   };

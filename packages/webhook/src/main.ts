@@ -129,6 +129,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       command: { ...deps.command, log, env: deps.env, cwd: deps.cwd },
       log,
       debug: config.debug,
+      explainRules: config.explainRules,
       writeRaw: (text) => out.write(text),
       now: deps.now,
       running: new Map(),

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-// Beyond upstream, each off by default: concurrency limit, command timeout, body limit, JSON logs.
+// Beyond upstream, each off by default: concurrency limit, command timeout, body limit, JSON logs, rule explanations.
 const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 let dir: string;
 let child: ChildProcess;
@@ -52,6 +52,17 @@ before(async () => {
         timeout: 1,
       },
       {
+        id: "gated",
+        "execute-command": "/bin/true",
+        "trigger-rule": {
+          match: {
+            type: "value",
+            value: "configured-secret",
+            parameter: { source: "payload", name: "token" },
+          },
+        },
+      },
+      {
         id: "small",
         "execute-command": "/bin/sh",
         "pass-arguments-to-command": sh(`touch ${join(dir, "small.ran")}`),
@@ -75,6 +86,7 @@ before(async () => {
       "json",
       "-max-body-bytes",
       "64",
+      "-explain-rules",
     ],
     { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -130,4 +142,15 @@ test("-log-format json writes one JSON object per line", () => {
     assert.ok(!Number.isNaN(Date.parse(entry.time)));
   }
   assert.ok(lines.some((l) => l.includes("serving hooks on")));
+});
+
+test("-explain-rules logs why a rule failed, without the configured value", async () => {
+  const r = await fetch(`${base}/hooks/gated`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: '{"token":"guess"}',
+  });
+  assert.equal(await r.text(), "Hook rules were not satisfied.");
+  assert.match(log, /rule not satisfied: match value: payload \\"token\\" differs from the configured value/);
+  assert.ok(!log.includes("configured-secret"));
 });

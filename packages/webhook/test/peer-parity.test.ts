@@ -19,7 +19,7 @@ const SECRET = "It's a Secret to Everybody";
 const TPL_TOKEN = 'tok"en';
 
 type Side = "peer" | "ours";
-type ServerName = "main" | "b" | "c";
+type ServerName = "main" | "b" | "c" | "d";
 interface Running {
   readonly child: ChildProcess;
   readonly port: number;
@@ -50,6 +50,8 @@ function serverArgs(name: ServerName): string[] {
       return ["-hooks", join(root, "b.json"), "-http-methods", "post, Put", "-urlprefix", "api/v1"];
     case "c":
       return ["-hooks", join(root, "c.json"), "-urlprefix", "", "-x-request-id", "-x-request-id-limit", "4"];
+    case "d":
+      return ["-hooks", join(root, "d.json"), "-debug", "-header", "X-D=1"];
   }
 }
 
@@ -539,6 +541,35 @@ function cHooks(): Record<string, unknown>[] {
   ];
 }
 
+// The -debug server: only hooks whose commands end before the answer, so both logs have one deterministic order.
+const D_HOOKS = [
+  {
+    id: "ok",
+    "execute-command": "/bin/echo",
+    ...sync,
+    "pass-arguments-to-command": [A("payload", "a"), A("payload", "missing"), A("header", "X-A")],
+    "pass-environment-to-command": [A("payload", "a"), A("query", "q", { envname: "Q" })],
+    "response-headers": [{ name: "X-R", value: "r" }],
+  },
+  { id: "rule", "execute-command": "/bin/true", ...sync, "trigger-rule": value("x", "payload", "t") },
+  {
+    id: "sig",
+    "execute-command": "/bin/true",
+    ...sync,
+    "trigger-rule": hmac("payload-hmac-sha256", "X-Sig"),
+  },
+  { id: "meth", "execute-command": "/bin/true", ...sync, "http-methods": ["POST"] },
+  { id: "fail", "execute-command": "/bin/false", ...sync },
+  { id: "missing", "execute-command": "/nonexistent/cmd x", ...sync },
+  { id: "code", "execute-command": "/bin/true", ...sync, "success-http-response-code": 999 },
+  {
+    id: "html",
+    "execute-command": "/bin/echo",
+    ...sync,
+    "pass-arguments-to-command": [A("string", "<html>")],
+  },
+];
+
 before(async () => {
   try {
     await access(PEER);
@@ -558,6 +589,7 @@ before(async () => {
   await writeFile(join(root, "quirks.json"), QUIRKS);
   await writeFile(join(root, "b.json"), JSON.stringify(bHooks()));
   await writeFile(join(root, "c.json"), JSON.stringify(cHooks()));
+  await writeFile(join(root, "d.json"), JSON.stringify(D_HOOKS));
   const script = (name: string, options: RecOptions) =>
     `#!${process.execPath}\nrequire(${JSON.stringify(join(root, "recorder.cjs"))})(${JSON.stringify(name)}, ${JSON.stringify(options)});\n`;
   for (const [name, options] of [...recorders, ["wd", {}] as [string, RecOptions]]) {
@@ -565,7 +597,7 @@ before(async () => {
     await writeFile(path, script(name, options));
     await chmod(path, 0o755);
   }
-  const names: ServerName[] = ["main", "b", "c"];
+  const names: ServerName[] = ["main", "b", "c", "d"];
   const started = await Promise.all(
     names.flatMap((n) =>
       (["peer", "ours"] as const).map(async (side) => [`${side}:${n}`, await start(side, n)] as const),
@@ -2245,3 +2277,49 @@ for (const args of CLI_CASES) {
     assert.deepEqual(ours, peer);
   });
 }
+
+test("parity: -debug and -verbose log lines, request by request", async () => {
+  const requests: Scenario[] = [
+    { name: "", path: "/", method: "GET", status: 200 },
+    {
+      name: "",
+      path: "/hooks/ok?q=1&q=2",
+      headers: [JSON_CT, ["X-A", "ha"]],
+      body: '{"a":"A b"}',
+      status: 200,
+    },
+    { name: "", path: "/hooks/rule", headers: [JSON_CT], body: '{"t":"y"}', status: 200 },
+    { name: "", path: "/hooks/rule", headers: [JSON_CT], body: "bad json", status: 200 },
+    { name: "", path: "/hooks/sig", headers: [["X-Sig", "sha256=00,sha256=11"]], body: "b", status: 500 },
+    { name: "", path: "/hooks/meth", method: "GET", status: 405 },
+    { name: "", path: "/hooks/fail", status: 500 },
+    { name: "", path: "/hooks/missing", status: 500 },
+    { name: "", path: "/hooks/code", status: 200 },
+    { name: "", path: "/hooks/html", status: 200 },
+    { name: "", path: "/hooks/nope", status: 404 },
+    { name: "", path: "/elsewhere", method: "GET", status: 404 },
+    { name: "", path: "/hooks/ok", headers: [FORM_CT], body: "a=1&a=2", status: 200 },
+  ];
+  const logs: Record<Side, string> = { peer: "", ours: "" };
+  for (const side of ["peer", "ours"] as const) {
+    const server = servers.get(`${side}:d`) as Running;
+    const start = server.log.length;
+    for (const r of requests) {
+      const res = await rawRequest(server.port, {
+        method: r.method ?? "POST",
+        path: r.path,
+        ...(r.headers ? { headers: r.headers } : {}),
+        ...(r.body === undefined ? {} : { body: r.body }),
+      });
+      assert.equal(res.status, r.status, `${side} ${r.path}`);
+    }
+    await sleep(200);
+    logs[side] = server.log
+      .slice(start)
+      .replace(/\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d/g, "<date>")
+      .replace(/\[[0-9a-f]{6}\]/g, "[<rid>]")
+      .replace(/127\.0\.0\.1:\d+/g, "<addr>")
+      .replace(/\| [\d.]+(ns|µs|ms|s) \|/g, "| <duration> |");
+  }
+  assert.deepEqual(logs.ours.split("\n"), logs.peer.split("\n"));
+});
