@@ -92,7 +92,10 @@ async function measure(name, command, args) {
   }
 }
 
-const peer = await measure("prometheus-pushgateway 1.5.1", "/usr/bin/prometheus-pushgateway", []);
+// Memory only, as ours by default (Debian defaults --persistence.file to /var/lib/prometheus/pushgateway.data).
+const peer = await measure("prometheus-pushgateway 1.5.1", "/usr/bin/prometheus-pushgateway", [
+  "--persistence.file=",
+]);
 const ours = await measure("packages/pushgateway", process.execPath, [OURS]);
 const row = (r) =>
   `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.rss.toFixed(0)} |`;

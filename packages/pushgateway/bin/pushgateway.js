@@ -1,4 +1,9 @@
 #!/usr/bin/env node
 // Thin launcher committed with its executable bit, so the bin works right after `npm ci`
 // builds dist/ (npm links bins before the build creates the compiled entry).
-import "../dist/src/cli.js";
+// V8 sized for memory, not peak throughput, before anything is allocated: at 100k series this halves the resident
+// memory for a few percent of scrape time (bench/pushgateway/README.md).
+import { setFlagsFromString } from "node:v8";
+
+setFlagsFromString("--optimize-for-size");
+await import("../dist/src/cli.js");

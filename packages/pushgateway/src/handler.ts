@@ -12,6 +12,7 @@ import { formatGoFloat } from "./exposition/go-float.js";
 import type { MetricFamily } from "./exposition/metric-family.js";
 import { isDelimitedProtobuf, parseDelimitedProtobuf } from "./exposition/parse-protobuf.js";
 import { parseText } from "./exposition/parse-text.js";
+import { parseRenderedFamily, type RenderedFamily, renderFamily } from "./exposition/rendered-family.js";
 import { goJson, goStruct } from "./go-json.js";
 import { type GroupingLabels, parseGroupingKey } from "./grouping-key.js";
 import type { MetricStore } from "./store/metric-store.js";
@@ -29,7 +30,8 @@ export interface GatewayRequest {
 export interface GatewayResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string | Buffer;
+  /** A string or buffer, or chunks streamed in order (the scrape). */
+  readonly body: string | Buffer | Iterable<string>;
 }
 
 /** What the handlers need. */
@@ -202,17 +204,21 @@ function remove(rest: string, ctx: GatewayContext): GatewayResponse {
 }
 
 async function scrape(ctx: GatewayContext, accept: string | undefined): Promise<GatewayResponse> {
-  const own = await ctx.ownFamilies();
-  const ownNames = new Set(own.map((f) => f.name));
-  const pushed = ctx.store.families();
-  const merged = [...own];
-  for (const f of pushed) {
-    if (ownNames.has(f.name)) {
-      const o = merged.find((x) => x.name === f.name);
-      o?.metrics.push(...f.metrics);
-    } else merged.push(f);
+  // The gateway's own families come first and keep their HELP and TYPE; pushed series of the same name join them.
+  const merged = new Map<string, RenderedFamily>();
+  for (const f of await ctx.ownFamilies()) merged.set(f.name, renderFamily(f));
+  for (const f of ctx.store.families()) {
+    const own = merged.get(f.name);
+    merged.set(
+      f.name,
+      own === undefined ? f : { ...own, lines: [...own.lines, ...f.lines], keys: [...own.keys, ...f.keys] },
+    );
   }
-  return { status: 200, headers: { "Content-Type": textContentType(accept) }, body: formatText(merged) };
+  return {
+    status: 200,
+    headers: { "Content-Type": textContentType(accept) },
+    body: formatText([...merged.values()]),
+  };
 }
 
 /** The `/api/v1/metrics` shape of upstream (api/v1/api.go): values as Go-formatted strings, per-family timestamps. */
@@ -220,7 +226,8 @@ function apiMetrics(ctx: GatewayContext): unknown[] {
   const iso = (ms: number) => new Date(ms).toISOString();
   return ctx.store.groups().map((g) => {
     const entry: Record<string, unknown> = { labels: g.labels };
-    for (const [name, f] of g.families) {
+    for (const [name, rendered] of g.families) {
+      const f = parseRenderedFamily(rendered);
       entry[name] = goStruct({
         time_stamp: iso(g.pushedAt.get(name) ?? 0),
         type: f.type.toUpperCase(),

@@ -94,12 +94,27 @@ async function serve(
   }
   if ((req.method === "PUT" || req.method === "POST") && path.startsWith("/metrics/job"))
     options.ctx.onPush(req.method, (performance.now() - started) / 1000, approximateRequestSize(req));
-  // A string body is written as is: copying a 100k-series scrape into a Buffer first doubles its memory.
   const outHeaders = { ...response.headers };
   if (outHeaders.Location?.startsWith("/")) outHeaders.Location = `${options.prefix}${outHeaders.Location}`;
-  const length = typeof response.body === "string" ? Buffer.byteLength(response.body) : response.body.length;
-  res.writeHead(response.status, { ...outHeaders, "Content-Length": String(length) });
-  res.end(response.body);
+  const { body } = response;
+  if (typeof body === "string" || Buffer.isBuffer(body)) {
+    const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+    res.writeHead(response.status, { ...outHeaders, "Content-Length": String(length) });
+    res.end(body);
+    return;
+  }
+  // Chunks (a scrape) are streamed with backpressure, as Go's server sends a large body chunked: the whole
+  // exposition never exists as one string.
+  res.writeHead(response.status, outHeaders);
+  for (const chunk of body) {
+    if (!res.write(chunk))
+      await new Promise((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
+    if (res.destroyed) return;
+  }
+  res.end();
 }
 
 /** Go's `path.Clean` as ServeMux applies it: a trailing slash is kept. */

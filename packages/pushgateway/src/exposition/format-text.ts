@@ -1,6 +1,6 @@
-import { flatString } from "../flat-string.js";
 import { formatGoFloat } from "./go-float.js";
 import type { Metric, MetricFamily } from "./metric-family.js";
+import type { RenderedFamily } from "./rendered-family.js";
 
 /**
  * The text exposition content type (format 0.0.4) as current upstream sends it: prometheus/common ≥ 0.60 (expfmt
@@ -17,30 +17,39 @@ const ESCAPING = new Set(["allow-utf-8", "underscores", "dots", "values"]);
 
 /**
  * Writes families in the text format as client_golang does: families sorted by name, series by number of labels and
- * then label values in label-name order, `# HELP` only when set, `le`/`quantile` after the sorted labels, `+Inf`
- * bucket added when missing, Go float formatting (research §5).
+ * then label values in label-name order (their `seriesKey`), `# HELP` only when set (research §5). Yields chunks of
+ * about 64 KiB so a 100k-series scrape is streamed instead of built as one string.
  */
-export function formatText(families: readonly MetricFamily[]): string {
-  // Stored metrics are immutable (a push replaces them with new objects), so each one's text and sort key are
-  // computed once and reused by every later scrape; this is what keeps a 100k-series scrape cheap.
-  const out: string[] = [];
+export function* formatText(families: readonly RenderedFamily[]): Generator<string> {
+  let chunk = "";
   for (const f of [...families].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (f.metrics.length === 0) continue;
+    if (f.lines.length === 0) continue;
     if (f.help !== undefined)
-      out.push(`# HELP ${f.name} ${f.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}`);
-    out.push(`# TYPE ${f.name} ${f.type}`);
-    for (const m of sortMetrics(f.metrics)) out.push(renderMetric(f, m));
+      chunk += `# HELP ${f.name} ${f.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\n`;
+    chunk += `# TYPE ${f.name} ${f.type}\n`;
+    const { keys, lines } = f;
+    const order = Array.from(keys, (_k, i) => i);
+    order.sort((a, b) => {
+      const x = keys[a] ?? "";
+      const y = keys[b] ?? "";
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    for (const i of order) {
+      chunk += `${lines[i]}\n`;
+      if (chunk.length >= 65536) {
+        yield chunk;
+        chunk = "";
+      }
+    }
   }
-  return out.length === 0 ? "" : `${out.join("\n")}\n`;
+  if (chunk !== "") yield chunk;
 }
 
 /**
- * The exposition lines of one series of a family, rendered once and cached; the store calls it at push time so a
- * scrape only sorts and joins.
+ * The exposition lines of one series: summaries as quantiles, `_sum`, `_count`; histograms as buckets (a `+Inf`
+ * bucket added when missing), `_sum`, `_count`; `le`/`quantile` after the sorted labels; Go float formatting.
  */
 export function renderMetric(f: MetricFamily, m: Metric): string {
-  const cached = rendered.get(m);
-  if (cached !== undefined) return cached;
   const out: string[] = [];
   switch (f.type) {
     case "summary":
@@ -62,34 +71,7 @@ export function renderMetric(f: MetricFamily, m: Metric): string {
     default:
       out.push(sample(f.name, m.labels, m.value ?? 0));
   }
-  const text = flatString(out.join("\n"));
-  rendered.set(m, text);
-  return text;
-}
-
-/** A metric's exposition lines, once rendered (the object is never mutated after it is stored). */
-const rendered = new WeakMap<Metric, string>();
-/** A metric's sort key: label count, then its values joined by NUL, which sorts below every other character. */
-const sortKeys = new WeakMap<Metric, string>();
-
-/**
- * Series order of client_golang: fewer labels first, then label values in label-name order. Values are compared
- * as one NUL-joined key, equal to the pairwise order unless a value itself contains NUL.
- */
-export function sortMetrics(metrics: readonly Metric[]): Metric[] {
-  const key = (m: Metric) => {
-    let k = sortKeys.get(m);
-    if (k === undefined) {
-      k = flatString(`${String(m.labels.length).padStart(4, "0")}\0${m.labels.map(([, v]) => v).join("\0")}`);
-      sortKeys.set(m, k);
-    }
-    return k;
-  };
-  return [...metrics].sort((a, b) => {
-    const x = key(a);
-    const y = key(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  return out.join("\n");
 }
 
 function sample(

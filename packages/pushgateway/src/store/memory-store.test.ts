@@ -23,7 +23,7 @@ test("POST replaces only the named families, PUT the whole group", () => {
   assert.equal(push(store, "a 3\n", { replace: false }), undefined);
   const names = () => store.families().map((f) => f.name);
   assert.deepEqual(names().sort(), ["a", "b", "push_failure_time_seconds", "push_time_seconds"]);
-  assert.equal(store.families().find((f) => f.name === "a")?.metrics[0]?.value, 3);
+  assert.deepEqual(store.families().find((f) => f.name === "a")?.lines, ['a{instance="",job="j"} 3']);
   push(store, "c 1\n");
   assert.deepEqual(names().sort(), ["c", "push_failure_time_seconds", "push_time_seconds"]);
   assert.equal(store.seriesCount(), 1);

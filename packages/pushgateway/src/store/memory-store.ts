@@ -1,7 +1,11 @@
-import { renderMetric } from "../exposition/format-text.js";
 import { formatGoFloat } from "../exposition/go-float.js";
 import type { Metric, MetricFamily, MetricType } from "../exposition/metric-family.js";
-import { flatString } from "../flat-string.js";
+import {
+  parseRenderedFamily,
+  type RenderedFamily,
+  renderFamily,
+  seriesKey,
+} from "../exposition/rendered-family.js";
 import { type GroupingLabels, groupKey } from "../grouping-key.js";
 import type { Group, MetricStore, PushRejection, PushRequest } from "./metric-store.js";
 import type { PersistedGroup } from "./persistence.js";
@@ -87,15 +91,15 @@ export class MemoryStore implements MetricStore {
       group.families.clear();
       group.pushedAt.clear();
     }
-    for (const family of sanitized) {
-      if (family.name === PUSH_TIME || family.name === FAILURE_TIME) continue;
-      const old = group.families.get(family.name);
+    for (const pushed of sanitized) {
+      if (pushed.name === PUSH_TIME || pushed.name === FAILURE_TIME) continue;
+      const old = group.families.get(pushed.name);
       if (old !== undefined) this.#unindex(key, old);
+      // Rendered now, while the push is small: the store keeps only lines and keys, and a scrape sorts and joins.
+      const family = renderFamily(pushed);
       group.families.set(family.name, family);
       group.pushedAt.set(family.name, request.now.getTime());
       this.#index(key, family);
-      // Render now, while the push is small, so a scrape of the whole store only sorts and joins.
-      for (const m of family.metrics) renderMetric(family, m);
     }
     group.pushTime = nowSeconds;
     return undefined;
@@ -117,13 +121,16 @@ export class MemoryStore implements MetricStore {
     return this.#seriesCount;
   }
 
-  families(): MetricFamily[] {
+  families(): RenderedFamily[] {
     this.#expire(this.#now());
-    const merged = new Map<string, MetricFamily>();
-    const add = (f: MetricFamily) => {
+    const merged = new Map<string, RenderedFamily & { lines: string[]; keys: string[] }>();
+    const add = (f: RenderedFamily) => {
       const existing = merged.get(f.name);
-      if (existing === undefined) merged.set(f.name, { ...f, metrics: [...f.metrics] });
-      else existing.metrics.push(...f.metrics);
+      if (existing === undefined) merged.set(f.name, { ...f, lines: [...f.lines], keys: [...f.keys] });
+      else {
+        for (const line of f.lines) existing.lines.push(line);
+        for (const k of f.keys) existing.keys.push(k);
+      }
     };
     for (const group of this.#groups.values()) {
       for (const f of group.families.values()) add(f);
@@ -144,7 +151,7 @@ export class MemoryStore implements MetricStore {
       const key = groupKey(g.labels);
       const group: Group = {
         labels: g.labels,
-        families: new Map(g.families.map((f) => [f.name, f])),
+        families: new Map(g.families.map((f) => [f.name, renderFamily(f)])),
         pushedAt: new Map(Object.entries(g.pushedAt)),
         pushTime: g.pushTime,
         failureTime: g.failureTime,
@@ -161,7 +168,7 @@ export class MemoryStore implements MetricStore {
       pushTime: g.pushTime,
       failureTime: g.failureTime,
       pushedAt: Object.fromEntries(g.pushedAt),
-      families: [...g.families.values()],
+      families: [...g.families.values()].map(parseRenderedFamily),
     }));
   }
 
@@ -186,7 +193,7 @@ export class MemoryStore implements MetricStore {
         const bad = m.labels.find(([k]) => !LABEL_NAME.test(k) || k.startsWith("__"));
         if (bad)
           return `collected metric "${f.name}" { ${describe(f.type, m)}} has a label with an invalid name: ${bad[0]}`;
-        const id = seriesId(m);
+        const id = seriesKey(m);
         if (seen.has(id))
           return `collected metric "${f.name}" { ${describe(f.type, m)}} was collected before with the same name and label values`;
         seen.add(id);
@@ -200,7 +207,7 @@ export class MemoryStore implements MetricStore {
       const held = this.#series.get(f.name);
       if (held === undefined) continue;
       for (const m of f.metrics) {
-        const holder = held.get(seriesId(m));
+        const holder = held.get(seriesKey(m));
         if (holder !== undefined && holder !== options.key)
           return `collected metric "${f.name}" { ${describe(f.type, m)}} was collected before with the same name and label values`;
       }
@@ -220,11 +227,11 @@ export class MemoryStore implements MetricStore {
     if (this.#maxSeries <= 0) return undefined;
     let delta = 0;
     if (group !== undefined && options.replace) {
-      for (const f of group.families.values()) delta -= f.metrics.length;
+      for (const f of group.families.values()) delta -= f.keys.length;
     }
     for (const f of families) {
       delta += f.metrics.length;
-      if (group !== undefined && !options.replace) delta -= group.families.get(f.name)?.metrics.length ?? 0;
+      if (group !== undefined && !options.replace) delta -= group.families.get(f.name)?.keys.length ?? 0;
     }
     if (delta > 0 && this.#seriesCount + delta > this.#maxSeries) {
       return `push refused: it would raise the gateway's series from ${this.#seriesCount} to ${this.#seriesCount + delta}, over the limit of ${this.#maxSeries} set by --push.max-series; delete groups or raise the limit`;
@@ -251,14 +258,14 @@ export class MemoryStore implements MetricStore {
     this.#groups.delete(key);
   }
 
-  #index(key: string, family: MetricFamily): void {
-    this.#seriesCount += family.metrics.length;
+  #index(key: string, family: RenderedFamily): void {
+    this.#seriesCount += family.keys.length;
     let held = this.#series.get(family.name);
     if (held === undefined) {
       held = new Map();
       this.#series.set(family.name, held);
     }
-    for (const m of family.metrics) held.set(seriesId(m), key);
+    for (const id of family.keys) held.set(id, key);
     let types = this.#types.get(family.name);
     if (types === undefined) {
       types = new Map();
@@ -267,12 +274,11 @@ export class MemoryStore implements MetricStore {
     types.set(family.type, (types.get(family.type) ?? 0) + 1);
   }
 
-  #unindex(key: string, family: MetricFamily): void {
-    this.#seriesCount -= family.metrics.length;
+  #unindex(key: string, family: RenderedFamily): void {
+    this.#seriesCount -= family.keys.length;
     const held = this.#series.get(family.name);
     if (held !== undefined) {
-      for (const m of family.metrics) {
-        const id = seriesId(m);
+      for (const id of family.keys) {
         // With the check disabled two groups may hold one series; only the holder's own entry is removed.
         if (held.get(id) === key) held.delete(id);
       }
@@ -292,23 +298,11 @@ function newGroup(labels: GroupingLabels): Group {
 
 /** Grouping labels override and complete every series' labels; `instance=""` when absent; sorted (research §4). */
 function sanitize(family: MetricFamily, grouping: GroupingLabels): MetricFamily {
-  // One flat copy per distinct string of the push (label names repeat in every series).
-  const seen = new Map<string, string>();
-  const flat = (text: string) => {
-    let copy = seen.get(text);
-    if (copy === undefined) {
-      copy = flatString(text);
-      seen.set(copy, copy);
-    }
-    return copy;
-  };
-  const groupingPairs = Object.entries(grouping).map(([k, v]) => [flat(k), flat(v)] as const);
+  const groupingPairs = Object.entries(grouping);
   return {
     ...family,
-    name: flat(family.name),
     metrics: family.metrics.map((m) => {
-      const labels = new Map<string, string>();
-      for (const [k, v] of m.labels) labels.set(flat(k), flat(v));
+      const labels = new Map<string, string>(m.labels);
       for (const [k, v] of groupingPairs) labels.set(k, v);
       if (!labels.has("instance")) labels.set("instance", "");
       return { ...m, labels: [...labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) };
@@ -316,19 +310,15 @@ function sanitize(family: MetricFamily, grouping: GroupingLabels): MetricFamily 
   };
 }
 
-function timeFamily(name: string, group: Group, value: number): MetricFamily {
+function timeFamily(name: string, group: Group, value: number): RenderedFamily {
   const labels = new Map(Object.entries(group.labels));
   if (!labels.has("instance")) labels.set("instance", "");
-  return {
+  return renderFamily({
     name,
     help: name === PUSH_TIME ? PUSH_TIME_HELP : FAILURE_TIME_HELP,
     type: "gauge",
     metrics: [{ labels: [...labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), value }],
-  };
-}
-
-function seriesId(m: Metric): string {
-  return flatString(m.labels.map(([k, v]) => `${k}\xff${v}`).join("\xfe"));
+  });
 }
 
 /**

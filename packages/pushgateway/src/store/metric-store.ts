@@ -1,11 +1,12 @@
 import type { MetricFamily } from "../exposition/metric-family.js";
+import type { RenderedFamily } from "../exposition/rendered-family.js";
 import type { GroupingLabels } from "../grouping-key.js";
 
 /** One group as stored: its grouping labels, its families by name, and the push timestamps. */
 export interface Group {
   readonly labels: GroupingLabels;
-  /** Family name → family, grouping labels already applied to every series. */
-  readonly families: Map<string, MetricFamily>;
+  /** Family name → family, grouping labels already applied to every series, rendered (columnar). */
+  readonly families: Map<string, RenderedFamily>;
   /** Family name → when it was last pushed (milliseconds), for the API's `time_stamp`. */
   readonly pushedAt: Map<string, number>;
   /** Last successful change, seconds since the epoch (0 when none yet). */
@@ -50,6 +51,6 @@ export interface MetricStore {
   delete(labels: GroupingLabels): void;
   /** Deletes every group (admin wipe). */
   wipe(): void;
-  families(): MetricFamily[];
+  families(): RenderedFamily[];
   groups(): Group[];
 }

@@ -1,0 +1,62 @@
+import { flatString } from "../flat-string.js";
+import { renderMetric } from "./format-text.js";
+import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
+import { parseText } from "./parse-text.js";
+
+/**
+ * A family in the columnar form the store keeps and the scrape writes: per series only its exposition line(s),
+ * rendered once, and its sort key, which is also its identity. No object per series: at 100k series this is what
+ * keeps the gateway's memory at upstream's (bench/pushgateway/README.md); the structured form is parsed back from
+ * the lines for the rare readers that need it (JSON API, persistence).
+ */
+export interface RenderedFamily {
+  readonly name: string;
+  readonly help: string | undefined;
+  readonly type: MetricType;
+  /** Per series: its lines as `GET /metrics` writes them (several for summaries and histograms). */
+  readonly lines: readonly string[];
+  /** Per series: `seriesKey` of its labels. */
+  readonly keys: readonly string[];
+}
+
+/** Renders every series of a family once; the strings are flat copies (no ropes or slices of the push body). */
+export function renderFamily(f: MetricFamily): RenderedFamily {
+  const lines = new Array<string>(f.metrics.length);
+  const keys = new Array<string>(f.metrics.length);
+  f.metrics.forEach((m, i) => {
+    lines[i] = flatString(renderMetric(f, m));
+    keys[i] = flatString(seriesKey(m));
+  });
+  return {
+    name: flatString(f.name),
+    help: f.help === undefined ? undefined : flatString(f.help),
+    type: f.type,
+    lines,
+    keys,
+  };
+}
+
+/**
+ * The structured family back from its lines (the text format round-trips: Go float formatting is shortest
+ * round-trip, label escapes are reversible). A histogram pushed without a `+Inf` bucket comes back with the one the
+ * exposition adds.
+ */
+export function parseRenderedFamily(f: RenderedFamily): MetricFamily {
+  const metrics =
+    f.lines.length === 0
+      ? []
+      : (parseText(`# TYPE ${f.name} ${f.type}\n${f.lines.join("\n")}\n`)[0]?.metrics ?? []);
+  return { name: f.name, help: f.help, type: f.type, metrics };
+}
+
+/**
+ * Series order of client_golang and series identity in one string: label count, then label values in label-name
+ * order, then the label names, NUL-separated (NUL sorts below every other character). Go orders by count and values
+ * only; the names just break ties Go leaves unordered, and make the key unique per label set.
+ */
+export function seriesKey(m: Metric): string {
+  let key = String(m.labels.length).padStart(4, "0");
+  for (const [, v] of m.labels) key += `\0${v}`;
+  for (const [k] of m.labels) key += `\0${k}`;
+  return key;
+}
