@@ -254,7 +254,10 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   for (const signal of ["SIGHUP", "SIGUSR1"] as const) {
     deps.onSignal(signal, () => {
       log(`caught ${signal === "SIGHUP" ? "HUP" : "USR1"} signal`);
-      for (const file of byFile.keys()) void reload(file);
+      // One file after the other, as upstream's reloadAllHooks does, so the log lines do not interleave.
+      void (async () => {
+        for (const file of [...byFile.keys()]) await reload(file);
+      })();
     });
   }
   for (const signal of ["SIGINT", "SIGTERM"] as const) {

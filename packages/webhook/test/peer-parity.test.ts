@@ -2323,3 +2323,71 @@ test("parity: -debug and -verbose log lines, request by request", async () => {
   }
   assert.deepEqual(logs.ours.split("\n"), logs.peer.split("\n"));
 });
+
+test("parity: -hotreload edits, a broken file, duplicate ids, SIGHUP and removal serve the same hooks", async () => {
+  const hooksOf = (ids: string[]) =>
+    JSON.stringify(ids.map((id) => ({ id, "execute-command": "/bin/true" })));
+  // One same-size write in place: upstream's fsnotify reloads on every write event, and would otherwise also read
+  // the file truncated but not yet written (a race of the peer's, not a behaviour to compare).
+  const put = (path: string, text: string) =>
+    writeFile(path, text.padEnd(400), { flag: existsSync(path) ? "r+" : "w" });
+  const seen: Record<Side, number[]> = { peer: [], ours: [] };
+  for (const side of ["peer", "ours"] as const) {
+    const dir = join(root, side, "reload");
+    await mkdir(dir, { recursive: true });
+    await put(join(dir, "one.json"), hooksOf(["a"]));
+    await put(join(dir, "two.json"), hooksOf(["b"]));
+    const port = await freePort();
+    const argv = [
+      "-hooks",
+      "one.json",
+      "-hooks",
+      "two.json",
+      "-hotreload",
+      "-ip",
+      "127.0.0.1",
+      "-port",
+      String(port),
+    ];
+    const child =
+      side === "peer"
+        ? spawn(PEER, [...argv, "-verbose"], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] })
+        : spawn(process.execPath, [OURS, ...argv, "-verbose"], {
+            cwd: dir,
+            stdio: ["ignore", "ignore", "pipe"],
+          });
+    let log = "";
+    child.stderr?.on("data", (c: Buffer) => (log += c));
+    for (let i = 0; i < 200 && !log.includes("serving hooks on"); i++) await sleep(25);
+    const status = async (id: string) =>
+      (await rawRequest(port, { method: "POST", path: `/hooks/${id}` })).status;
+    // Waits (at most 5 s) for a reload to show, then records what is served.
+    const settle = async (id: string, expected: number) => {
+      for (let i = 0; i < 100 && (await status(id)) !== expected; i++) await sleep(50);
+      seen[side].push(await status(id));
+    };
+    try {
+      await settle("a", 200);
+      await settle("c", 404);
+      await put(join(dir, "one.json"), hooksOf(["a", "c"]));
+      await settle("c", 200);
+      await put(join(dir, "one.json"), "[ not json");
+      await sleep(500);
+      await settle("c", 200);
+      await put(join(dir, "one.json"), hooksOf(["b"]));
+      await sleep(500);
+      await settle("a", 200);
+      await settle("b", 200);
+      await put(join(dir, "two.json"), hooksOf(["b", "d"]));
+      child.kill("SIGHUP");
+      await sleep(500);
+      await settle("d", 200);
+      await rm(join(dir, "two.json"));
+      await settle("b", 404);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }
+  assert.deepEqual(seen.ours, seen.peer);
+  assert.deepEqual(seen.peer, [200, 404, 200, 200, 200, 200, 200, 404]);
+});
