@@ -64,7 +64,7 @@ export async function loadToolchain(deps: Deps): Promise<Toolchain | undefined> 
   await recordVerifiedProject(
     layout,
     { path: locked.project.path, ...locked },
-    { cwd: deps.cwd, pwd: deps.env.PWD },
+    { cwd: deps.cwd, pwd: deps.env.PWD, platform },
   );
   return { locked, platform, commands };
 }

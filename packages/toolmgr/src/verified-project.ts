@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
-import { LOCKFILE_NAME } from "./lockfile.js";
+import { LOCKFILE_NAME, type Lockfile, lockedArtifact } from "./lockfile.js";
+import type { Platform } from "./platform.js";
 import { PROJECT_FILE_NAME } from "./project-file.js";
+import { commandName } from "./source.js";
 import type { StoreLayout } from "./store-layout.js";
 
 /**
@@ -14,6 +16,29 @@ export function verifiedProjectDir(layout: StoreLayout, projectFile: string): st
   return join(layout.projectsDir, dirname(projectFile));
 }
 
+/** The file beside the copies with what the shim would work out from them (shims.ts reads it). */
+export const SHIM_ANSWERS_NAME = "shim-answers";
+
+/**
+ * What the POSIX shim's `awk` pass prints for a current project, worked out once: the platform, then per pinned
+ * executable `<command> TAB <tool> TAB <version>-<digest12> TAB <bin>`. A shim that finds the project file and lock
+ * equal to the recorded copies prints these lines instead of parsing the lock again (bench/toolmgr/README.md,
+ * "sync, shims, exec": the parse cost ~0.5 ms of the 3 ms budget).
+ */
+export function shimAnswers(lock: Lockfile, platform: Platform): string {
+  const lines: string[] = [platform];
+  for (const tool of lock.tools) {
+    const artifact = lockedArtifact(tool, platform);
+    if (artifact === undefined) continue;
+    for (const bin of tool.bin) {
+      lines.push(
+        `${commandName(bin)}\t${tool.name}\t${tool.version}-${artifact.sha256.slice(0, 12)}\t${bin}`,
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 /**
  * Records that `projectText` and `lockText` were found current together (no stale pin), so a shim that finds the
  * very same two texts need not decide staleness again. That matters for project-local sources: their fingerprints
@@ -23,9 +48,15 @@ export function verifiedProjectDir(layout: StoreLayout, projectFile: string): st
  */
 export async function recordVerifiedProject(
   layout: StoreLayout,
-  project: { readonly path: string; readonly projectText: string; readonly lockText: string },
-  where: { readonly cwd: string; readonly pwd?: string | undefined },
+  project: {
+    readonly path: string;
+    readonly projectText: string;
+    readonly lockText: string;
+    readonly lock: Lockfile;
+  },
+  where: { readonly cwd: string; readonly pwd?: string | undefined; readonly platform: Platform },
 ): Promise<void> {
+  const answers = shimAnswers(project.lock, where.platform);
   const dirs = [verifiedProjectDir(layout, project.path)];
   const logical = await logicalProjectDir(dirname(project.path), where);
   if (logical !== undefined) dirs.push(join(layout.projectsDir, logical));
@@ -35,6 +66,7 @@ export async function recordVerifiedProject(
       await Promise.all([
         replaceFile(join(dir, PROJECT_FILE_NAME), project.projectText),
         replaceFile(join(dir, LOCKFILE_NAME), project.lockText),
+        replaceFile(join(dir, SHIM_ANSWERS_NAME), answers),
       ]);
     } catch {
       // The record is an optimisation: without it the shim asks `toolmgr exec`, which decides exactly.

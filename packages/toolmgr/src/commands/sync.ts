@@ -107,7 +107,7 @@ async function installAll(
   await recordVerifiedProject(
     layout,
     { path: locked.project.path, ...locked },
-    { cwd: deps.cwd, pwd: deps.env.PWD },
+    { cwd: deps.cwd, pwd: deps.env.PWD, platform },
   );
   if (!quiet) {
     const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
