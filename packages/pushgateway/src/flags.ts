@@ -1,4 +1,5 @@
 import { UsageError } from "./errors.js";
+import { LOG_LEVELS } from "./logger.js";
 
 /** The gateway's configuration, with upstream's defaults. */
 export interface Config {
@@ -230,6 +231,11 @@ export function parseFlags(argv: readonly string[]): Config {
     }
     value = undefined;
   }
+  // promslog's flag values (prometheus/common promslog/slog.go; 1.5.1 quoted the value, upstream no longer does).
+  if (!(LOG_LEVELS as readonly string[]).includes(config.logLevel))
+    throw new UsageError(`unrecognized log level ${config.logLevel}`);
+  if (config.logFormat !== "logfmt" && config.logFormat !== "json")
+    throw new UsageError(`unrecognized log format ${config.logFormat}`);
   return config;
 }
 

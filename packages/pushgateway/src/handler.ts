@@ -169,7 +169,9 @@ function push(
     now: ctx.now(),
     check: ctx.check,
   });
-  if (rejected !== undefined) {
+  // Unchecked, upstream answers 202 before the write is looked at; a push with timestamps is then dropped silently
+  // (only its failure time is set), as the store did above.
+  if (rejected !== undefined && !(rejected.kind === "inconsistent" && !ctx.check)) {
     const error =
       rejected.kind === "limit"
         ? new LimitError(rejected.message)
@@ -204,6 +206,11 @@ function remove(rest: string, ctx: GatewayContext): GatewayResponse {
 }
 
 async function scrape(ctx: GatewayContext, accept: string | undefined): Promise<GatewayResponse> {
+  // Only an unchecked store can be inconsistent; upstream's promhttp then answers 500 (research §4).
+  const problem = ctx.check ? undefined : ctx.store.inconsistency();
+  if (problem !== undefined) {
+    return textError(500, `An error has occurred while serving metrics:\n\n${problem}`);
+  }
   // The gateway's own families come first and keep their HELP and TYPE; pushed series of the same name join them.
   const merged = new Map<string, RenderedFamily>();
   for (const f of await ctx.ownFamilies()) merged.set(f.name, renderFamily(f));
@@ -273,23 +280,42 @@ function apiMetrics(ctx: GatewayContext): unknown[] {
   });
 }
 
+/**
+ * The status page: one entry per group with its labels, its families, a failed-push badge and a Delete Group button.
+ * As upstream's template (resources/template.html, static/functions.js) the button sends `DELETE` to a relative
+ * `metrics/job@base64/<job>=/<name>@base64/<value>=` path (the extra `=` keeps empty values deletable, #377), so it
+ * works under any route prefix; with the admin API a Delete All Groups button wipes the store.
+ */
 function statusPage(ctx: GatewayContext): string {
   const esc = (s: string) =>
     s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-  const rows = ctx.store.groups().map((g) => {
-    const labels = Object.entries(g.labels)
-      .map(([k, v]) => `${esc(k)}="${esc(v)}"`)
-      .join(", ");
-    const path = `/metrics/job@base64/${Buffer.from(g.labels.job ?? "").toString("base64url") || "="}${Object.entries(
-      g.labels,
-    )
-      .filter(([k]) => k !== "job")
-      .map(([k, v]) => `/${k}@base64/${Buffer.from(v).toString("base64url") || "="}`)
+  const b64 = (v: string) => `${Buffer.from(v).toString("base64url")}=`;
+  const groups = ctx.store.groups();
+  const rows = groups.map((g) => {
+    // `job` first, the others sorted, as the upstream template shows the badges.
+    const names = [
+      "job",
+      ...Object.keys(g.labels)
+        .filter((k) => k !== "job")
+        .sort(),
+    ];
+    const labels = names
+      .map((k) => `<span class="label">${esc(k)}="${esc(g.labels[k] ?? "")}"</span>`)
+      .join(" ");
+    const path = `metrics/job@base64/${b64(g.labels.job ?? "")}${names
+      .slice(1)
+      .map((k) => `/${k}@base64/${b64(g.labels[k] ?? "")}`)
       .join("")}`;
-    const failed = g.failureTime > g.pushTime ? " <strong>Last push failed!</strong>" : "";
-    return `<li>{${labels}} — ${g.families.size} metric families, last push ${new Date(g.pushTime * 1000).toISOString()}${failed} <button onclick="fetch('${esc(path)}',{method:'DELETE'}).then(()=>location.reload())">Delete Group</button></li>`;
+    const failed = g.failureTime > g.pushTime ? ' <strong class="failed">Last push failed!</strong>' : "";
+    const families = [...g.families.values()]
+      .map((f) => `<li>${esc(f.name)} <em>${f.type.toUpperCase()}</em> (${f.lines.length} series)</li>`)
+      .join("");
+    return `<li class="group">${labels}${failed} <button data-delete="${esc(path)}" onclick="fetch(this.dataset.delete,{method:'DELETE'}).then(()=>location.reload())">Delete Group</button><ul>${families}</ul></li>`;
   });
-  return `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Pushgateway</title></head><body><h1>Pushgateway</h1><ul>${rows.join("")}</ul></body></html>\n`;
+  const wipe = ctx.enableAdminApi
+    ? `<button data-wipe="api/v1/admin/wipe" onclick="fetch(this.dataset.wipe,{method:'PUT'}).then(()=>location.reload())">Delete All ${groups.length} Groups</button>`
+    : "";
+  return `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Prometheus Pushgateway</title></head><body><h1>Prometheus Pushgateway</h1>${wipe}<ul>${rows.join("")}</ul></body></html>\n`;
 }
 
 function counted(

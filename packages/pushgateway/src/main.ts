@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import { PersistenceError, UsageError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
+import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics } from "./own-metrics.js";
 import { startServer } from "./server.js";
 import { MemoryStore } from "./store/memory-store.js";
@@ -39,17 +40,13 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     );
     return 0;
   }
-  const log = (level: string, msg: string, fields: Record<string, string> = {}) => {
-    const time = deps.now().toISOString();
-    if (config.logFormat === "json")
-      deps.stderr.write(`${JSON.stringify({ time, level, msg, ...fields })}\n`);
-    else
-      deps.stderr.write(
-        `time=${time} level=${level} msg=${JSON.stringify(msg)}${Object.entries(fields)
-          .map(([k, v]) => ` ${k}=${JSON.stringify(v)}`)
-          .join("")}\n`,
-      );
-  };
+  const log = createLogger({
+    format: config.logFormat === "json" ? "json" : "logfmt",
+    level: config.logLevel as LogLevel,
+    write: (line) => deps.stderr.write(line),
+    now: deps.now,
+  });
+  log("info", "starting pushgateway", { version: `(version=${VERSION}, branch=, revision=)` });
   const own = createOwnMetrics(VERSION);
   await own.families();
   const store = new MemoryStore({
@@ -109,20 +106,25 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       changed();
     },
     families: () => store.families(),
+    inconsistency: () => store.inconsistency(),
     groups: () => store.groups(),
   };
   const started = deps.now();
   const colon = config.listenAddress.lastIndexOf(":");
   const host = config.listenAddress.slice(0, colon).replace(/^\[|\]$/g, "");
   const port = Number(config.listenAddress.slice(colon + 1));
+  log("debug", "external URL", { url: config.externalUrl });
   const prefix = (
     config.routePrefix || (config.externalUrl ? new URL(config.externalUrl).pathname : "")
   ).replace(/\/+$/, "");
   let server: Server;
-  const shutdown = async () => {
-    log("info", "received termination request, shutting down");
+  const shutdown = async (via: "web" | "signal") => {
+    // Upstream main.go shutdownServerOnQuit: a web request is logged as a warning, a signal as info.
+    if (via === "web") log("warn", "received termination request via web service, exiting gracefully...");
+    else log("info", "received SIGINT/SIGTERM; exiting gracefully...");
     server?.close();
     if (timer !== undefined) clearTimeout(timer);
+    log("info", "HTTP server stopped");
     await persist();
     deps.exit(0);
   };
@@ -152,7 +154,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
           flags: flagValues(config),
           start_time: started.toISOString(),
         }),
-        quit: () => void shutdown(),
+        quit: () => void shutdown("web"),
         maxBodyBytes: config.maxBodyBytes,
         onRequest: (handler, method, status) => own.count(handler, method, status),
         onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
@@ -167,7 +169,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     address:
       typeof address === "object" && address ? `${address.address}:${address.port}` : config.listenAddress,
   });
-  deps.onSignal("SIGINT", () => void shutdown());
-  deps.onSignal("SIGTERM", () => void shutdown());
+  deps.onSignal("SIGINT", () => void shutdown("signal"));
+  deps.onSignal("SIGTERM", () => void shutdown("signal"));
   return new Promise((resolve) => server.on("close", () => resolve(0)));
 }

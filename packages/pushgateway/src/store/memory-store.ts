@@ -45,6 +45,8 @@ export class MemoryStore implements MetricStore {
    */
   #series = new Map<string, Map<string, string>>();
   #types = new Map<string, Map<MetricType, number>>();
+  /** Family name → series held by all groups, which exceeds the index's size only when groups share a series. */
+  #familySeries = new Map<string, number>();
   #own: OwnFamilies;
   #ttlMs: number;
   #maxGroups: number;
@@ -113,6 +115,7 @@ export class MemoryStore implements MetricStore {
     this.#groups.clear();
     this.#series.clear();
     this.#types.clear();
+    this.#familySeries.clear();
     this.#seriesCount = 0;
   }
 
@@ -138,6 +141,42 @@ export class MemoryStore implements MetricStore {
       add(timeFamily(FAILURE_TIME, group, group.failureTime));
     }
     return [...merged.values()];
+  }
+
+  /**
+   * With the consistency check off (`--push.disable-consistency-check`) the store can hold what a gather rejects;
+   * upstream then fails every scrape with the gatherer's error (research §4). This finds the first such problem: a
+   * family held with two types, or a series held by two groups.
+   */
+  inconsistency(): string | undefined {
+    for (const [name, types] of this.#types) {
+      if (types.size < 2) continue;
+      const [first] = types.keys();
+      for (const group of this.#groups.values()) {
+        const f = group.families.get(name);
+        if (f === undefined || f.type === first || f.lines.length === 0) continue;
+        const m = parseRenderedFamily({ ...f, lines: [f.lines[0] ?? ""], keys: [f.keys[0] ?? ""] })
+          .metrics[0];
+        return `collected metric "${name}" { ${describe(f.type, m)}} is not a ${String(first).toUpperCase()}`;
+      }
+    }
+    for (const [name, total] of this.#familySeries) {
+      if (total <= (this.#series.get(name)?.size ?? 0)) continue;
+      const seen = new Set<string>();
+      for (const group of this.#groups.values()) {
+        const f = group.families.get(name);
+        if (f === undefined) continue;
+        for (const [i, id] of f.keys.entries()) {
+          if (!seen.has(id)) {
+            seen.add(id);
+            continue;
+          }
+          const m = parseRenderedFamily({ ...f, lines: [f.lines[i] ?? ""], keys: [id] }).metrics[0];
+          return `collected metric "${name}" { ${describe(f.type, m)}} was collected before with the same name and label values`;
+        }
+      }
+    }
+    return undefined;
   }
 
   groups(): Group[] {
@@ -260,6 +299,7 @@ export class MemoryStore implements MetricStore {
 
   #index(key: string, family: RenderedFamily): void {
     this.#seriesCount += family.keys.length;
+    this.#familySeries.set(family.name, (this.#familySeries.get(family.name) ?? 0) + family.keys.length);
     let held = this.#series.get(family.name);
     if (held === undefined) {
       held = new Map();
@@ -276,6 +316,9 @@ export class MemoryStore implements MetricStore {
 
   #unindex(key: string, family: RenderedFamily): void {
     this.#seriesCount -= family.keys.length;
+    const total = (this.#familySeries.get(family.name) ?? 0) - family.keys.length;
+    if (total > 0) this.#familySeries.set(family.name, total);
+    else this.#familySeries.delete(family.name);
     const held = this.#series.get(family.name);
     if (held !== undefined) {
       for (const id of family.keys) {

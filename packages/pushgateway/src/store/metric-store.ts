@@ -52,5 +52,7 @@ export interface MetricStore {
   /** Deletes every group (admin wipe). */
   wipe(): void;
   families(): RenderedFamily[];
+  /** What makes a gather fail (only possible with the consistency check off), or undefined. */
+  inconsistency(): string | undefined;
   groups(): Group[];
 }
