@@ -69,7 +69,7 @@ export async function handleRequest(req: GatewayRequest, ctx: GatewayContext): P
     const rest = path.slice("/metrics/".length);
     if (method === "OPTIONS") return { status: 200, headers: { Allow: PUSH_ALLOW }, body: "" };
     if (method === "PUT" || method === "POST")
-      return counted(ctx, "push", method, push(req, { ctx, rest, replace: method === "PUT" }));
+      return counted(ctx, "push", method, await push(req, { ctx, rest, replace: method === "PUT" }));
     if (method === "DELETE") return counted(ctx, "delete", method, remove(rest, ctx));
     return methodNotAllowed(PUSH_ALLOW);
   }
@@ -130,10 +130,10 @@ export async function handleRequest(req: GatewayRequest, ctx: GatewayContext): P
   }
 }
 
-function push(
+async function push(
   req: GatewayRequest,
   options: { ctx: GatewayContext; rest: string; replace: boolean },
-): GatewayResponse {
+): Promise<GatewayResponse> {
   const { ctx } = options;
   let labels: GroupingLabels;
   let families: MetricFamily[];
@@ -156,7 +156,7 @@ function push(
     }
     const contentType = req.headers["content-type"] ?? "";
     families = isDelimitedProtobuf(contentType)
-      ? parseDelimitedProtobuf(body)
+      ? await parseDelimitedProtobuf(body)
       : parseText(body.toString("utf8"));
   } catch (error) {
     if (error instanceof PushgatewayError) return textError(httpStatus(error), error.message);

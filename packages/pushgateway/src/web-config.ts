@@ -1,8 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import bcrypt from "bcryptjs";
-import { parse as parseYaml } from "yaml";
 import { UsageError } from "./errors.js";
 
 /** What `--web.config.file` (exporter-toolkit format) configures: TLS and basic auth. */
@@ -18,6 +16,9 @@ export interface WebConfig {
  */
 export async function loadWebConfig(path: string): Promise<WebConfig> {
   if (path === "") return { authorize: () => true };
+  // Loaded only with a web config: a plain gateway does not carry the YAML and bcrypt code (~10 MB resident).
+  const { parse: parseYaml } = await import("yaml");
+  const { default: bcrypt } = await import("bcryptjs");
   const doc = (parseYaml(await readFile(path, "utf8")) ?? {}) as {
     tls_server_config?: { cert_file?: string; key_file?: string };
     basic_auth_users?: Record<string, string>;

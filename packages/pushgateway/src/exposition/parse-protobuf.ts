@@ -1,4 +1,4 @@
-import protobuf from "protobufjs";
+import type protobuf from "protobufjs";
 import { ParseError } from "../errors.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
 
@@ -22,7 +22,22 @@ message Metric {
 message MetricFamily { optional string name = 1; optional string help = 2; optional MetricType type = 3; repeated Metric metric = 4; }
 `;
 
-let familyType: protobuf.Type | undefined;
+let codec: { family: protobuf.Type; reader: typeof protobuf.Reader } | undefined;
+
+/**
+ * protobufjs and the compiled schema, loaded on the first protobuf push: a gateway fed only text never pays the
+ * library's ~9 MB of resident memory.
+ */
+async function loadCodec(): Promise<NonNullable<typeof codec>> {
+  if (codec === undefined) {
+    const { default: pb } = await import("protobufjs");
+    codec = {
+      family: pb.parse(PROTO).root.lookupType("io.prometheus.client.MetricFamily"),
+      reader: pb.Reader,
+    };
+  }
+  return codec;
+}
 
 /** Whether a Content-Type announces varint-delimited `MetricFamily` protobuf (what Go clients push). */
 export function isDelimitedProtobuf(contentType: string): boolean {
@@ -38,9 +53,9 @@ export function isDelimitedProtobuf(contentType: string): boolean {
  *
  * @throws {ParseError}
  */
-export function parseDelimitedProtobuf(body: Uint8Array): MetricFamily[] {
-  familyType ??= protobuf.parse(PROTO).root.lookupType("io.prometheus.client.MetricFamily");
-  const reader = protobuf.Reader.create(body);
+export async function parseDelimitedProtobuf(body: Uint8Array): Promise<MetricFamily[]> {
+  const { family: familyType, reader: Reader } = await loadCodec();
+  const reader = Reader.create(body);
   const byName = new Map<string, MetricFamily>();
   try {
     while (reader.pos < reader.len) {
