@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -148,15 +148,35 @@ const SMALL_BODY = 1 << 20;
 
 const madeDirs = new Map<string, Promise<unknown>>();
 
-/** `mkdir -p` once per directory and process: a TOFU `lock` fetches hundreds of artifacts into one directory. */
+/**
+ * `mkdir -p` once per directory and process (a TOFU `lock` fetches hundreds of artifacts into one directory), and
+ * the first time, removal of `.tmp-*` downloads a killed `lock` or `sync` left there more than a day ago (younger
+ * ones may belong to a process still running).
+ */
 function ensureDir(dir: string): Promise<unknown> {
   let made = madeDirs.get(dir);
   if (made === undefined) {
-    made = mkdir(dir, { recursive: true });
+    made = mkdir(dir, { recursive: true }).then(() => removeAbandoned(dir));
     made.catch(() => madeDirs.delete(dir));
     madeDirs.set(dir, made);
   }
   return made;
+}
+
+const ABANDONED_MS = 24 * 3600 * 1000;
+
+async function removeAbandoned(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const now = Date.now();
+  await Promise.all(
+    names
+      .filter((name) => name.startsWith(".tmp-"))
+      .map(async (name) => {
+        const path = join(dir, name);
+        const info = await stat(path).catch(() => undefined);
+        if (info !== undefined && now - info.mtimeMs > ABANDONED_MS) await rm(path, { force: true });
+      }),
+  );
 }
 
 /** A URL for messages: no query string (signed storage URLs carry credentials there). */

@@ -35,7 +35,7 @@ export async function buildArtifact(
 
 /** A tar.gz with one hostile entry, built with Python's tarfile (which writes whatever it is told). */
 export async function hostileTar(
-  kind: "dotdot" | "absolute" | "symlink" | "hardlink" | "device",
+  kind: "dotdot" | "absolute" | "symlink" | "hardlink" | "device" | "duplicate",
 ): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), "toolmgr-hostile-"));
   const out = join(dir, "hostile.tar.gz");
@@ -55,13 +55,15 @@ with tarfile.open(out, "w:gz") as t:
         e = tarfile.TarInfo("hard"); e.type = tarfile.LNKTYPE; e.linkname = "../../etc/passwd"; t.addfile(e)
     elif kind == "device":
         e = tarfile.TarInfo("dev"); e.type = tarfile.CHRTYPE; e.devmajor = 1; e.devminor = 3; t.addfile(e)
+    elif kind == "duplicate":
+        e = tarfile.TarInfo("./tool"); e.size = len(data); e.mode = 0o755; t.addfile(e, io.BytesIO(data))
 `;
   execFileSync("python3", ["-c", script, kind, out]);
   return readFile(out);
 }
 
 /** A zip with one hostile entry, built with Python's zipfile (which writes whatever name and mode it is told). */
-export async function hostileZip(kind: "dotdot" | "absolute" | "symlink"): Promise<Buffer> {
+export async function hostileZip(kind: "dotdot" | "absolute" | "symlink" | "duplicate"): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), "toolmgr-hostile-"));
   const out = join(dir, "hostile.zip");
   const script = `
@@ -75,6 +77,8 @@ with zipfile.ZipFile(out, "w") as z:
         z.writestr(zipfile.ZipInfo("/tmp/toolmgr-zip-absolute-escape"), "evil")
     elif kind == "symlink":
         e = zipfile.ZipInfo("link"); e.external_attr = (0o120777 << 16); z.writestr(e, "/etc/passwd")
+    elif kind == "duplicate":
+        e = zipfile.ZipInfo("TOOL"); e.external_attr = (0o100755 << 16); z.writestr(e, "#!/bin/sh\\necho evil\\n")
 `;
   execFileSync("python3", ["-c", script, kind, out]);
   return readFile(out);

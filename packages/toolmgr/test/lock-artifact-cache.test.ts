@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -128,4 +128,17 @@ test("a private artifact needs the token, comes from the API URL, and the token 
   );
   assert.deepEqual(await readFile(got.path), secretData);
   assert.deepEqual(host.tokenLeaks.slice(leaks), []);
+});
+
+test("a download left half-done by a killed process over a day ago is removed; a young one is left alone", async () => {
+  const l = await layout();
+  await mkdir(l.cacheDir, { recursive: true });
+  const old = join(l.cacheDir, ".tmp-0123456789abcdef");
+  const young = join(l.cacheDir, ".tmp-fedcba9876543210");
+  await writeFile(old, "partial");
+  await writeFile(young, "partial");
+  const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+  await utimes(old, twoDaysAgo, twoDaysAgo);
+  await fetchArtifact({ tool: "open", url: publicUrl }, { layout: l, client: client(), hasToken: false });
+  assert.deepEqual(await leftovers(l), [".tmp-fedcba9876543210"]);
 });

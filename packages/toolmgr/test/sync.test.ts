@@ -199,7 +199,7 @@ test("sync rejects a digest mismatch: nothing installed, no shim written, the me
   assert.deepEqual(await readdir(join(p.home, "cache", "sha256")), [], "the temporary download was removed");
 });
 
-for (const kind of ["dotdot", "absolute", "symlink", "hardlink", "device"] as const) {
+for (const kind of ["dotdot", "absolute", "symlink", "hardlink", "device", "duplicate"] as const) {
   test(`sync refuses an archive with a ${kind} entry and installs nothing`, async () => {
     const repo = `acme/hostile-${kind}`;
     host.addRepo(repo);
@@ -212,6 +212,7 @@ for (const kind of ["dotdot", "absolute", "symlink", "hardlink", "device"] as co
     const r = await p.run(["sync"]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /Cannot unpack "tool" 1\.0\.0/);
+    if (kind === "duplicate") assert.match(r.stderr, /entry "\.\/tool" writes "tool" a second time/);
     assert.deepEqual(await readdir(join(p.home, "tools", "tool")), [], "the temporary directory was removed");
     await assert.rejects(stat("/tmp/toolmgr-absolute-escape"));
   });
@@ -249,7 +250,7 @@ test("sync refuses a stale lock before touching the store", async () => {
   await assert.rejects(stat(join(p.home, "tools")), "and installed nothing");
 });
 
-for (const kind of ["dotdot", "absolute", "symlink"] as const) {
+for (const kind of ["dotdot", "absolute", "symlink", "duplicate"] as const) {
   test(`sync refuses a zip with a ${kind} entry and installs nothing`, async () => {
     const repo = `acme/hostile-zip-${kind}`;
     host.addRepo(repo);
@@ -262,6 +263,7 @@ for (const kind of ["dotdot", "absolute", "symlink"] as const) {
     const r = await p.run(["sync"]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /Cannot unpack "tool" 1\.0\.0/);
+    if (kind === "duplicate") assert.match(r.stderr, /entry "TOOL" writes "TOOL" a second time/);
     assert.deepEqual(await readdir(join(p.home, "tools", "tool")), []);
     await assert.rejects(stat("/tmp/toolmgr-zip-absolute-escape"));
   });

@@ -61,6 +61,25 @@ function stripped(path: string, options: ExtractOptions): string | undefined {
   return rest.length === 0 ? undefined : rest.join("/");
 }
 
+/**
+ * Refuses a second entry for one file (after stripping, `a/tool` and `b/tool` are both `tool`): which copy ends up
+ * installed would depend on entry order, and a later entry could replace what an earlier one provided (nao1215/block
+ * e2e/atago/artifacts.atago.yaml, "an archive that writes one file twice is refused").
+ */
+function onceOnly(
+  written: Set<string>,
+  rel: string,
+  where: { readonly path: string; readonly options: ExtractOptions },
+): void {
+  const key = rel.toLowerCase(); // one file on case-insensitive file systems (macOS, Windows)
+  if (written.has(key)) {
+    throw new UnsafeArchiveError(
+      `Cannot unpack ${where.options.label}: entry "${where.path}" writes "${rel}" a second time; refused rather than guessing which copy is meant`,
+    );
+  }
+  written.add(key);
+}
+
 function safeRelative(path: string, options: ExtractOptions): string {
   const rel = stripped(path, { ...options, stripComponents: 0 });
   if (rel === undefined) throw new UnsafeArchiveError(`Cannot unpack ${options.label}: empty entry name`);
@@ -70,6 +89,7 @@ function safeRelative(path: string, options: ExtractOptions): string {
 async function extractTar(file: string, dest: string, options: ExtractOptions): Promise<void> {
   const tar = await import("tar");
   let refused: UnsafeArchiveError | undefined;
+  const written = new Set<string>();
   const extractor = tar.x({
     cwd: dest,
     // Permissions come from the executable bit alone; ownership never from the archive.
@@ -100,6 +120,7 @@ async function extractTar(file: string, dest: string, options: ExtractOptions): 
         // Strip here rather than with node-tar's `strip`, which counts a leading "./" as a component.
         const rel = stripped(path, options);
         if (rel === undefined) return false;
+        if (type !== "Directory") onceOnly(written, rel, { path, options });
         (entry as { path: string }).path = type === "Directory" ? `${rel}/` : rel;
         if ("mode" in entry && typeof entry.mode === "number") {
           (entry as { mode: number }).mode = type === "Directory" || entry.mode & 0o111 ? 0o755 : 0o644;
@@ -136,6 +157,7 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
       err || !z ? reject(err) : resolve(z),
     ),
   );
+  const written = new Set<string>();
   try {
     await new Promise<void>((resolve, reject) => {
       zip.on("error", reject);
@@ -161,6 +183,7 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
             if (isDir) {
               await mkdir(target, { recursive: true });
             } else {
+              onceOnly(written, rel, { path: entry.fileName, options });
               await mkdir(dirname(target), { recursive: true });
               const stream = await new Promise<NodeJS.ReadableStream>((res, rej) =>
                 zip.openReadStream(entry, (err, s) => (err || !s ? rej(err) : res(s))),
