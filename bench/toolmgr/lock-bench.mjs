@@ -10,6 +10,7 @@
 //            channel tools: commits/{channel} -> releases/tags (2 requests)
 //   token    the same with CODEHOST_TOKEN set: the privacy lookup runs beside the chain, so the chain stays 2
 //   tofu     no host digests: chain = refs -> release -> browser URL -> storage redirect (4 requests), 200 downloads
+//   relock   the token scenario again with its lock and store kept: every API answer revalidated by ETag (304)
 // Each scenario is timed in-process (`main(["lock"])`, the resolution work alone) and as the built CLI (adds the
 // process start-up, measured separately with `toolmgr version`).
 import { spawn, spawnSync } from "node:child_process";
@@ -81,7 +82,7 @@ function median(xs) {
   return s[Math.floor(s.length / 2)];
 }
 
-async function scenario(label, { digest, token, chain }) {
+async function scenario(label, { digest, token, chain, relock = false }) {
   const { host, dir } = await setUp(digest);
   const criticalPath = chain * latency;
   const inProcess = [];
@@ -93,10 +94,18 @@ async function scenario(label, { digest, token, chain }) {
     CODEHOST_API_URL: host.apiUrl,
     ...(token ? { CODEHOST_TOKEN: host.token } : {}),
   };
+  // relock: one store and lock kept across runs, populated once before timing: every API answer is revalidated
+  // with its remembered ETag and answered 304 (conditional requests, issue 3 follow-up).
+  const keptHome = relock ? await mkdtemp(join(tmpdir(), "toolmgr-lock-bench-home-")) : undefined;
+  if (relock) {
+    const r = await runCli(["lock"], { cwd: dir, env: { ...env, TOOLMGR_HOME: keptHome } });
+    if (r.code !== 0) throw new Error(`lock failed as CLI: ${r.stderr}`);
+  }
+  host.notModified.clear();
   for (let run = 0; run < runs; run++) {
     // A fresh lock and a fresh store each time: every tool is resolved, every TOFU artifact downloaded.
-    const home = await mkdtemp(join(tmpdir(), "toolmgr-lock-bench-home-"));
-    await rm(join(dir, "toolmgr.lock"), { force: true });
+    const home = keptHome ?? (await mkdtemp(join(tmpdir(), "toolmgr-lock-bench-home-")));
+    if (!relock) await rm(join(dir, "toolmgr.lock"), { force: true });
     host.requests.clear();
     const io = { stdout: { write() {} }, stderr: { write: (s) => process.stderr.write(s) } };
     const deps = {
@@ -117,14 +126,16 @@ async function scenario(label, { digest, token, chain }) {
     if (code !== 0) throw new Error(`lock failed in-process (${code})`);
     requests = [...host.requests.values()].reduce((a, b) => a + b, 0);
 
-    const home2 = await mkdtemp(join(tmpdir(), "toolmgr-lock-bench-home-"));
-    await rm(join(dir, "toolmgr.lock"), { force: true });
+    const home2 = keptHome ?? (await mkdtemp(join(tmpdir(), "toolmgr-lock-bench-home-")));
+    if (!relock) await rm(join(dir, "toolmgr.lock"), { force: true });
     const t1 = performance.now();
     const r = await runCli(["lock"], { cwd: dir, env: { ...env, TOOLMGR_HOME: home2 } });
     cli.push(performance.now() - t1);
     if (r.code !== 0) throw new Error(`lock failed as CLI: ${r.stderr}`);
     cpu.push(r.cpuMs);
   }
+  const notModified = [...host.notModified.values()].reduce((a, b) => a + b, 0);
+  if (relock) label = `${label} (${notModified / (2 * runs)} of ${requests} answered 304)`;
   await host.close();
   const mIn = median(inProcess);
   const mCli = median(cli);
@@ -171,6 +182,7 @@ const results = [];
 results.push(await scenario("digests", { digest: true, token: false, chain: 2 }));
 results.push(await scenario("token", { digest: true, token: true, chain: 2 }));
 results.push(await scenario("tofu", { digest: false, token: false, chain: 4 }));
+results.push(await scenario("relock", { digest: true, token: true, chain: 2, relock: true }));
 
 console.log(
   `lock of ${TOOLS} tools (${CHANNEL_TOOLS} on a channel) x ${PLATFORMS.length} platforms, ${latency} ms per request, median of ${runs}`,
