@@ -15,6 +15,7 @@ import { parseText } from "./exposition/parse-text.js";
 import { parseRenderedFamily, type RenderedFamily, renderFamily } from "./exposition/rendered-family.js";
 import { goJson, goStruct } from "./go-json.js";
 import { type GroupingLabels, parseGroupingKey } from "./grouping-key.js";
+import { decodeSnappyFrames } from "./snappy-frames.js";
 import type { MetricStore } from "./store/metric-store.js";
 
 /** A request as the handler sees it. */
@@ -138,20 +139,31 @@ async function push(
   let labels: GroupingLabels;
   let families: MetricFamily[];
   try {
-    labels = parseGroupingKey(options.rest);
     const tooLarge = () =>
       new BodyTooLargeError(
         `push body exceeds the limit of ${ctx.maxBodyBytes} bytes set by --push.max-body-bytes; split the push or raise the limit`,
       );
     if (ctx.maxBodyBytes > 0 && req.body.length > ctx.maxBodyBytes) throw tooLarge();
     let body = req.body;
-    if ((req.headers["content-encoding"] ?? "").toLowerCase() === "gzip") {
+    // Upstream decodes the body before routing (main.go decodeRequest): a bad gzip header fails before the path is
+    // looked at, while snappy errors surface when the body is read, after the grouping key.
+    const encoding = (req.headers["content-encoding"] ?? "").toLowerCase();
+    if (encoding === "gzip") {
       try {
         // The limit also bounds the inflated size, so a small gzip bomb cannot get round it.
         body = gunzipSync(body, ctx.maxBodyBytes > 0 ? { maxOutputLength: ctx.maxBodyBytes } : {});
       } catch (cause) {
         if ((cause as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
         throw new ParseError(gzipErrorText(body), { cause });
+      }
+    }
+    labels = parseGroupingKey(options.rest);
+    if (encoding === "snappy") {
+      try {
+        body = decodeSnappyFrames(body, { maxBytes: ctx.maxBodyBytes });
+      } catch (cause) {
+        if (cause instanceof RangeError) throw tooLarge();
+        throw cause;
       }
     }
     const contentType = req.headers["content-type"] ?? "";

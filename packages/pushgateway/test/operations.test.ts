@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { maskedCrc32c } from "../src/snappy-frames.js";
 import { freePort, startGateway } from "./start-gateway.js";
 
 const exec = promisify(execFile);
@@ -321,6 +322,26 @@ test("--push.disable-consistency-check: 202 for every push that parses; an incon
       await dup.text(),
       /collected metric "dup" \{ .*\} was collected before with the same name and label values\n$/,
     );
+  } finally {
+    child.kill("SIGTERM");
+  }
+});
+
+test("Content-Encoding: snappy bodies (framing format) are decoded as upstream ≥1.6.0; corrupt ones are 400", async () => {
+  const { child, base } = await startGateway();
+  try {
+    const data = Buffer.from("# TYPE snappy_metric gauge\nsnappy_metric 7\n");
+    const head = Buffer.alloc(8);
+    head.writeUInt8(0x01, 0);
+    head.writeUIntLE(data.length + 4, 1, 3);
+    head.writeUInt32LE(maskedCrc32c(data), 4);
+    const body = Buffer.concat([Buffer.from([0xff, 6, 0, 0]), Buffer.from("sNaPpY"), head, data]);
+    const headers = { "Content-Encoding": "Snappy" };
+    assert.equal((await fetch(`${base}/metrics/job/sn`, { method: "PUT", body, headers })).status, 200);
+    assert.match(await (await fetch(`${base}/metrics`)).text(), /^snappy_metric\{instance="",job="sn"\} 7$/m);
+    const bad = await fetch(`${base}/metrics/job/sn`, { method: "PUT", body: data, headers });
+    assert.equal(bad.status, 400);
+    assert.equal(await bad.text(), "snappy: corrupt input\n");
   } finally {
     child.kill("SIGTERM");
   }

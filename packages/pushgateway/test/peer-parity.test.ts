@@ -9,6 +9,7 @@ import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import protobuf from "protobufjs";
+import { maskedCrc32c } from "../src/snappy-frames.js";
 import { freePort, startGateway } from "./start-gateway.js";
 
 const PEER = "/usr/bin/prometheus-pushgateway";
@@ -44,6 +45,16 @@ function pb(...families: Record<string, unknown>[]): Buffer {
   );
 }
 const lp = (name: string, value: string) => ({ name, value });
+
+/** A snappy framing-format stream: stream identifier, then one uncompressed chunk with its masked CRC-32C. */
+function snappyFramed(text: string): Buffer {
+  const data = Buffer.from(text);
+  const head = Buffer.alloc(8);
+  head.writeUInt8(0x01, 0);
+  head.writeUIntLE(data.length + 4, 1, 3);
+  head.writeUInt32LE(maskedCrc32c(data), 4);
+  return Buffer.concat([Buffer.from([0xff, 6, 0, 0]), Buffer.from("sNaPpY"), head, data]);
+}
 
 interface Step {
   readonly method: string;
@@ -332,6 +343,23 @@ const SCENARIOS: readonly Scenario[] = [
       ours: { status: 200, body: "" },
       peer: { status: 400 },
       why: "upstream main.go decodeRequest lower-cases Content-Encoding since 1.6.0 (#518); 1.5.1 compared it case-sensitively",
+    },
+  },
+  {
+    name: "Content-Encoding snappy (framing format)",
+    steps: [
+      {
+        method: "PUT",
+        path: "/metrics/job/sn",
+        body: snappyFramed("sn 1\n"),
+        headers: { "Content-Encoding": "snappy" },
+      },
+    ],
+    diverge: {
+      step: 0,
+      ours: { status: 200, body: "" },
+      peer: { status: 400 },
+      why: "upstream main.go decodeRequest reads snappy-framed bodies since 1.6.0 (#518); 1.5.1 parses the bytes as text",
     },
   },
   // --- protobuf
