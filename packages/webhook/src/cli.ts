@@ -1,8 +1,9 @@
 // Composition root: the only module that touches `process`.
 import { fork } from "node:child_process";
 import { watch } from "node:fs";
-import { access, open, rm, writeFile } from "node:fs/promises";
+import { access, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "./main.js";
 import { createSpawnHelpers } from "./spawn-helpers.js";
@@ -27,7 +28,11 @@ process.exitCode = await main(process.argv.slice(2), {
   },
   onSignal: (signal, handler) => process.on(signal, handler),
   pid: process.pid,
-  writeFile: (path, data) => writeFile(path, data, { mode: 0o600 }),
+  writeFile: async (path, data) => {
+    await mkdirAll(dirname(path));
+    await writeFile(path, data, { mode: 0o600 });
+  },
+  readFile: (path) => readFile(path, "utf8").catch(() => undefined),
   removeFile: (path) => rm(path, { force: true }),
   watch: (dir, onChange) => {
     // One write or rename raises several events; settle for 100 ms (as upstream waits after a rename).
@@ -64,3 +69,19 @@ process.exitCode = await main(process.argv.slice(2), {
   },
   now: () => new Date(),
 });
+
+/**
+ * Go's `os.MkdirAll(dir, 0755)`, one level at a time: node's `mkdir({ recursive: true })` never returns for a path
+ * under /proc (it retries ENOENT forever), which a bad `-pidfile` must not turn into a hang.
+ */
+async function mkdirAll(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { mode: 0o755 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    if (code !== "ENOENT" || dirname(dir) === dir) throw error;
+    await mkdirAll(dirname(dir));
+    await mkdir(dir, { mode: 0o755 });
+  }
+}

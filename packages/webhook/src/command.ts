@@ -4,6 +4,7 @@ import { access, rm, stat, writeFile } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { goBase64Decode } from "./go-base64.js";
 import { goList, goQuoteList } from "./go-log-format.js";
+import { goPathError } from "./go-os-error.js";
 import type { Argument, Hook } from "./hook.js";
 import { getArgument, type RequestData } from "./request-values.js";
 import type { CommandResult, RunRequest } from "./run-process.js";
@@ -80,7 +81,7 @@ export async function runCommand(
       await writeFile(file, content);
     } catch (error) {
       // Upstream logs and goes on without that file (hook.go ExtractCommandArgumentsForFile).
-      deps.log(`[${rid}] error creating temp file [${goOpenError(error as NodeJS.ErrnoException)}]`);
+      deps.log(`[${rid}] error creating temp file [${goPathError(error as NodeJS.ErrnoException)}]`);
       continue;
     }
     files.push(file);
@@ -162,14 +163,4 @@ async function isExecutable(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function goOpenError(error: NodeJS.ErrnoException): string {
-  const text =
-    error.code === "ENOENT"
-      ? "no such file or directory"
-      : error.code === "EACCES"
-        ? "permission denied"
-        : error.message;
-  return `open ${error.path ?? ""}: ${text}`;
 }

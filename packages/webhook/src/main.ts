@@ -3,6 +3,7 @@ import { basename, dirname } from "node:path";
 import type { CommandDeps } from "./command.js";
 import { HooksFileError, ListenError, TlsError, UsageError } from "./errors.js";
 import { type Config, parseFlags, usage } from "./flags.js";
+import { goPathError } from "./go-os-error.js";
 import type { Hook } from "./hook.js";
 import { loadHooksFile } from "./hooks-file.js";
 import { checkTlsSettings, startServer } from "./server.js";
@@ -22,7 +23,10 @@ export interface MainDeps {
   readonly onSignal: (signal: NodeJS.Signals, handler: () => void) => void;
   /** Writes the pid file; removes it on shutdown. */
   readonly pid: number;
+  /** Writes a file (mode 0600), creating missing parent directories (0755), as upstream's pidfile package. */
   readonly writeFile: (path: string, data: string) => Promise<void>;
+  /** A file's text, or undefined when it cannot be read. */
+  readonly readFile: (path: string) => Promise<string | undefined>;
   readonly removeFile: (path: string) => Promise<void>;
   /** Watches a directory; calls back once per burst of changes to a file in it, with its base name. */
   readonly watch: (dir: string, onChange: (file: string) => void) => void;
@@ -89,7 +93,9 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     } catch (error) {
       // Upstream reports start-up failures even without -verbose, then exits 1.
       deps.stderr.write(
-        format(`error opening log file ${JSON.stringify(config.logfile)}: ${(error as Error).message}`),
+        format(
+          `error opening log file ${JSON.stringify(config.logfile)}: ${goPathError(error as NodeJS.ErrnoException)}`,
+        ),
       );
       return 1;
     }
@@ -149,6 +155,25 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       deps.dropPrivileges(config.setuid, config.setgid);
     } catch (error) {
       deps.stderr.write(format(`error dropping privileges: ${(error as Error).message}`));
+      server?.close();
+      return 1;
+    }
+  }
+  if (config.pidfile !== "") {
+    // Upstream's pidfile.New, before anything else is logged: a pid file naming a live process (/proc/<pid>) is
+    // fatal, else it is (re)written. Fatal errors go to the log only, so they are silent without -verbose.
+    const previous = (await deps.readFile(config.pidfile))?.trim() ?? "";
+    if (/^[+-]?\d+$/.test(previous) && (await deps.exists(`/proc/${Number(previous)}`))) {
+      log(
+        `Error creating pidfile: pid file found, ensure webhook is not running or delete ${config.pidfile}`,
+      );
+      server?.close();
+      return 1;
+    }
+    try {
+      await deps.writeFile(config.pidfile, String(deps.pid));
+    } catch (error) {
+      log(`Error creating pidfile: ${goPathError(error as NodeJS.ErrnoException)}`);
       server?.close();
       return 1;
     }
@@ -234,7 +259,6 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     log(tlsSettingsError.message);
     return 1;
   }
-  if (config.pidfile !== "") await deps.writeFile(config.pidfile, String(deps.pid));
   const address = server?.address();
   const where =
     typeof address === "object" && address !== null

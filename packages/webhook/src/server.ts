@@ -15,6 +15,7 @@ import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { ListenError, TlsError } from "./errors.js";
 import type { Config } from "./flags.js";
 import { goDuration, iBytes } from "./go-log-format.js";
+import { goErrnoText, goPathError } from "./go-os-error.js";
 import { type HandlerContext, handleRequest } from "./handler.js";
 import { openSslCiphers } from "./tls-ciphers.js";
 
@@ -47,7 +48,7 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
       cert = await readFile(config.cert);
       key = await readFile(config.key);
     } catch (cause) {
-      throw new TlsError(goOpenError(cause as NodeJS.ErrnoException), { cause });
+      throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
     }
     try {
       server = createHttpsServer(
@@ -111,21 +112,10 @@ function answerPlainHttpOnTls(server: Server): void {
   });
 }
 
-const ERRNO_TEXT: Readonly<Record<string, string>> = {
-  EADDRINUSE: "address already in use",
-  EACCES: "permission denied",
-  EADDRNOTAVAIL: "cannot assign requested address",
-  ENOENT: "no such file or directory",
-};
-
 function listenError(error: NodeJS.ErrnoException, config: Config): ListenError {
-  const text = ERRNO_TEXT[error.code ?? ""] ?? error.message;
+  const text = goErrnoText(error);
   const where = config.socket !== "" ? `unix ${config.socket}` : `tcp ${config.ip}:${config.port}`;
   return new ListenError(`listen ${where}: bind: ${text}`, { cause: error });
-}
-
-function goOpenError(error: NodeJS.ErrnoException): string {
-  return `open ${error.path ?? ""}: ${ERRNO_TEXT[error.code ?? ""] ?? error.message}`;
 }
 
 /** One request as read off the wire, by node's parser or by {@link readRawRequest} for methods node refuses. */

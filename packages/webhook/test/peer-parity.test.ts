@@ -2391,3 +2391,44 @@ test("parity: -hotreload edits, a broken file, duplicate ids, SIGHUP and removal
   assert.deepEqual(seen.ours, seen.peer);
   assert.deepEqual(seen.peer, [200, 404, 200, 200, 200, 200, 200, 404]);
 });
+
+test("parity: a -pidfile naming a live process is fatal; a missing directory is created", async () => {
+  for (const verbose of [[], ["-verbose"]]) {
+    const results = [];
+    for (const side of ["peer", "ours"] as const) {
+      const pidfile = join(root, side, "live.pid");
+      await writeFile(pidfile, "1");
+      const args = ["-hooks", join(root, "c.json"), "-ip", "127.0.0.1", "-port", String(await freePort())];
+      results.push(await invoke(side, [...args, "-pidfile", pidfile, ...verbose]));
+      assert.equal(await readFile(pidfile, "utf8"), "1", `${side} left the pid file alone`);
+    }
+    const [peer, ours] = results.map((r) => ({
+      ...r,
+      err: r.err.replaceAll(/\/(peer|ours)\//g, "/<side>/"),
+    }));
+    assert.deepEqual(ours, peer);
+    assert.equal(peer?.code, 1);
+  }
+  const dirs: Record<Side, string> = { peer: "", ours: "" };
+  for (const side of ["peer", "ours"] as const) {
+    const port = await freePort();
+    const pidfile = join(root, side, "new", "dir", "w.pid");
+    const argv = [
+      "-hooks",
+      join(root, "c.json"),
+      "-ip",
+      "127.0.0.1",
+      "-port",
+      String(port),
+      "-pidfile",
+      pidfile,
+    ];
+    const child = side === "peer" ? spawn(PEER, argv) : spawn(process.execPath, [OURS, ...argv]);
+    for (let i = 0; i < 200 && !existsSync(pidfile); i++) await sleep(25);
+    dirs[side] = String(child.pid === Number(await readFile(pidfile, "utf8")));
+    child.kill("SIGTERM");
+    await new Promise((r) => child.on("close", r));
+    dirs[side] += ` ${existsSync(pidfile)}`;
+  }
+  assert.deepEqual(dirs, { peer: "true false", ours: "true false" });
+});
