@@ -6,10 +6,36 @@ import type { StoreLayout } from "../store-layout.js";
 import { INSTALL_MARKER } from "./install.js";
 
 /**
+ * The shim's first, small `awk` program (BEGIN only, reads no input): when `toolmgr.toml` and `toolmgr.lock` equal
+ * the copies `sync` or `exec` recorded in `projects/<dir>/` when they last found them current, it prints the answers
+ * recorded with them (verified-project.ts), in `SHIM_AWK`'s output format; otherwise one `-`, and the shim runs
+ * `SHIM_AWK`. Split from it because awk parses its whole program on every call: the usual call, a current project,
+ * then parses 15 lines instead of 150 (bench/toolmgr/README.md, "sync, shims, exec").
+ */
+const SHIM_FAST_AWK = String.raw`
+function same(a, b,    x, y, ra, rb) {
+  for (;;) {
+    ra = (getline x < a); rb = (getline y < b)
+    if (ra != rb || (ra > 0 && x != y)) return 0
+    if (ra <= 0) return ra == 0
+  }
+}
+BEGIN {
+  if (same(toml, vtoml) && same(lock, vlock) && (getline line < vans) > 0 && line == plat) {
+    while ((getline line < vans) > 0) {
+      c = line; sub(/\t.*$/, "", c); sub(/^[^\t]*/, "", line)
+      print (c == cmd ? "C" : "T") line
+    }
+    exit
+  }
+  print "-"
+}
+`;
+
+/**
  * The `awk` program of the POSIX shim: one pass over `toolmgr.toml` (first file) and `toolmgr.lock` (second) that
- * decides what `toolmgr exec` decides, without Node. When both files equal the copies `sync` or `exec` recorded in
- * `projects/<dir>/` the first time they found them current, it prints the answers recorded with them and parses
- * nothing (the usual call: ~0.5 ms less). Output, one record per line, tab-separated:
+ * decides what `toolmgr exec` decides, without Node, when `SHIM_FAST_AWK` found no record of the two files. Output,
+ * one record per line, tab-separated:
  * - `?`: the project file changed since it was recorded and uses a form this pass does not read (project-local
  *   `[tools.<name>]` sources, whose fingerprints need the TOML parser and sha256; inline tables, dotted keys,
  *   escapes): the shim hands over to `toolmgr exec`, which decides exactly (and records the project again);
@@ -21,27 +47,6 @@ import { INSTALL_MARKER } from "./install.js";
  */
 const SHIM_AWK = String.raw`
 function unq(s) { sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); return s }
-function same(a, b,    x, y, ra, rb) {
-  for (;;) {
-    ra = (getline x < a); rb = (getline y < b)
-    if (ra != rb || (ra > 0 && x != y)) { close(a); close(b); return 0 }
-    if (ra <= 0) break
-  }
-  close(a); close(b)
-  return ra == 0
-}
-# The project file and lock exactly as toolmgr last found them current (verified-project.ts): print the answers
-# recorded then, without parsing anything.
-BEGIN {
-  if (same(ARGV[1], vtoml) && same(ARGV[2], vlock) && (getline line < vans) > 0 && line == plat) {
-    while ((getline line < vans) > 0) {
-      c = line; sub(/\t.*$/, "", c); sub(/^[^\t]*/, "", line)
-      print (c == cmd ? "C" : "T") line
-    }
-    fast = 1
-    exit
-  }
-}
 # constraintAllows (constraint.ts): a prefix holds stable versions under it, whole components; a pre-release or a
 # <channel>-<commit> only itself; a bare channel any <channel>-<7..64 hex> (never the moving tag itself).
 function allows(c, v,    rest) {
@@ -95,7 +100,6 @@ FILENAME == ARGV[1] {
 /^[ \t]*platform[ \t]*=/ { inplat = (unq($0) == plat); next }
 /^[ \t]*sha256[ \t]*=/ { if (inplat) dig = substr(unq($0), 1, 12); next }
 END {
-  if (fast) exit
   endtool()
   if (unknown) { print "?"; exit }
   # A hostile entry is refused first, as parseLockfile refuses it before anything else looks at the lock.
@@ -163,7 +167,11 @@ done
 if [ -n "$toml" ]; then
   lock=\${toml%.toml}.lock
   if [ ! -f "$lock" ]; then echo "toolmgr: Cannot find $lock: run \\\`toolmgr lock\\\` first" >&2; exit 1; fi
-  found=$(awk -v cmd="$cmd" -v plat="$platform" -v vtoml="$home/projects$dir/toolmgr.toml" -v vlock="$home/projects$dir/toolmgr.lock" -v vans="$home/projects$dir/shim-answers" ${q(SHIM_AWK)} "$toml" "$lock")
+  rec=$home/projects$dir
+  found=$(awk -v cmd="$cmd" -v plat="$platform" -v toml="$toml" -v lock="$lock" -v vtoml="$rec/toolmgr.toml" -v vlock="$rec/toolmgr.lock" -v vans="$rec/shim-answers" ${q(SHIM_FAST_AWK)})
+  if [ "$found" = - ]; then
+    found=$(awk -v cmd="$cmd" -v plat="$platform" ${q(SHIM_AWK)} "$toml" "$lock")
+  fi
   tab='\t' # a literal tab: $(printf) would cost a fork on every call
   nl='
 '
