@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -35,6 +35,16 @@ test("createFileResponseCache() drops entries no lock asked for in 30 days, and 
   const second = createFileResponseCache(path, { now: () => now });
   assert.ok(await second.get(key), "asking for an entry keeps it");
   second.flush();
+  const unchanged = await stat(path);
+  now = 20 * DAY + 1000;
+  const same = createFileResponseCache(path, { now: () => now });
+  assert.ok(await same.get(key));
+  same.flush();
+  assert.equal(
+    (await stat(path)).ino,
+    unchanged.ino,
+    "a re-lock within a day rewrites nothing (a rewrite renames a new file in)",
+  );
   now = 40 * DAY;
   const third = createFileResponseCache(path, { now: () => now });
   assert.ok(await third.get(key));

@@ -28,6 +28,9 @@ interface Entry extends CachedAnswer {
 /** An entry no `lock` of the project asked for in this long is dropped (a removed tool, an old prefix). */
 const UNUSED_MS = 30 * 24 * 3600 * 1000;
 
+/** How stale an entry's "last used" time may get before a lock that uses it rewrites the file. */
+const REFRESH_MS = 24 * 3600 * 1000;
+
 /**
  * A response cache in one file per project, `cache/http/<sha256 of the project file's path>.json`. Never holds
  * credentials: the key is the media type and URL, the value the validator and the body. A damaged or unreadable
@@ -58,8 +61,11 @@ export function createFileResponseCache(path: string, options: { now?: () => num
     async get(key) {
       const entry = (await load()).get(name(key));
       if (entry === undefined) return undefined;
-      entries.set(name(key), { ...entry, used: now() });
-      changed = true;
+      // "Last used" only needs day precision: a re-lock that only revalidated answers leaves the file alone.
+      if (now() - entry.used > REFRESH_MS) {
+        entries.set(name(key), { ...entry, used: now() });
+        changed = true;
+      }
       return {
         etag: entry.etag,
         body: entry.body,

@@ -162,3 +162,59 @@ test("a missing repository is reported as not found", async () => {
   assert.equal(r.code, 1);
   assert.match(r.stderr, /Cannot find the repository "acme\/ghost" on the code host/);
 });
+
+test("the peer's source defaults hold through the CLI: tag prefix v, platforms linux and darwin or the target keys", async () => {
+  host.addRepo("acme/defaults");
+  host.addRelease("acme/defaults", {
+    tag: "v2.0.0",
+    assets: ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "win64"].map((p) => ({
+      name: `d-2.0.0-${p}.zip`,
+      data: Buffer.from(`d ${p}`),
+    })),
+  });
+  const source = (extra: string) => `[tools.d]
+version = "2"
+[tools.d.source]
+type = "github_release"
+repo = "acme/defaults"
+asset = "d-{version}-${extra.includes("target") ? "{target}" : "{os}-{arch}"}.zip"
+bin = ["d"]
+${extra}`;
+  const dir = await mkdtemp(join(tmpdir(), "toolmgr-defaults-"));
+  const env = { CODEHOST_API_URL: host.apiUrl, TOOLMGR_HOME: join(dir, ".home"), CODEHOST_TOKEN: "" };
+  const all = '["linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"]';
+  await writeFile(join(dir, "toolmgr.toml"), `platforms = ${all}\n${source("")}`);
+  const locked = await runCli(["lock"], { cwd: dir, env });
+  assert.equal(locked.code, 0, locked.stderr);
+  assert.equal(
+    locked.stdout,
+    "d  locked 2.0.0\nwrote toolmgr.lock\n",
+    "tags v2.0.0 found with the default prefix",
+  );
+  const lock = parseLockfile(await readFile(join(dir, "toolmgr.lock"), "utf8"));
+  assert.deepEqual(
+    lock.tools[0]?.artifacts.map((a) => a.platform),
+    ["darwin/amd64", "darwin/arm64", "linux/amd64", "linux/arm64"],
+  );
+  assert.equal(lock.tools[0]?.stripComponents, 0);
+
+  await writeFile(join(dir, "toolmgr.toml"), `platforms = ["windows/amd64"]\n${source("")}`);
+  const windows = await runCli(["lock"], { cwd: dir, env });
+  assert.equal(windows.code, 1);
+  assert.match(
+    windows.stderr,
+    /Cannot lock "d" for windows\/amd64: acme\/defaults@v2\.0\.0 is not published for it \(supported: linux\/amd64, linux\/arm64, darwin\/amd64, darwin\/arm64\)/,
+  );
+
+  const target = '[tools.d.source.target]\n"windows/amd64" = "win64"\n';
+  await writeFile(join(dir, "toolmgr.toml"), `platforms = ["windows/amd64"]\n${source(target)}`);
+  const byTarget = await runCli(["lock"], { cwd: dir, env });
+  assert.equal(byTarget.code, 0, byTarget.stderr);
+  await writeFile(join(dir, "toolmgr.toml"), `platforms = ["linux/amd64"]\n${source(target)}`);
+  const notInTarget = await runCli(["lock"], { cwd: dir, env });
+  assert.equal(notInTarget.code, 1);
+  assert.match(
+    notInTarget.stderr,
+    /for linux\/amd64: .* is not published for it \(supported: windows\/amd64\)/,
+  );
+});
