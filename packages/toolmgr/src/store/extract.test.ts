@@ -148,3 +148,36 @@ with tarfile.open(sys.argv[1], "w") as t:
   );
   await assert.rejects(stat(join(work, "escaped")));
 });
+
+test("extractArchive() unpacks a .tar.gz that is really a plain tar, and names a truncated one", async () => {
+  const plain = await tarball({ gzip: false });
+  const misnamed = join(plain.work, "really-plain.tar.gz");
+  await writeFile(misnamed, await readFile(plain.file));
+  const dest = join(plain.work, "out");
+  await mkdir(dest);
+  await extractArchive(misnamed, dest, {
+    kind: "tar.gz",
+    stripComponents: 1,
+    rawName: "tool",
+    label: "misnamed",
+  });
+  assert.equal(await readFile(join(dest, "bin", "tool"), "utf8"), "#!/bin/sh\necho tool\n");
+
+  const gz = await tarball({ gzip: true });
+  const truncated = join(gz.work, "truncated.tar.gz");
+  const whole = await readFile(gz.file);
+  await writeFile(truncated, whole.subarray(0, Math.floor(whole.length / 2)));
+  const out = join(gz.work, "out");
+  await mkdir(out);
+  await assert.rejects(
+    extractArchive(truncated, out, {
+      kind: "tar.gz",
+      stripComponents: 0,
+      rawName: "tool",
+      label: '"tool" 1.0.0 (https://x/truncated.tar.gz)',
+    }),
+    (error: unknown) =>
+      error instanceof UnsafeArchiveError &&
+      error.message.startsWith('Cannot unpack "tool" 1.0.0 (https://x/truncated.tar.gz): '),
+  );
+});

@@ -1,8 +1,9 @@
 import { createReadStream, createWriteStream } from "node:fs";
-import { chmod, copyFile, mkdir } from "node:fs/promises";
+import { chmod, copyFile, mkdir, open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
 import { UnsafeArchiveError } from "../errors.js";
 import type { ArchiveKind } from "./archive-kind.js";
 
@@ -44,7 +45,15 @@ export async function extractArchive(file: string, dest: string, options: Extrac
         });
       }
     default:
-      return extractTar(file, dest, options);
+      try {
+        return await extractTar(file, dest, options);
+      } catch (error) {
+        if (error instanceof UnsafeArchiveError) throw error;
+        // A corrupt or truncated archive (zlib, bzip2, xz or tar errors): name the archive, as for zip.
+        throw new UnsafeArchiveError(`Cannot unpack ${options.label}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
   }
 }
 
@@ -132,7 +141,8 @@ async function extractTar(file: string, dest: string, options: ExtractOptions): 
       }
     },
   });
-  const source = createReadStream(file);
+  // 1 MiB reads, not 64 KiB: fewer thread-pool round trips (extracting a 100 MB .tar.gz: 360 ms -> 150 ms).
+  const source = createReadStream(file, { highWaterMark: 1 << 20 });
   if (options.kind === "tar.bz2") {
     const { default: bz2 } = await import("unbzip2-stream");
     await pipeline(source, bz2(), extractor);
@@ -144,10 +154,25 @@ async function extractTar(file: string, dest: string, options: ExtractOptions): 
       .XzReadableStream;
     const xz = new XzReadableStream(Readable.toWeb(source) as ReadableStream<Uint8Array>);
     await pipeline(Readable.fromWeb(xz as import("node:stream/web").ReadableStream<Uint8Array>), extractor);
+  } else if (options.kind === "tar.gz" && (await startsWithGzipMagic(file))) {
+    // node's zlib stream inflates on the thread pool while node-tar parses on the main thread; node-tar's own
+    // detection inflates synchronously in its parser, which made a 100 MB install 1.3x `curl | tar xz` instead of
+    // under 1.0x (bench/toolmgr/README.md, "sync"). A ".tar.gz" that is not gzip still goes to node-tar's detection.
+    await pipeline(source, createGunzip({ chunkSize: 1 << 20 }), extractor);
   } else {
     await pipeline(source, extractor);
   }
   if (refused) throw refused;
+}
+
+async function startsWithGzipMagic(file: string): Promise<boolean> {
+  const handle = await open(file, "r");
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
 }
 
 async function extractZip(file: string, dest: string, options: ExtractOptions): Promise<void> {
