@@ -180,6 +180,25 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   log(`version ${VERSION} starting`);
   log("setting up os signal watcher");
+  // Upstream starts its signal watcher here, before the hooks load: from now on SIGINT/SIGTERM remove the pid file.
+  const listening = server;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    deps.onSignal(signal, () => {
+      log(`caught ${signal === "SIGINT" ? "interrupt" : "terminated"} signal; exiting`);
+      void (async () => {
+        if (config.pidfile !== "") await deps.removeFile(config.pidfile).catch(() => undefined);
+        // A named socket is removed so the next start can bind it again (upstream signals.go).
+        if (config.socket !== "" && !config.socket.startsWith("@"))
+          await deps.removeFile(config.socket).catch(() => undefined);
+        if (listening === undefined) return deps.exit(0);
+        // Graceful: stop accepting, let requests in flight get their answers, but never wait past 5 s.
+        const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
+        listening.closeIdleConnections();
+        await Promise.race([closed, deps.sleep(5000)]);
+        deps.exit(0);
+      })();
+    });
+  }
   const files = config.hooks.length > 0 ? config.hooks : ["hooks.json"];
   const byFile = new Map<string, Hook[]>();
   for (const file of files) {
@@ -281,22 +300,6 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       // One file after the other, as upstream's reloadAllHooks does, so the log lines do not interleave.
       void (async () => {
         for (const file of [...byFile.keys()]) await reload(file);
-      })();
-    });
-  }
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    deps.onSignal(signal, () => {
-      log(`caught ${signal === "SIGINT" ? "interrupt" : "terminated"} signal; exiting`);
-      void (async () => {
-        if (config.pidfile !== "") await deps.removeFile(config.pidfile).catch(() => undefined);
-        // A named socket is removed so the next start can bind it again (upstream signals.go).
-        if (config.socket !== "" && !config.socket.startsWith("@"))
-          await deps.removeFile(config.socket).catch(() => undefined);
-        // Graceful: stop accepting, let requests in flight get their answers, but never wait past 5 s.
-        const closed = new Promise<void>((resolve) => running.close(() => resolve()));
-        running.closeIdleConnections();
-        await Promise.race([closed, deps.sleep(5000)]);
-        deps.exit(0);
       })();
     });
   }
