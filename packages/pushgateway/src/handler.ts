@@ -16,7 +16,13 @@ import { parseRenderedFamily, type RenderedFamily, renderFamily } from "./exposi
 import { goJson, goStruct } from "./go-json.js";
 import { type GroupingLabels, parseGroupingKey } from "./grouping-key.js";
 import { decodeSnappyFrames } from "./snappy-frames.js";
-import type { MetricStore } from "./store/metric-store.js";
+import {
+  FAILURE_TIME,
+  FAILURE_TIME_HELP,
+  type MetricStore,
+  PUSH_TIME,
+  PUSH_TIME_HELP,
+} from "./store/metric-store.js";
 
 /** A request as the handler sees it. */
 export interface GatewayRequest {
@@ -275,16 +281,16 @@ function apiMetrics(ctx: GatewayContext): unknown[] {
     }
     const labels = { ...g.labels, instance: g.labels.instance ?? "" };
     const lastChange = Math.max(g.pushTime, g.failureTime) * 1000;
-    entry.push_time_seconds = goStruct({
+    entry[PUSH_TIME] = goStruct({
       time_stamp: iso(g.pushTime * 1000 || lastChange),
       type: "GAUGE",
-      help: "Last Unix time when changing this group in the Pushgateway succeeded.",
+      help: PUSH_TIME_HELP,
       metrics: [{ labels, value: formatGoFloat(g.pushTime) }],
     });
-    entry.push_failure_time_seconds = goStruct({
+    entry[FAILURE_TIME] = goStruct({
       time_stamp: iso(lastChange),
       type: "GAUGE",
-      help: "Last Unix time when changing this group in the Pushgateway failed.",
+      help: FAILURE_TIME_HELP,
       metrics: [{ labels, value: formatGoFloat(g.failureTime) }],
     });
     entry.last_push_successful = g.failureTime <= g.pushTime;

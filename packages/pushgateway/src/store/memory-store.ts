@@ -7,13 +7,18 @@ import {
   seriesKey,
 } from "../exposition/rendered-family.js";
 import { type GroupingLabels, groupKey } from "../grouping-key.js";
-import type { Group, MetricStore, PushRejection, PushRequest } from "./metric-store.js";
+import {
+  FAILURE_TIME,
+  FAILURE_TIME_HELP,
+  type Group,
+  type MetricStore,
+  PUSH_TIME,
+  PUSH_TIME_HELP,
+  type PushRejection,
+  type PushRequest,
+} from "./metric-store.js";
 import type { PersistedGroup } from "./persistence.js";
 
-const PUSH_TIME = "push_time_seconds";
-const FAILURE_TIME = "push_failure_time_seconds";
-const PUSH_TIME_HELP = "Last Unix time when changing this group in the Pushgateway succeeded.";
-const FAILURE_TIME_HELP = "Last Unix time when changing this group in the Pushgateway failed.";
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Families the gateway exposes itself; a push may not clash with their types. */

@@ -2,6 +2,12 @@ import type { MetricFamily } from "../exposition/metric-family.js";
 import type { RenderedFamily } from "../exposition/rendered-family.js";
 import type { GroupingLabels } from "../grouping-key.js";
 
+/** The two gauges every group carries (upstream storage/interface.go), exposed and listed by the API alike. */
+export const PUSH_TIME = "push_time_seconds";
+export const FAILURE_TIME = "push_failure_time_seconds";
+export const PUSH_TIME_HELP = "Last Unix time when changing this group in the Pushgateway succeeded.";
+export const FAILURE_TIME_HELP = "Last Unix time when changing this group in the Pushgateway failed.";
+
 /** One group as stored: its grouping labels, its families by name, and the push timestamps. */
 export interface Group {
   readonly labels: GroupingLabels;
