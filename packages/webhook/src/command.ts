@@ -6,7 +6,7 @@ import { goBase64Decode } from "./go-base64.js";
 import { goList, goQuoteList } from "./go-log-format.js";
 import { goPathError } from "./go-os-error.js";
 import type { Argument, Hook } from "./hook.js";
-import { getArgument, type RequestData } from "./request-values.js";
+import { argumentError, getArgument, type RequestData } from "./request-values.js";
 import type { CommandResult, RunRequest } from "./run-process.js";
 
 export type { CommandResult } from "./run-process.js";
@@ -124,11 +124,6 @@ function argumentOrError(arg: Argument, data: RequestData): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Upstream's `ArgumentError` text: the argument printed with Go's `%+v`. */
-function argumentError(a: Argument): string {
-  return `couldn't retrieve argument for {Source:${a.source} Name:${a.name} EnvName:${a.envname} Base64Decode:${a.base64decode}}`;
 }
 
 /**

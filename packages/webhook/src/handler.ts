@@ -6,7 +6,13 @@ import { goParseQuery } from "./go-query.js";
 import { detectContentType } from "./go-sniff.js";
 import type { Hook } from "./hook.js";
 import { isJsonObject, parseBody, unmarshalError } from "./payload.js";
-import { canonicalHeaderKey, getArgument, getParameter, type RequestData } from "./request-values.js";
+import {
+  argumentError,
+  canonicalHeaderKey,
+  getArgument,
+  getParameter,
+  type RequestData,
+} from "./request-values.js";
 import { evaluateRule } from "./rules.js";
 
 /** A request as the handler sees it, read by the server adapter. */
@@ -251,9 +257,7 @@ function parseParametersAsJson(hook: Hook, data: RequestData, log: (l: string) =
     try {
       text = getArgument(arg, data);
     } catch {
-      log(
-        `[${rid}] error parsing JSON parameters: couldn't retrieve argument for {Source:${arg.source} Name:${arg.name} EnvName:${arg.envname} Base64Decode:${arg.base64decode}}`,
-      );
+      log(`[${rid}] error parsing JSON parameters: ${argumentError(arg)}`);
       continue;
     }
     try {

@@ -68,6 +68,11 @@ export function getArgument(arg: Argument, data: RequestData): string {
   }
 }
 
+/** Upstream's `ArgumentError` text: the argument printed with Go's `%+v`. */
+export function argumentError(a: Argument): string {
+  return `couldn't retrieve argument for {Source:${a.source} Name:${a.name} EnvName:${a.envname} Base64Decode:${a.base64decode}}`;
+}
+
 /**
  * Upstream's `GetParameter`: at an object, the literal key first (so `"a.b"` beats the path), else split at the
  * first `.`; at an array, the next segment is a decimal index.
