@@ -7,6 +7,7 @@ import {
   ParseError,
   PushgatewayError,
 } from "./errors.js";
+import { escapeHtml } from "./escape-html.js";
 import { formatText, textContentType } from "./exposition/format-text.js";
 import { formatGoFloat } from "./exposition/go-float.js";
 import type { MetricFamily } from "./exposition/metric-family.js";
@@ -305,8 +306,6 @@ function apiMetrics(ctx: GatewayContext): unknown[] {
  * works under any route prefix; with the admin API a Delete All Groups button wipes the store.
  */
 function statusPage(ctx: GatewayContext): string {
-  const esc = (s: string) =>
-    s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
   const b64 = (v: string) => `${Buffer.from(v).toString("base64url")}=`;
   const groups = ctx.store.groups();
   const rows = groups.map((g) => {
@@ -318,7 +317,7 @@ function statusPage(ctx: GatewayContext): string {
         .sort(),
     ];
     const labels = names
-      .map((k) => `<span class="label">${esc(k)}="${esc(g.labels[k] ?? "")}"</span>`)
+      .map((k) => `<span class="label">${escapeHtml(k)}="${escapeHtml(g.labels[k] ?? "")}"</span>`)
       .join(" ");
     const path = `metrics/job@base64/${b64(g.labels.job ?? "")}${names
       .slice(1)
@@ -326,9 +325,11 @@ function statusPage(ctx: GatewayContext): string {
       .join("")}`;
     const failed = g.failureTime > g.pushTime ? ' <strong class="failed">Last push failed!</strong>' : "";
     const families = [...g.families.values()]
-      .map((f) => `<li>${esc(f.name)} <em>${f.type.toUpperCase()}</em> (${f.lines.length} series)</li>`)
+      .map(
+        (f) => `<li>${escapeHtml(f.name)} <em>${f.type.toUpperCase()}</em> (${f.lines.length} series)</li>`,
+      )
       .join("");
-    return `<li class="group">${labels}${failed} <button data-delete="${esc(path)}" onclick="fetch(this.dataset.delete,{method:'DELETE'}).then(()=>location.reload())">Delete Group</button><ul>${families}</ul></li>`;
+    return `<li class="group">${labels}${failed} <button data-delete="${escapeHtml(path)}" onclick="fetch(this.dataset.delete,{method:'DELETE'}).then(()=>location.reload())">Delete Group</button><ul>${families}</ul></li>`;
   });
   const wipe = ctx.enableAdminApi
     ? `<button data-wipe="api/v1/admin/wipe" onclick="fetch(this.dataset.wipe,{method:'PUT'}).then(()=>location.reload())">Delete All ${groups.length} Groups</button>`

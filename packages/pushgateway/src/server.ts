@@ -6,6 +6,7 @@ import {
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { posix } from "node:path";
+import { escapeHtml } from "./escape-html.js";
 import { type GatewayContext, handleRequest } from "./handler.js";
 import type { WebConfig } from "./web-config.js";
 
@@ -122,10 +123,6 @@ function cleanPath(path: string): string {
   if (path === "") return "/";
   const cleaned = posix.normalize(path.startsWith("/") ? path : `/${path}`);
   return cleaned;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 /**
