@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { constraintAllows } from "./constraint.js";
 import { LockfileError } from "./errors.js";
-import { LOCKFILE_NAME, type LockedTool, type Lockfile, lockedArtifact, parseLockfile } from "./lockfile.js";
+import { LOCKFILE_NAME, type Lockfile, lockedArtifact, parseLockfile } from "./lockfile.js";
 import type { Platform } from "./platform.js";
 import { loadProjectWithText, type ProjectConfig } from "./project-file.js";
 import { findRecipe } from "./registry/registry.js";
@@ -68,9 +68,4 @@ export function staleReasons(locked: LockedProject, platform: Platform): Map<str
       reasons.set(pin.name, "no longer in toolmgr.toml; run `toolmgr lock`");
   }
   return reasons;
-}
-
-/** The pinned tools that are also in the project, in lock order. */
-export function pinnedTools(locked: LockedProject): readonly LockedTool[] {
-  return locked.lock.tools;
 }
