@@ -1,3 +1,4 @@
+import { isLosslessNumber } from "lossless-json";
 import { ParameterNodeError, WebhookError } from "./errors.js";
 import { goMarshal, renderValue } from "./go-json.js";
 import type { Argument } from "./hook.js";
@@ -87,7 +88,7 @@ export function getParameter(key: string, node: unknown): unknown {
     const item = node[Number(head)];
     return dot < 0 ? item : getParameter(key.slice(dot + 1), item);
   }
-  if (typeof node === "object" && node !== null && !isScalarObject(node)) {
+  if (typeof node === "object" && node !== null && !isLosslessNumber(node)) {
     const obj = node as Record<string, unknown>;
     if (Object.hasOwn(obj, key)) return obj[key];
     const dot = key.indexOf(".");
@@ -97,8 +98,4 @@ export function getParameter(key: string, node: unknown): unknown {
     }
   }
   throw new ParameterNodeError(key);
-}
-
-function isScalarObject(node: object): boolean {
-  return "isLosslessNumber" in node;
 }
