@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseGroupingKey } from "./grouping-key.js";
+import { isLabelName, parseGroupingKey } from "./grouping-key.js";
 
 test("plain, base64 (padding optional) and trailing-slash grouping keys as upstream", () => {
   assert.deepEqual(parseGroupingKey("job/j/instance/i"), { job: "j", instance: "i" });
@@ -20,4 +20,12 @@ test("bad grouping keys name the problem", () => {
   });
   assert.throws(() => parseGroupingKey("job/j/__x/1"), { message: 'improper label name "__x"' });
   assert.throws(() => parseGroupingKey("job/j/1x/1"), { message: 'improper label name "1x"' });
+});
+
+test("isLabelName takes Prometheus label names and refuses reserved and malformed ones", () => {
+  assert.equal(isLabelName("_a1"), true);
+  assert.equal(isLabelName("__name__"), false);
+  assert.equal(isLabelName("1x"), false);
+  assert.equal(isLabelName("a-b"), false);
+  assert.equal(isLabelName(""), false);
 });

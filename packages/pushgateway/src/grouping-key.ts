@@ -5,6 +5,11 @@ export type GroupingLabels = Readonly<Record<string, string>>;
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
+/** A label name a push may use: Prometheus' label-name syntax, and not one of the reserved `__` names. */
+export function isLabelName(name: string): boolean {
+  return LABEL_NAME.test(name) && !name.startsWith("__");
+}
+
 /**
  * Parses the part of a push path after `/metrics/` (already percent-decoded, so `%2F` acts as a separator):
  * `job/<job>{/<label>/<value>}` or `job@base64/<b64>{...}`; `@base64` after a label name marks a base64url value,
@@ -37,8 +42,7 @@ export function parseGroupingKey(rest: string): GroupingLabels {
       let value = parts[i + 1] ?? "";
       const base64 = name.endsWith("@base64");
       if (base64) name = name.slice(0, -"@base64".length);
-      if (!LABEL_NAME.test(name) || name.startsWith("__"))
-        throw new GroupingKeyError(`improper label name "${name}"`);
+      if (!isLabelName(name)) throw new GroupingKeyError(`improper label name "${name}"`);
       if (base64) {
         const decoded = decodeBase64Url(value);
         if (decoded === undefined) {

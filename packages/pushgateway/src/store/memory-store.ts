@@ -6,7 +6,7 @@ import {
   renderFamily,
   seriesKey,
 } from "../exposition/rendered-family.js";
-import { type GroupingLabels, groupKey } from "../grouping-key.js";
+import { type GroupingLabels, groupKey, isLabelName } from "../grouping-key.js";
 import {
   FAILURE_TIME,
   FAILURE_TIME_HELP,
@@ -18,8 +18,6 @@ import {
   type PushRequest,
 } from "./metric-store.js";
 import type { PersistedGroup } from "./persistence.js";
-
-const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Families the gateway exposes itself; a push may not clash with their types. */
 export type OwnFamilies = () => readonly MetricFamily[];
@@ -234,7 +232,7 @@ export class MemoryStore implements MetricStore {
       }
       const seen = new Set<string>();
       for (const m of f.metrics) {
-        const bad = m.labels.find(([k]) => !LABEL_NAME.test(k) || k.startsWith("__"));
+        const bad = m.labels.find(([k]) => !isLabelName(k));
         if (bad)
           return `collected metric "${f.name}" { ${describe(f.type, m)}} has a label with an invalid name: ${bad[0]}`;
         const id = seriesKey(m);
