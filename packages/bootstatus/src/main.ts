@@ -79,11 +79,7 @@ async function runStatus(flags: Flags, io: Io): Promise<number> {
   // --timeout bounds systemctl retries too (issue 9); running out there is an expired wait as well.
   let systemctlGaveUp = false;
   const evaluate = async (): Promise<BootStatus> => {
-    const state = await readBootState({
-      root,
-      env: io.env,
-      resolveRunDir: async (input) => (await import("./cloud-config.js")).resolveRunDir(input),
-    });
+    const state = await readBootState({ root, env: io.env });
     const status = await computeBootStatus(state, {
       systemctl: io.systemctl,
       query: {

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import type { ConfigFiles, RunDirInput } from "./cloud-config.js";
+import type { ConfigFiles } from "./cloud-config.js";
 import { InputError } from "./errors.js";
 import { rootedPath } from "./rooted-path.js";
 
@@ -32,12 +32,10 @@ export interface BootState {
   resultExists: boolean;
 }
 
-/** Side effects of reading state: where the inspected system's root is, its environment, and YAML parsing. */
+/** Where the inspected system's root is, and its environment. */
 export interface StateDeps {
   root: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** cloud-config.ts resolveRunDir, injected so the YAML parser loads only when some config names run_dir. */
-  resolveRunDir(input: RunDirInput): Promise<string>;
 }
 
 function readText(file: string): string | undefined {
@@ -165,8 +163,10 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
   // A relative CLOUD_CFG is relative to the caller's directory in cloud-init; under --root we take it from /.
   const cloudCfg = deps.env.CLOUD_CFG || undefined;
   const config = { files, cmdline, cloudCfg };
-  // Only parse YAML when some config mentions run_dir: keeps the common path free of the YAML parser.
-  const runDir = mayMoveRunDir(files, config) ? await deps.resolveRunDir(config) : DEFAULT_RUN_DIR;
+  // Only load cloud-config.ts (and with it the YAML parser) when some config mentions run_dir.
+  const runDir = mayMoveRunDir(files, config)
+    ? (await import("./cloud-config.js")).resolveRunDir(config)
+    : DEFAULT_RUN_DIR;
   return {
     // distros.uses_systemd: os.lstat, so a symlink named /run/systemd/system does not count.
     isSystemd: isRealDirectory(path.join(at("/run/systemd"), "system")),
