@@ -356,15 +356,12 @@ function sanitize(family: MetricFamily, grouping: GroupingLabels): MetricFamily 
   };
 }
 
+/** A group's push or failure time gauge, labelled like its pushed series (the grouping labels, `instance`). */
 function timeFamily(name: string, group: Group, value: number): RenderedFamily {
-  const labels = new Map(Object.entries(group.labels));
-  if (!labels.has("instance")) labels.set("instance", "");
-  return renderFamily({
-    name,
-    help: name === PUSH_TIME ? PUSH_TIME_HELP : FAILURE_TIME_HELP,
-    type: "gauge",
-    metrics: [{ labels: [...labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), value }],
-  });
+  const help = name === PUSH_TIME ? PUSH_TIME_HELP : FAILURE_TIME_HELP;
+  return renderFamily(
+    sanitize({ name, help, type: "gauge", metrics: [{ labels: [], value }] }, group.labels),
+  );
 }
 
 /**
