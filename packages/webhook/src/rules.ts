@@ -29,17 +29,14 @@ export interface RuleOptions {
  */
 export function evaluateRule(rule: Rule, data: RequestData, options: RuleOptions): Evaluation {
   if ("and" in rule) {
-    let ok = true;
     for (const child of rule.and) {
       const r = evaluateRule(child, data, options);
       if (r.error) return { ok: false, error: r.error };
-      ok = ok && r.ok;
-      if (!ok) return { ok: false, reason: `and: ${r.reason ?? "a rule is false"}` };
+      if (!r.ok) return { ok: false, reason: `and: ${r.reason ?? "a rule is false"}` };
     }
-    return { ok };
+    return { ok: true };
   }
   if ("or" in rule) {
-    let ok = false;
     const reasons: string[] = [];
     for (const child of rule.or) {
       const r = evaluateRule(child, data, options);
@@ -50,10 +47,10 @@ export function evaluateRule(rule: Rule, data: RequestData, options: RuleOptions
         if (!ignorable) return { ok: false, error: r.error };
         reasons.push(r.error.message);
       } else if (r.reason !== undefined) reasons.push(r.reason);
-      ok = ok || r.ok;
-      if (ok) return { ok: true };
+      // An ignored error still counts its outcome: `not` over a missing parameter is true (upstream's quirk).
+      if (r.ok) return { ok: true };
     }
-    return { ok, reason: `or: none of ${rule.or.length} rules is true (${reasons.join("; ")})` };
+    return { ok: false, reason: `or: none of ${rule.or.length} rules is true (${reasons.join("; ")})` };
   }
   if ("not" in rule) {
     const r = evaluateRule(rule.not, data, options);
