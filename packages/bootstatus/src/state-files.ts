@@ -155,8 +155,13 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
   }
   const at = (p: string): string => rootedPath(root, p);
   const cmdline = deps.env.DEBUG_PROC_CMDLINE ?? kernelCmdline(at);
+  // mayMoveRunDir and both resolveRunDir passes read cloud.cfg, conf.d and the instance files: read each once.
+  const texts = new Map<string, string | undefined>();
   const files: ConfigFiles = {
-    read: (p) => readText(at(p)),
+    read: (p) => {
+      if (!texts.has(p)) texts.set(p, readText(at(p)));
+      return texts.get(p);
+    },
     isDirectory: (p) => isDirectory(at(p)),
     list: (p) => listNames(at(p)),
   };
