@@ -66,6 +66,14 @@ export async function loadProjectWithText(
       `Cannot find ${PROJECT_FILE_NAME} in "${cwd}" or any parent directory: create one with a [tools] table`,
     );
   }
+  return readProjectFile(path, lookup);
+}
+
+/** Reads and parses the project file at `path`, already found (`findProjectFile`), with the text it was parsed from. */
+export async function readProjectFile(
+  path: string,
+  lookup: RecipeLookup,
+): Promise<{ project: ProjectConfig; text: string }> {
   const text = await readFile(path, "utf8");
   return { project: parseProjectFile(text, { path, lookup }), text };
 }

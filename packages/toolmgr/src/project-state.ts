@@ -4,7 +4,7 @@ import { constraintAllows } from "./constraint.js";
 import { LockfileError } from "./errors.js";
 import { LOCKFILE_NAME, type Lockfile, lockedArtifact, parseLockfile } from "./lockfile.js";
 import type { Platform } from "./platform.js";
-import { loadProjectWithText, type ProjectConfig } from "./project-file.js";
+import { loadProjectWithText, type ProjectConfig, readProjectFile } from "./project-file.js";
 import { findRecipe } from "./registry/registry.js";
 
 /** A project with its lock, both parsed. */
@@ -23,7 +23,20 @@ export interface LockedProject {
  * @throws {LockfileError} when there is no lock yet (run `toolmgr lock`) or it cannot be parsed
  */
 export async function loadLockedProject(cwd: string): Promise<LockedProject> {
-  const { project, text: projectText } = await loadProjectWithText(cwd, findRecipe);
+  return withLock(await loadProjectWithText(cwd, findRecipe));
+}
+
+/**
+ * `loadLockedProject` for a project file the caller already found, so the directories above `cwd` are not
+ * searched twice (toolchain.ts: `exec` and `which` first look whether there is a project at all).
+ */
+export async function loadLockedProjectFile(projectFile: string): Promise<LockedProject> {
+  return withLock(await readProjectFile(projectFile, findRecipe));
+}
+
+/** Reads and parses the lock beside a loaded project file. */
+async function withLock(loaded: { project: ProjectConfig; text: string }): Promise<LockedProject> {
+  const { project, text: projectText } = loaded;
   const lockPath = join(dirname(project.path), LOCKFILE_NAME);
   let text: string;
   try {

@@ -5,7 +5,7 @@ import { LockfileError, NotInstalledError, ToolmgrError } from "./errors.js";
 import { type LockedTool, lockedArtifact } from "./lockfile.js";
 import { detectPlatform, type Platform } from "./platform.js";
 import { findProjectFile } from "./project-file.js";
-import { type LockedProject, loadLockedProject, staleReasons } from "./project-state.js";
+import { type LockedProject, loadLockedProjectFile, staleReasons } from "./project-state.js";
 import { commandName } from "./source.js";
 import { installProblem } from "./store/install.js";
 import { installDir, storeLayout, toolmgrHome } from "./store-layout.js";
@@ -40,8 +40,9 @@ export async function loadToolchain(deps: Deps): Promise<Toolchain | undefined> 
       `Cannot run on ${deps.runtime.platform}/${deps.runtime.arch}: not a supported platform`,
     );
   }
-  if ((await findProjectFile(deps.cwd)) === undefined) return undefined;
-  const locked = await loadLockedProject(deps.cwd);
+  const projectFile = await findProjectFile(deps.cwd);
+  if (projectFile === undefined) return undefined;
+  const locked = await loadLockedProjectFile(projectFile);
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
     throw new LockfileError(
