@@ -6,7 +6,7 @@ import { type Config, parseFlags, usage } from "./flags.js";
 import { goPathError } from "./go-os-error.js";
 import type { Hook } from "./hook.js";
 import { loadHooksFile } from "./hooks-file.js";
-import { checkTlsSettings, startServer } from "./server.js";
+import { checkTlsSettings, startServer, tlsVersion } from "./server.js";
 import { listCipherSuites } from "./tls-ciphers.js";
 
 /** The version `-version` prints: that of the Debian/Ubuntu package this replaces (research §0); features of 2.8.1/2.8.2 are a superset. */
@@ -63,11 +63,12 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     return 0;
   }
   if (config.listCipherSuites) {
-    if (!["", "1.0", "1.1", "1.2", "1.3"].includes(config.tlsMinVersion)) {
+    try {
+      tlsVersion(config.tlsMinVersion);
+    } catch (error) {
+      if (!(error instanceof TlsError)) throw error;
       // Go's log.Fatalln on the standard logger: a date, no "[webhook]" prefix.
-      deps.stderr.write(
-        `${goLogStamp(deps.now())} error: unknown minimum TLS version: ${config.tlsMinVersion}\n`,
-      );
+      deps.stderr.write(`${goLogStamp(deps.now())} ${error.message}\n`);
       return 1;
     }
     deps.stdout.write(listCipherSuites(config.tlsMinVersion));

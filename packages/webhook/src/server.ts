@@ -393,7 +393,12 @@ function cipherOption(goNames: string): { ciphers?: string } {
   return ciphers === undefined ? {} : { ciphers };
 }
 
-function tlsVersion(text: string): SecureVersion {
+/**
+ * `-tls-min-version` as node names it; empty is upstream's default, TLS 1.2.
+ *
+ * @throws {TlsError} for a version upstream does not know
+ */
+export function tlsVersion(text: string): SecureVersion {
   const versions: Record<string, SecureVersion> = {
     "": "TLSv1.2",
     "1.0": "TLSv1",
