@@ -147,9 +147,20 @@ export function parseText(text: string): MetricFamily[] {
     const folded = foldedBase(name);
     const special = folded?.kind === "quantile" ? "quantile" : folded?.kind === "bucket" ? "le" : undefined;
     const bound = labels.find(([k]) => k === special)?.[1];
-    if (bound !== undefined && parseGoFloat(bound) === undefined)
-      fail(`expected float as value for '${special}' label, got ${goQuote(bound)}`);
-    addSample({ name, labels, value: value as number, timestampMs });
+    const boundValue =
+      bound === undefined
+        ? Number.NaN
+        : (parseGoFloat(bound) ??
+          fail(`expected float as value for '${special}' label, got ${goQuote(bound)}`));
+    addSample({
+      name,
+      labels,
+      value: value as number,
+      timestampMs,
+      folded,
+      special,
+      bound: boundValue,
+    });
   });
   return [...families.values()].filter((f) => f.metrics.length > 0);
 
@@ -162,18 +173,23 @@ export function parseText(text: string): MetricFamily[] {
     return f;
   }
 
+  /** Adds a sample; `folded`, `special` and `bound` are what the line's checks already worked out. */
   function addSample(s: {
     name: string;
     labels: [string, string][];
     value: number;
     timestampMs: number | undefined;
+    folded: ReturnType<typeof foldedBase>;
+    /** The `quantile` or `le` label of a folded sample. */
+    special: string | undefined;
+    /** That label's value (NaN when absent). */
+    bound: number;
   }): void {
-    const base = foldedBase(s.name);
+    const base = s.folded;
     if (base !== undefined) {
       const f = family(base.name);
       sampled.add(base.name);
-      const special = base.kind === "quantile" ? "quantile" : base.kind === "bucket" ? "le" : undefined;
-      const key = s.labels.filter(([k]) => k !== special);
+      const key = s.labels.filter(([k]) => k !== s.special);
       let m = f.metrics.find((x) => sameLabels(x.labels, key));
       if (m === undefined) {
         m = { labels: key, ...(f.type === "summary" ? { quantiles: [] } : { buckets: [] }) };
@@ -182,12 +198,8 @@ export function parseText(text: string): MetricFamily[] {
       if (s.timestampMs !== undefined) m.timestampMs = s.timestampMs;
       if (base.kind === "sum") m.sum = s.value;
       else if (base.kind === "count") m.count = s.value;
-      else {
-        const bound = s.labels.find(([k]) => k === special)?.[1];
-        const b = bound === undefined ? Number.NaN : (parseGoFloat(bound) ?? Number.NaN);
-        if (base.kind === "quantile") m.quantiles?.push([b, s.value]);
-        else m.buckets?.push([b, s.value]);
-      }
+      else if (base.kind === "quantile") m.quantiles?.push([s.bound, s.value]);
+      else m.buckets?.push([s.bound, s.value]);
       return;
     }
     const f = family(s.name);
