@@ -4,7 +4,7 @@ import { formatLastUpdate } from "./last-update.js";
 import { comparePythonStrings, pythonNumber } from "./python-repr.js";
 import type { BootState } from "./state-files.js";
 import type { StatusV1 } from "./status-json.js";
-import { parseStatusJson } from "./status-json.js";
+import { emptyStatusV1, parseStatusJson } from "./status-json.js";
 import type { QueryOptions, RunSystemctl } from "./systemd.js";
 import { systemdFailed } from "./systemd.js";
 
@@ -89,13 +89,7 @@ export interface StatusDeps {
 function readV1(state: BootState): StatusV1 {
   const file = `${state.runDir}/status.json`;
   if (state.statusFile.kind === "text") return parseStatusJson(state.statusFile.text, file);
-  const empty: StatusV1 = {
-    datasource: undefined,
-    stage: undefined,
-    stages: new Map(),
-    raw: {},
-    problems: [],
-  };
+  const empty = emptyStatusV1();
   if (state.statusFile.kind === "unreadable") {
     empty.problems.push(`Cannot read ${file}: ${state.statusFile.message}`);
   }

@@ -86,18 +86,17 @@ function jsonProblem(text: string, error: Error): string {
   return reason.replaceAll("\n", " ");
 }
 
+/** A `v1` without stages or fields: what cloud-init works from when status.json is absent or unusable. */
+export function emptyStatusV1(): StatusV1 {
+  return { datasource: undefined, stage: undefined, stages: new Map(), raw: {}, problems: [] };
+}
+
 /**
  * Parses status.json text. Never throws: what is malformed becomes a message in `problems` that names `file`,
  * and the rest of the file still counts (a malformed status.json is a report of status error, not a crash).
  */
 export function parseStatusJson(text: string, file: string): StatusV1 {
-  const result: StatusV1 = {
-    datasource: undefined,
-    stage: undefined,
-    stages: new Map(),
-    raw: {},
-    problems: [],
-  };
+  const result = emptyStatusV1();
   const problems: string[] = [];
   let doc: unknown;
   try {
