@@ -28,6 +28,15 @@ interface Words {
   readonly ecosystems: readonly string[];
 }
 
+/**
+ * What may follow command `c`: its options (every command has at least `--help`), then its positional words, the
+ * ecosystems for `list` and the shells for `completion`. bash, zsh and PowerShell offer the same list.
+ */
+function argumentWords(c: string, w: Words): string[] {
+  const positionals = c === "list" ? w.ecosystems : c === "completion" ? SHELLS : [];
+  return [...(w.options[c] ?? []), ...positionals];
+}
+
 function render(shell: (typeof SHELLS)[number], w: Words): string {
   switch (shell) {
     case "bash":
@@ -39,15 +48,9 @@ function render(shell: (typeof SHELLS)[number], w: Words): string {
         `    COMPREPLY=($(compgen -W "${w.commands.join(" ")} --help --version" -- "$cur")); return`,
         "  fi",
         '  case "$cmd" in',
-        ...w.commands.map((c) => {
-          const extra =
-            c === "list"
-              ? ` ${w.ecosystems.join(" ")}`
-              : c === "completion"
-                ? " bash zsh fish powershell"
-                : "";
-          return `    ${c}) COMPREPLY=($(compgen -W "${(w.options[c] ?? []).join(" ")}${extra}" -- "$cur")) ;;`;
-        }),
+        ...w.commands.map(
+          (c) => `    ${c}) COMPREPLY=($(compgen -W "${argumentWords(c, w).join(" ")}" -- "$cur")) ;;`,
+        ),
         "  esac",
         "}",
         "complete -o default -F _toolmgr toolmgr",
@@ -62,15 +65,7 @@ function render(shell: (typeof SHELLS)[number], w: Words): string {
         `    compadd -- ${w.commands.join(" ")} --help --version; return`,
         "  fi",
         "  case ${words[2]} in",
-        ...w.commands.map((c) => {
-          const extra =
-            c === "list"
-              ? ` ${w.ecosystems.join(" ")}`
-              : c === "completion"
-                ? " bash zsh fish powershell"
-                : "";
-          return `    ${c}) compadd -- ${(w.options[c] ?? []).join(" ")}${extra} ;;`;
-        }),
+        ...w.commands.map((c) => `    ${c}) compadd -- ${argumentWords(c, w).join(" ")} ;;`),
         "  esac",
         "}",
         'if [ "$funcstack[1]" = "_toolmgr" ]; then _toolmgr "$@"; else compdef _toolmgr toolmgr; fi',
@@ -99,11 +94,12 @@ function render(shell: (typeof SHELLS)[number], w: Words): string {
         `  $commands = @(${w.commands.map((c) => `'${c}'`).join(", ")})`,
         "  $candidates = if ($words.Count -le 2 -and -not ($words.Count -eq 2 -and $wordToComplete -eq '')) { $commands } else {",
         "    switch ($words[1]) {",
-        ...w.commands.map((c) => {
-          const extra =
-            c === "list" ? w.ecosystems : c === "completion" ? ["bash", "zsh", "fish", "powershell"] : [];
-          return `      '${c}' { @(${[...(w.options[c] ?? []), ...extra].map((x) => `'${x}'`).join(", ")}) }`;
-        }),
+        ...w.commands.map(
+          (c) =>
+            `      '${c}' { @(${argumentWords(c, w)
+              .map((x) => `'${x}'`)
+              .join(", ")}) }`,
+        ),
         "      default { @() }",
         "    }",
         "  }",
