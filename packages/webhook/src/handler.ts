@@ -122,8 +122,7 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
   const hook = ctx.hooks().get(id);
   if (hook === undefined) return { status: 404, headers: [["Content-Type", TEXT]], body: "Hook not found." };
 
-  const allowed =
-    hook.httpMethods.length > 0 ? hook.httpMethods.map((m) => m.trim().toUpperCase()) : ctx.defaultMethods;
+  const allowed = hook.httpMethods.length > 0 ? hook.httpMethods : ctx.defaultMethods;
   if (allowed.length > 0 && !allowed.includes(req.method)) {
     ctx.log(`[${rid}] HTTP ${req.method} method not allowed for hook "${id}"`);
     return { status: 405, headers: [], body: "" };

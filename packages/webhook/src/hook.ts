@@ -34,6 +34,7 @@ export interface Hook {
   readonly successHttpResponseCode: number;
   readonly triggerRuleMismatchHttpResponseCode: number;
   readonly incomingPayloadContentType: string;
+  /** Trimmed and upper-cased, as upstream compares them. */
   readonly httpMethods: readonly string[];
   readonly includeCommandOutputInResponse: boolean;
   readonly includeCommandOutputInResponseOnError: boolean;

@@ -57,7 +57,10 @@ function parseHook(raw: unknown): Hook {
       "trigger-rule-mismatch-http-response-code",
     ),
     incomingPayloadContentType: str(h["incoming-payload-content-type"], "incoming-payload-content-type"),
-    httpMethods: list(h["http-methods"], "http-methods").map((m) => str(m, "http-methods")),
+    // Upstream trims and upper-cases each method when it matches a request; done once here instead.
+    httpMethods: list(h["http-methods"], "http-methods").map((m) =>
+      str(m, "http-methods").trim().toUpperCase(),
+    ),
     includeCommandOutputInResponse: bool(
       h["include-command-output-in-response"],
       "include-command-output-in-response",
