@@ -112,8 +112,13 @@ async function runStatus(flags: Flags, io: Io): Promise<number> {
   return timedOut || systemctlGaveUp ? EXIT_TIMEOUT : exitCodeFor(status.condition);
 }
 
+/** How messages name a file operand: `-` and absent both mean stdin. */
+function inputName(file: string | undefined): string {
+  return file === undefined || file === "-" ? "<stdin>" : file;
+}
+
 async function readJson(file: string | undefined, io: Io, action: string): Promise<unknown> {
-  const name = file === undefined || file === "-" ? "<stdin>" : file;
+  const name = inputName(file);
   let text: string;
   try {
     text = await io.readInput(file);
@@ -133,7 +138,7 @@ async function runValidate(flags: Flags, io: Io): Promise<number> {
   const doc = await readJson(flags.file, io, "validate");
   const { validateReport } = await import("./validate.js");
   const violations = validateReport(doc);
-  const name = flags.file === undefined || flags.file === "-" ? "<stdin>" : flags.file;
+  const name = inputName(flags.file);
   if (violations.length === 0) {
     io.stdout.write(`${name}: valid boot status report v1\n`);
     return 0;
