@@ -41,7 +41,7 @@ export interface QueryOptions {
   onDeadline?(): void;
 }
 
-/** cloudinit/cmd/status.py query_systemctl: returns stripped stdout, or undefined when systemctl failed. */
+/** cloudinit/cmd/status.py query_systemctl: the result with stdout stripped, or the failed run's result. */
 export async function querySystemctl(
   run: RunSystemctl,
   args: readonly string[],
