@@ -1,6 +1,6 @@
 import { ParseError } from "../errors.js";
 import { goQuote, goQuoteRune } from "./go-quote.js";
-import type { MetricFamily, MetricType } from "./metric-family.js";
+import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
@@ -24,6 +24,7 @@ export function parseText(text: string): MetricFamily[] {
   const typed = new Map<string, MetricType>();
   const helped = new Set<string>();
   const sampled = new Set<string>();
+  const labelIndex = new Map<MetricFamily, { byLabels: Map<string, Metric>; indexed: number }>();
   const lines = text.split("\n");
   // Go's parser streams: an error on an earlier byte wins, and input that ends anywhere but at the start of a line
   // (after blanks) is `unexpected end of input stream` on that line (prometheus/common expfmt/text_parse.go).
@@ -190,7 +191,7 @@ export function parseText(text: string): MetricFamily[] {
       const f = family(base.name);
       sampled.add(base.name);
       const key = s.labels.filter(([k]) => k !== s.special);
-      let m = f.metrics.find((x) => sameLabels(x.labels, key));
+      let m = metricWithLabels(f, key);
       if (m === undefined) {
         m = { labels: key, ...(f.type === "summary" ? { quantiles: [] } : { buckets: [] }) };
         f.metrics.push(m);
@@ -209,6 +210,25 @@ export function parseText(text: string): MetricFamily[] {
       value: s.value,
       ...(s.timestampMs === undefined ? {} : { timestampMs: s.timestampMs }),
     });
+  }
+
+  /**
+   * The family's first series with exactly these labels (in any order). A summary or histogram series spans many
+   * lines, so this is asked once per line: an index per family, extended with the series added since the last
+   * call, keeps it constant-time where a scan made a family of n series cost n².
+   */
+  function metricWithLabels(f: MetricFamily, labels: readonly [string, string][]): Metric | undefined {
+    let index = labelIndex.get(f);
+    if (index === undefined) {
+      index = { byLabels: new Map(), indexed: 0 };
+      labelIndex.set(f, index);
+    }
+    for (; index.indexed < f.metrics.length; index.indexed++) {
+      const m = f.metrics[index.indexed] as Metric;
+      const k = labelSetKey(m.labels);
+      if (!index.byLabels.has(k)) index.byLabels.set(k, m);
+    }
+    return index.byLabels.get(labelSetKey(labels));
   }
 
   /** For a summary's or histogram's `_sum`, `_count`, `_bucket` or quantile sample: its family and role. */
@@ -231,8 +251,9 @@ export function parseText(text: string): MetricFamily[] {
   }
 }
 
-function sameLabels(a: readonly [string, string][], b: readonly [string, string][]): boolean {
-  return a.length === b.length && a.every(([k, v]) => b.some(([k2, v2]) => k === k2 && v === v2));
+/** A label set's identity regardless of order (names are unique within a series: duplicates fail to parse). */
+function labelSetKey(labels: readonly [string, string][]): string {
+  return JSON.stringify([...labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function skipBlank(line: string, pos: number): number {
