@@ -168,8 +168,8 @@ function peerAddress(socket: Socket): string {
   return `${socket.remoteFamily === "IPv6" ? `[${socket.remoteAddress}]` : socket.remoteAddress}:${socket.remotePort}`;
 }
 
-/** Go's `Header.Get`: the first value of a header, names compared case-insensitively. */
-function firstValues(rawHeaders: readonly string[]): Record<string, string[]> {
+/** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
+function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
   const headers: Record<string, string[]> = {};
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = (rawHeaders[i] as string).toLowerCase();
@@ -187,7 +187,7 @@ async function serveWire(
   const { config, ctx, send } = options;
   const url = req.url;
   const q = url.indexOf("?");
-  const requestHeaders = firstValues(req.rawHeaders);
+  const requestHeaders = headerValues(req.rawHeaders);
   let rid = randomUUID().slice(0, 6);
   const given = requestHeaders["x-request-id"]?.[0];
   if (config.xRequestId && given !== undefined && given !== "") {
@@ -320,7 +320,7 @@ function nodeErrorResponse(code: string | undefined): string {
  * Parses one HTTP/1.x request (request line, headers, a `Content-Length` or chunked body) from `data`.
  * Returns "incomplete" while more bytes are needed and "invalid" for what Go would refuse with 400.
  */
-export function readRawRequest(
+function readRawRequest(
   data: Buffer,
   maxBodyBytes = 0,
 ): Omit<WireRequest, "remoteAddr"> | "incomplete" | "invalid" {
@@ -335,7 +335,7 @@ export function readRawRequest(
     if (colon <= 0) return "invalid";
     rawHeaders.push(h.slice(0, colon).trim(), h.slice(colon + 1).trim());
   }
-  const headers = firstValues(rawHeaders);
+  const headers = headerValues(rawHeaders);
   const rest = data.subarray(end + 4);
   let body: Buffer;
   if (headers["transfer-encoding"]?.[0]?.toLowerCase() === "chunked") {
