@@ -1,17 +1,7 @@
 import { randomBytes } from "node:crypto";
-import {
-  access,
-  chmod,
-  constants,
-  mkdir,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from "node:fs/promises";
+import { access, chmod, constants, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { NotInstalledError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
 import { installDir, type StoreLayout } from "../store-layout.js";
 import { archiveKind } from "./archive-kind.js";
@@ -76,7 +66,7 @@ export async function installArtifact(
           () => false,
         ))
       ) {
-        throw new (await import("../errors.js")).NotInstalledError(
+        throw new NotInstalledError(
           `Cannot install "${tool.name}" ${tool.version}: the artifact has no executable "${bin}"; the lock's bin list does not match the artifact`,
         );
       }
@@ -117,11 +107,6 @@ async function removeAbandonedTemps(toolDir: string, now: number): Promise<void>
       await rm(path, { recursive: true, force: true });
     }
   }
-}
-
-/** Reads the completion marker of an install, if any (for `status`). */
-export async function readInstallMarker(dir: string): Promise<unknown> {
-  return JSON.parse(await readFile(join(dir, INSTALL_MARKER), "utf8"));
 }
 
 async function exists(path: string): Promise<boolean> {
