@@ -149,6 +149,11 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
   };
 }
 
+/** cloud-init's `recoverable_errors` dict (level → messages), as both of its own output formats print it. */
+export function recoverableByLevel(levels: readonly RecoverableLevel[]): Record<string, string[]> {
+  return Object.fromEntries(levels.map((r) => [r.level, r.messages]));
+}
+
 /** cloud-init's exit code: 1 on error, 2 when degraded (recoverable errors only), else 0. */
 export function exitCodeFor(condition: Condition): number {
   return condition === "error" ? 1 : condition === "degraded" ? 2 : 0;

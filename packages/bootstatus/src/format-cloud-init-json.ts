@@ -1,5 +1,5 @@
 import type { BootStatus } from "./boot-status.js";
-import { translateStatus } from "./boot-status.js";
+import { recoverableByLevel, translateStatus } from "./boot-status.js";
 import { isPythonFloat } from "./python-float.js";
 import { comparePythonStrings, pythonNumber } from "./python-repr.js";
 
@@ -17,7 +17,7 @@ export function formatCloudInitJson(status: BootStatus): string {
     extended_status: extended,
     detail: status.detail,
     errors: status.errors,
-    recoverable_errors: Object.fromEntries(status.recoverableErrors.map((r) => [r.level, r.messages])),
+    recoverable_errors: recoverableByLevel(status.recoverableErrors),
     last_update: status.lastUpdate,
     ...status.v1,
   };

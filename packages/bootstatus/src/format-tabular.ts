@@ -1,5 +1,5 @@
 import type { BootStatus } from "./boot-status.js";
-import { translateStatus } from "./boot-status.js";
+import { recoverableByLevel, translateStatus } from "./boot-status.js";
 import { isPythonFloat } from "./python-float.js";
 import { pythonStr, pythonTruthy } from "./python-repr.js";
 
@@ -26,10 +26,7 @@ export function formatTabular(status: BootStatus, options: { long: boolean }): s
   if (!options.long) return `${lines.join("\n")}\n`;
   const lastUpdate = pick("last_update", status.lastUpdate);
   const errors = pick("errors", status.errors);
-  const recoverable = pick(
-    "recoverable_errors",
-    Object.fromEntries(status.recoverableErrors.map((r) => [r.level, r.messages])),
-  );
+  const recoverable = pick("recoverable_errors", recoverableByLevel(status.recoverableErrors));
   lines.push(`extended_status: ${pythonStr(pick("extended_status", extended))}`);
   lines.push(`boot_status_code: ${pythonStr(pick("boot_status_code", status.bootStatusCode))}`);
   if (pythonTruthy(lastUpdate)) lines.push(`last_update: ${pythonStr(lastUpdate)}`);
