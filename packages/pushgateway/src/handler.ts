@@ -13,7 +13,7 @@ import { formatGoFloat } from "./exposition/go-float.js";
 import type { MetricFamily } from "./exposition/metric-family.js";
 import { isDelimitedProtobuf, parseDelimitedProtobuf } from "./exposition/parse-protobuf.js";
 import { parseText } from "./exposition/parse-text.js";
-import { parseRenderedFamily, type RenderedFamily, renderFamily } from "./exposition/rendered-family.js";
+import { mergeFamilies, parseRenderedFamily, renderFamily } from "./exposition/rendered-family.js";
 import { goJson, goStruct } from "./go-json.js";
 import { type GroupingLabels, parseGroupingKey } from "./grouping-key.js";
 import { decodeSnappyFrames } from "./snappy-frames.js";
@@ -231,19 +231,11 @@ async function scrape(ctx: GatewayContext, accept: string | undefined): Promise<
     return textError(500, `An error has occurred while serving metrics:\n\n${problem}`);
   }
   // The gateway's own families come first and keep their HELP and TYPE; pushed series of the same name join them.
-  const merged = new Map<string, RenderedFamily>();
-  for (const f of await ctx.ownFamilies()) merged.set(f.name, renderFamily(f));
-  for (const f of ctx.store.families()) {
-    const own = merged.get(f.name);
-    merged.set(
-      f.name,
-      own === undefined ? f : { ...own, lines: [...own.lines, ...f.lines], keys: [...own.keys, ...f.keys] },
-    );
-  }
+  const own = (await ctx.ownFamilies()).map(renderFamily);
   return {
     status: 200,
     headers: { "Content-Type": textContentType(accept) },
-    body: formatText([...merged.values()]),
+    body: formatText(mergeFamilies([...own, ...ctx.store.families()])),
   };
 }
 

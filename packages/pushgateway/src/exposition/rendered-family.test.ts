@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { formatText } from "./format-text.js";
 import { parseText } from "./parse-text.js";
-import { parseRenderedFamily, renderFamily, seriesKey } from "./rendered-family.js";
+import { mergeFamilies, parseRenderedFamily, renderFamily, seriesKey } from "./rendered-family.js";
 
 test("a family rendered once parses back to the same series", () => {
   const [f] = parseText(
@@ -38,4 +38,20 @@ test("formatText sorts families by name and series by key, HELP only when set", 
       "# TYPE a untyped\na 1\n",
     ),
   );
+});
+
+test("mergeFamilies keeps the first HELP and TYPE, joins series in order, and leaves a lone family as it is", () => {
+  const a = { name: "a", help: "first", type: "gauge" as const, lines: ["a 1"], keys: ["k1"] };
+  const b = { name: "b", help: undefined, type: "counter" as const, lines: ["b 1"], keys: ["kb"] };
+  const a2 = { name: "a", help: "second", type: "counter" as const, lines: ["a 2"], keys: ["k2"] };
+  const [merged, lone] = mergeFamilies([a, b, a2]);
+  assert.deepEqual(merged, {
+    name: "a",
+    help: "first",
+    type: "gauge",
+    lines: ["a 1", "a 2"],
+    keys: ["k1", "k2"],
+  });
+  assert.equal(lone, b);
+  assert.deepEqual(a.lines, ["a 1"]);
 });

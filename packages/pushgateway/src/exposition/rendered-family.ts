@@ -37,6 +37,24 @@ export function renderFamily(f: MetricFamily): RenderedFamily {
 }
 
 /**
+ * Same-named families joined into one, as a gather merges them: the first one's HELP and TYPE kept, the series of
+ * all concatenated in order. A family no other shares is returned as it is, not copied.
+ */
+export function mergeFamilies(families: Iterable<RenderedFamily>): RenderedFamily[] {
+  const byName = new Map<string, RenderedFamily[]>();
+  for (const f of families) {
+    const parts = byName.get(f.name);
+    if (parts === undefined) byName.set(f.name, [f]);
+    else parts.push(f);
+  }
+  return Array.from(byName.values(), (parts) => {
+    const [first, ...rest] = parts as [RenderedFamily, ...RenderedFamily[]];
+    if (rest.length === 0) return first;
+    return { ...first, lines: parts.flatMap((p) => p.lines), keys: parts.flatMap((p) => p.keys) };
+  });
+}
+
+/**
  * The structured family back from its lines (the text format round-trips: Go float formatting is shortest
  * round-trip, label escapes are reversible). A histogram pushed without a `+Inf` bucket comes back with the one the
  * exposition adds.

@@ -1,6 +1,7 @@
 import { formatGoFloat } from "../exposition/go-float.js";
 import type { Metric, MetricFamily, MetricType } from "../exposition/metric-family.js";
 import {
+  mergeFamilies,
   parseRenderedFamily,
   type RenderedFamily,
   renderFamily,
@@ -129,21 +130,13 @@ export class MemoryStore implements MetricStore {
 
   families(): RenderedFamily[] {
     this.#expire(this.#now());
-    const merged = new Map<string, RenderedFamily & { lines: string[]; keys: string[] }>();
-    const add = (f: RenderedFamily) => {
-      const existing = merged.get(f.name);
-      if (existing === undefined) merged.set(f.name, { ...f, lines: [...f.lines], keys: [...f.keys] });
-      else {
-        for (const line of f.lines) existing.lines.push(line);
-        for (const k of f.keys) existing.keys.push(k);
-      }
-    };
+    const all: RenderedFamily[] = [];
     for (const group of this.#groups.values()) {
-      for (const f of group.families.values()) add(f);
-      add(timeFamily(PUSH_TIME, group, group.pushTime));
-      add(timeFamily(FAILURE_TIME, group, group.failureTime));
+      for (const f of group.families.values()) all.push(f);
+      all.push(timeFamily(PUSH_TIME, group, group.pushTime));
+      all.push(timeFamily(FAILURE_TIME, group, group.failureTime));
     }
-    return [...merged.values()];
+    return mergeFamilies(all);
   }
 
   /**
