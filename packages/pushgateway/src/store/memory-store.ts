@@ -151,9 +151,7 @@ export class MemoryStore implements MetricStore {
       for (const group of this.#groups.values()) {
         const f = group.families.get(name);
         if (f === undefined || f.type === first || f.lines.length === 0) continue;
-        const m = parseRenderedFamily({ ...f, lines: [f.lines[0] ?? ""], keys: [f.keys[0] ?? ""] })
-          .metrics[0];
-        return `collected metric "${name}" { ${describe(f.type, m)}} is not a ${String(first).toUpperCase()}`;
+        return `collected metric "${name}" { ${describe(f.type, seriesAt(f, 0))}} is not a ${String(first).toUpperCase()}`;
       }
     }
     for (const [name, total] of this.#familySeries) {
@@ -167,8 +165,7 @@ export class MemoryStore implements MetricStore {
             seen.add(id);
             continue;
           }
-          const m = parseRenderedFamily({ ...f, lines: [f.lines[i] ?? ""], keys: [id] }).metrics[0];
-          return `collected metric "${name}" { ${describe(f.type, m)}} was collected before with the same name and label values`;
+          return `collected metric "${name}" { ${describe(f.type, seriesAt(f, i))}} was collected before with the same name and label values`;
         }
       }
     }
@@ -355,6 +352,11 @@ function timeFamily(name: string, group: Group, value: number): RenderedFamily {
   return renderFamily(
     sanitize({ name, help, type: "gauge", metrics: [{ labels: [], value }] }, group.labels),
   );
+}
+
+/** One stored series back in structured form (only an error text needs it). */
+function seriesAt(f: RenderedFamily, i: number): Metric | undefined {
+  return parseRenderedFamily({ ...f, lines: [f.lines[i] ?? ""], keys: [f.keys[i] ?? ""] }).metrics[0];
 }
 
 /**
