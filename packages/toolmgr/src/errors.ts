@@ -118,16 +118,8 @@ export function asStoreError(error: unknown, home: string): unknown {
   );
 }
 
-/** `lock --check` found that the lock would change. Exit 3. */
-export class LockWouldChangeError extends ToolmgrError {
-  constructor(message: string, options?: ErrorOptions) {
-    super("TOOLMGR_LOCK_WOULD_CHANGE", message, options);
-  }
-}
-
 /** Exit code for an error, the one place where errors become exit codes. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError) return 2;
-  if (error instanceof LockWouldChangeError) return 3;
   return 1;
 }
