@@ -178,8 +178,7 @@ async function push(
       ? await parseDelimitedProtobuf(body)
       : parseText(body.toString("utf8"));
   } catch (error) {
-    if (error instanceof PushgatewayError) return textError(httpStatus(error), error.message);
-    throw error;
+    return errorResponse(error);
   }
   const rejected = ctx.store.push({
     labels,
@@ -191,13 +190,13 @@ async function push(
   // Unchecked, upstream answers 202 before the write is looked at; a push with timestamps is then dropped silently
   // (only its failure time is set), as the store did above.
   if (rejected !== undefined && !(rejected.kind === "inconsistent" && !ctx.check)) {
-    const error =
+    return errorResponse(
       rejected.kind === "limit"
         ? new LimitError(rejected.message)
         : new ConsistencyError(
             `pushed metrics are invalid or inconsistent with existing metrics: ${rejected.message}`,
-          );
-    return textError(httpStatus(error), error.message);
+          ),
+    );
   }
   return { status: ctx.check ? 200 : 202, headers: {}, body: "" };
 }
@@ -218,8 +217,7 @@ function remove(rest: string, ctx: GatewayContext): GatewayResponse {
   try {
     ctx.store.delete(parseGroupingKey(rest));
   } catch (error) {
-    if (error instanceof PushgatewayError) return textError(httpStatus(error), error.message);
-    throw error;
+    return errorResponse(error);
   }
   return { status: 202, headers: {}, body: "" };
 }
@@ -349,6 +347,12 @@ function methodNotAllowed(allow: string): GatewayResponse {
     },
     body: "Method Not Allowed\n",
   };
+}
+
+/** A gateway error as its status and message (errors.ts `httpStatus`); anything else is a bug and propagates. */
+function errorResponse(error: unknown): GatewayResponse {
+  if (error instanceof PushgatewayError) return textError(httpStatus(error), error.message);
+  throw error;
 }
 
 function textError(status: number, message: string): GatewayResponse {
