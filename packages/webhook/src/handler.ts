@@ -1,11 +1,10 @@
 import { STATUS_CODES } from "node:http";
 import { type CommandDeps, runCommand } from "./command.js";
 import { ParameterNodeError } from "./errors.js";
-import { decodeGoJson } from "./go-json-decode.js";
 import { goParseQuery } from "./go-query.js";
 import { detectContentType } from "./go-sniff.js";
 import type { Hook } from "./hook.js";
-import { isJsonObject, parseBody, unmarshalError } from "./payload.js";
+import { decodeGoJsonObject, parseBody } from "./payload.js";
 import {
   argumentError,
   canonicalHeaderKey,
@@ -260,10 +259,9 @@ function parseParametersAsJson(hook: Hook, data: RequestData, log: (l: string) =
       continue;
     }
     try {
-      const decoded = decodeGoJson(text);
+      const decoded = decodeGoJsonObject(text);
       if ("error" in decoded) throw new Error(decoded.error);
       const value = decoded.value;
-      if (!isJsonObject(value)) throw new Error(unmarshalError(value));
       const target =
         arg.source === "payload"
           ? data.payload

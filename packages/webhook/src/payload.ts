@@ -60,15 +60,9 @@ export async function parseBody(
           payload[name] = value;
         } else if (value.type === "application/json" || options.jsonParts.includes(name)) {
           notes.push(`parsing multipart form file ${JSON.stringify(name)} as JSON`);
-          const decoded = decodeGoJson(await value.text());
-          const error =
-            "error" in decoded
-              ? decoded.error
-              : isJsonObject(decoded.value)
-                ? undefined
-                : unmarshalError(decoded.value);
-          if (error !== undefined) notes.push(`error parsing JSON payload file: ${error}`);
-          payload[name] = error === undefined && "value" in decoded ? decoded.value : null;
+          const decoded = decodeGoJsonObject(await value.text());
+          if ("error" in decoded) notes.push(`error parsing JSON payload file: ${decoded.error}`);
+          payload[name] = "error" in decoded ? null : decoded.value;
         }
       }
       return { payload, notes, rawBodyUnavailable: true };
@@ -79,13 +73,22 @@ export async function parseBody(
   return { logError: `error parsing body payload due to unsupported content type header: ${contentType}` };
 }
 
+/** Go's `json.Unmarshal` into a `map[string]interface{}`: a JSON object, or the error for anything else. */
+export function decodeGoJsonObject(
+  text: string,
+): { readonly value: Record<string, unknown> } | { readonly error: string } {
+  const decoded = decodeGoJson(text);
+  if ("error" in decoded) return decoded;
+  return isJsonObject(decoded.value) ? { value: decoded.value } : { error: unmarshalError(decoded.value) };
+}
+
 /** A decoded JSON object (what Go can decode into `map[string]interface{}`). */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
+function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
 }
 
 /** Go's `json: cannot unmarshal <kind> into Go value of type map[string]interface {}`. */
-export function unmarshalError(value: unknown): string {
+function unmarshalError(value: unknown): string {
   const kind =
     value === null
       ? "null"
