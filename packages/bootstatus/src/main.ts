@@ -26,7 +26,7 @@ export interface Io {
 }
 
 /** Exit code when `--timeout` ran out while cloud-init was still not started or running. */
-export const EXIT_TIMEOUT = 3;
+const EXIT_TIMEOUT = 3;
 
 function helpText(): string {
   const flags = FLAG_SPECS.map((s) => {

@@ -52,7 +52,7 @@ export function pythonStringRepr(text: string): string {
 }
 
 /** Python's repr() of a value loaded from JSON (dict, list, str, int, float, True/False/None). */
-export function pythonRepr(value: unknown): string {
+function pythonRepr(value: unknown): string {
   if (typeof value === "string") return pythonStringRepr(value);
   return pythonStr(value);
 }

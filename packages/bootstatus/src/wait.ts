@@ -11,7 +11,7 @@ export interface WaitOptions {
 }
 
 /** cloud-init polls every 0.25 s (status.py handle_status_args). */
-export const POLL_MS = 250;
+const POLL_MS = 250;
 
 function pending(status: BootStatus): boolean {
   return status.running === "not started" || status.running === "running";
