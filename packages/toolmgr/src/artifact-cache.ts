@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DigestMismatchError, HttpError, MissingTokenError, ToolmgrError } from "./errors.js";
-import type { HttpClient } from "./http-client.js";
+import { type HttpClient, redact } from "./http-client.js";
 import { cachedArtifactPath, type StoreLayout } from "./store-layout.js";
 
 /** What to fetch: the public URL, or for a private repository the API asset URL downloaded with the token. */
@@ -76,7 +76,7 @@ export async function fetchArtifact(
       if (error instanceof ToolmgrError) throw error;
       if (attempt >= options.client.retries) {
         throw new HttpError(
-          `Cannot download "${ref.tool}" from ${redactUrl(ref.apiUrl ?? ref.url)}: ${(error as Error).message} (tried ${attempt + 1} times); check the network and try again`,
+          `Cannot download "${ref.tool}" from ${redact(new URL(ref.apiUrl ?? ref.url))}: ${(error as Error).message} (tried ${attempt + 1} times); check the network and try again`,
           { cause: error },
         );
       }
@@ -177,12 +177,6 @@ async function removeAbandoned(dir: string): Promise<void> {
         if (info !== undefined && now - info.mtimeMs > ABANDONED_MS) await rm(path, { force: true });
       }),
   );
-}
-
-/** A URL for messages: no query string (signed storage URLs carry credentials there). */
-function redactUrl(text: string): string {
-  const url = new URL(text);
-  return `${url.origin}${url.pathname}`;
 }
 
 /** Lower-case hex sha256 of a file. */

@@ -278,7 +278,7 @@ function backoff(attempt: number): number {
 }
 
 /** A URL for messages: no query string (signed storage URLs carry credentials there). */
-function redact(url: URL): string {
+export function redact(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
