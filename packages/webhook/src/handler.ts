@@ -127,7 +127,7 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
     return { status: 405, headers: [], body: "" };
   }
   ctx.log(`[${rid}] ${id} got matched`);
-  const headers: [string, string][] = [...ctx.headers.map(([k, v]) => [k, v] as [string, string])];
+  const headers: (readonly [string, string])[] = [...ctx.headers];
 
   const headerMap: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -302,9 +302,9 @@ function knownStatus(code: number): number | undefined {
  * `-debug` dump, which shows only the headers the handler set, to leave it out.
  */
 function sniffed(
-  headers: readonly [string, string][],
+  headers: readonly (readonly [string, string])[],
   body: string | Buffer,
-): { headers: [string, string][]; sniffedContentType?: true } {
+): { headers: (readonly [string, string])[]; sniffedContentType?: true } {
   if (body.length === 0 || headers.some(([k]) => k.toLowerCase() === "content-type"))
     return { headers: [...headers] };
   return {

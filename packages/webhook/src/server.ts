@@ -204,7 +204,7 @@ async function serveWire(
           method: req.method,
           url,
           httpVersion: req.httpVersion,
-          rawHeaders: [...req.rawHeaders],
+          rawHeaders: req.rawHeaders,
           body: requestBody,
         },
         rid,
