@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
 import { startGateway } from "./start-gateway.js";
 
 const exec = promisify(execFile);
@@ -183,6 +184,24 @@ test("beyond upstream: body, group and series limits answer 413/429 and store no
     assert.match(await series.text(), /--push\.max-series/);
     const text = await (await fetch(url("/metrics"))).text();
     assert.doesNotMatch(text, /job="g3"|job="big"|^c\{/m);
+  } finally {
+    limited.child.kill("SIGTERM");
+  }
+});
+
+test("beyond upstream: --push.max-body-bytes also bounds what a gzip body inflates to", async () => {
+  const limited = await startGateway(["--push.max-body-bytes=64"]);
+  try {
+    const bomb = gzipSync(`m 1\n${"#".repeat(1000)}\n`);
+    assert.ok(bomb.length <= 64);
+    const res = await fetch(`${limited.base}/metrics/job/bomb`, {
+      method: "PUT",
+      body: bomb,
+      headers: { "Content-Encoding": "gzip" },
+    });
+    assert.equal(res.status, 413);
+    assert.match(await res.text(), /exceeds the limit of 64 bytes set by --push\.max-body-bytes/);
+    assert.doesNotMatch(await (await fetch(`${limited.base}/metrics`)).text(), /job="bomb"/);
   } finally {
     limited.child.kill("SIGTERM");
   }
