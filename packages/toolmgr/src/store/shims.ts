@@ -3,6 +3,7 @@ import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Platform, platformOs } from "../platform.js";
 import type { StoreLayout } from "../store-layout.js";
+import { SHIM_ANSWERS_NAME } from "../verified-project.js";
 import { INSTALL_MARKER } from "./install.js";
 
 /**
@@ -168,7 +169,7 @@ if [ -n "$toml" ]; then
   lock=\${toml%.toml}.lock
   if [ ! -f "$lock" ]; then echo "toolmgr: Cannot find $lock: run \\\`toolmgr lock\\\` first" >&2; exit 1; fi
   rec=$home/projects$dir
-  found=$(awk -v cmd="$cmd" -v plat="$platform" -v toml="$toml" -v lock="$lock" -v vtoml="$rec/toolmgr.toml" -v vlock="$rec/toolmgr.lock" -v vans="$rec/shim-answers" ${q(SHIM_FAST_AWK)})
+  found=$(awk -v cmd="$cmd" -v plat="$platform" -v toml="$toml" -v lock="$lock" -v vtoml="$rec/toolmgr.toml" -v vlock="$rec/toolmgr.lock" -v vans="$rec/${SHIM_ANSWERS_NAME}" ${q(SHIM_FAST_AWK)})
   if [ "$found" = - ]; then
     found=$(awk -v cmd="$cmd" -v plat="$platform" ${q(SHIM_AWK)} "$toml" "$lock")
   fi
