@@ -327,6 +327,29 @@ test("--push.disable-consistency-check: 202 for every push that parses; an incon
   }
 });
 
+test("beyond upstream: --push.max-body-bytes also bounds what a snappy body inflates to", async () => {
+  const { child, base } = await startGateway(["--push.max-body-bytes=64"]);
+  try {
+    // One compressed chunk: `m 1\n#` as a literal, 10 copies of 64 bytes at offset 1, then `\n` (646 bytes out).
+    const data = Buffer.from(`m 1\n${"#".repeat(641)}\n`);
+    const copies = Array.from({ length: 10 }, () => [(63 << 2) | 2, 1, 0]).flat();
+    const block = Buffer.from([0x86, 0x05, 4 << 2, ...Buffer.from("m 1\n#"), ...copies, 0, 0x0a]);
+    const head = Buffer.alloc(8);
+    head.writeUInt8(0x00, 0);
+    head.writeUIntLE(block.length + 4, 1, 3);
+    head.writeUInt32LE(maskedCrc32c(data), 4);
+    const body = Buffer.concat([Buffer.from([0xff, 6, 0, 0]), Buffer.from("sNaPpY"), head, block]);
+    assert.ok(body.length <= 64);
+    const headers = { "Content-Encoding": "snappy" };
+    const res = await fetch(`${base}/metrics/job/bomb`, { method: "PUT", body, headers });
+    assert.equal(res.status, 413);
+    assert.match(await res.text(), /exceeds the limit of 64 bytes set by --push\.max-body-bytes/);
+    assert.doesNotMatch(await (await fetch(`${base}/metrics`)).text(), /job="bomb"/);
+  } finally {
+    child.kill("SIGTERM");
+  }
+});
+
 test("Content-Encoding: snappy bodies (framing format) are decoded as upstream ≥1.6.0; corrupt ones are 400", async () => {
   const { child, base } = await startGateway();
   try {
