@@ -261,6 +261,10 @@ export function usage(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** What Go's `strconv.ParseBool` accepts. */
+const GO_TRUE = ["1", "t", "T", "TRUE", "true", "True"];
+const GO_FALSE = ["0", "f", "F", "FALSE", "false", "False"];
+
 /**
  * Parses arguments as Go's `flag` package does: `-flag value`, `-flag=value`, `--flag`, booleans as `-flag` or
  * `-flag=true`; parsing stops at the first non-flag argument or `--`.
@@ -285,17 +289,10 @@ export function parseFlags(argv: readonly string[]): Config {
     if (spec === undefined) throw new UsageError(`flag provided but not defined: -${name}`);
     if (spec.kind === "bool") {
       const v = value ?? "true";
-      if (!["1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"].includes(v)) {
+      if (!GO_TRUE.includes(v) && !GO_FALSE.includes(v)) {
         throw new UsageError(`invalid boolean value "${v}" for -${name}: parse error`);
       }
-      (config as unknown as Record<string, unknown>)[spec.key] = [
-        "1",
-        "t",
-        "T",
-        "TRUE",
-        "true",
-        "True",
-      ].includes(v);
+      (config as unknown as Record<string, unknown>)[spec.key] = GO_TRUE.includes(v);
       continue;
     }
     if (value === undefined) {
