@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -101,6 +102,43 @@ test("basic auth from --web.config.file with a bcrypt hash, as exporter-toolkit"
     assert.equal((await fetch(`${base}/metrics`, { headers: { Authorization: right } })).status, 200);
   } finally {
     child.kill("SIGTERM");
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("--web.config.file: a sha256:<hex> hash authenticates; a hash in neither form stops the start", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "pg-auth-"));
+  const config = join(dir, "web.yml");
+  try {
+    const hex = createHash("sha256").update("s3cret").digest("hex");
+    await writeFile(config, `basic_auth_users:\n  bob: 'sha256:${hex}'\n`);
+    const { child, base } = await startGateway([`--web.config.file=${config}`]);
+    try {
+      const wrong = `Basic ${Buffer.from("bob:nope").toString("base64")}`;
+      assert.equal((await fetch(`${base}/metrics`, { headers: { Authorization: wrong } })).status, 401);
+      const right = `Basic ${Buffer.from("bob:s3cret").toString("base64")}`;
+      assert.equal((await fetch(`${base}/metrics`, { headers: { Authorization: right } })).status, 200);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    await writeFile(config, "basic_auth_users:\n  bob: plaintext\n");
+    const bad = spawn(
+      process.execPath,
+      [BIN, "--web.listen-address=127.0.0.1:0", `--web.config.file=${config}`],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    let log = "";
+    bad.stderr.on("data", (d: Buffer) => {
+      log += d.toString();
+    });
+    assert.equal(await new Promise((r) => bad.once("exit", r)), 1);
+    assert.match(
+      log,
+      /level=error msg="Cannot load web config: web config: the password hash of user \\"bob\\"/,
+    );
+  } finally {
     await rm(dir, { recursive: true, force: true });
   }
 });
