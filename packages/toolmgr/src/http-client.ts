@@ -170,13 +170,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       try {
         response = await once(url, { accept, etag: request.etag, background: request.background });
       } catch (error) {
-        if (error instanceof HttpError || attempt >= retries) {
-          if (error instanceof HttpError) throw error;
+        if (error instanceof HttpError) throw error;
+        if (attempt >= retries) {
           throw new HttpError(
             `Cannot reach ${redact(url)}: ${(error as Error).message}; check the network and try again`,
-            {
-              cause: error,
-            },
+            { cause: error },
           );
         }
         await sleep(backoff(attempt));
