@@ -211,9 +211,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
         for (const other of byFile.values()) {
           if (other.some((h) => h.id === hook.id)) {
             // Upstream's log.Fatalf: shown only where the log goes (nowhere without -verbose), exit 1.
-            log(
-              `error: hook with the id ${hook.id} has already been loaded!\nplease check your hooks file for duplicate hooks ids!`,
-            );
+            log(duplicateIdError(hook.id));
             server?.close();
             return 1;
           }
@@ -255,9 +253,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     const seen = new Set<string>();
     for (const hook of fresh) {
       if (elsewhere.has(hook.id) || seen.has(hook.id)) {
-        log(
-          `error: hook with the id ${hook.id} has already been loaded!\nplease check your hooks file for duplicate hooks ids!`,
-        );
+        log(duplicateIdError(hook.id));
         log("reverting hooks back to the previous configuration");
         return;
       }
@@ -268,11 +264,11 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     hooks = indexHooks(byFile);
   };
   const remove = (file: string) => {
-    for (const hook of byFile.get(file) ?? []) log(`\tremoving: ${hook.id}`);
-    const count = byFile.get(file)?.length ?? 0;
+    const removed = byFile.get(file) ?? [];
+    for (const hook of removed) log(`\tremoving: ${hook.id}`);
     byFile.delete(file);
     hooks = indexHooks(byFile);
-    log(`removed ${count} hook(s) that were loaded from file ${file}`);
+    log(`removed ${removed.length} hook(s) that were loaded from file ${file}`);
   };
   if (tlsSettingsError !== undefined) {
     // Upstream's log.Fatalln: only where the log goes, exit 1.
@@ -325,6 +321,11 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     }
   }
   return new Promise((resolve) => running.on("close", () => resolve(0)));
+}
+
+/** Upstream's words for an id loaded twice, at start-up (fatal) and on reload (the file is refused). */
+function duplicateIdError(id: string): string {
+  return `error: hook with the id ${id} has already been loaded!\nplease check your hooks file for duplicate hooks ids!`;
 }
 
 function indexHooks(byFile: ReadonlyMap<string, readonly Hook[]>): Map<string, Hook> {
