@@ -181,6 +181,25 @@ test("/-/quit with --web.enable-lifecycle: 200, graceful exit, state persisted; 
   }
 });
 
+test("a persistence write that fails is logged as an error and the gateway still exits 0", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "pg-persist-fail-"));
+  // The file's directory does not exist: the start reads it as an empty store, every write fails.
+  const file = join(dir, "missing", "store.json");
+  try {
+    const { child, base } = await startGateway([`--persistence.file=${file}`]);
+    let log = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      log += d.toString();
+    });
+    assert.equal((await fetch(`${base}/metrics/job/p`, { method: "PUT", body: "p 1\n" })).status, 200);
+    child.kill("SIGTERM");
+    assert.equal(await exited(child), 0);
+    assert.match(log, /level=error msg="Error persisting metrics: ENOENT/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test("--persistence.interval: the file is written after a change within the interval, not before", async () => {
   const dir = await mkdtemp(join(tmpdir(), "pg-interval-"));
   const file = join(dir, "store.json");
