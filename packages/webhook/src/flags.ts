@@ -205,7 +205,7 @@ const FLAGS: readonly FlagSpec[] = [
 ];
 
 /** Default configuration, before flags. */
-export function defaultConfig(): Config {
+function defaultConfig(): Config {
   return {
     ip: "0.0.0.0",
     port: 9000,
