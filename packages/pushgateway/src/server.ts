@@ -51,7 +51,9 @@ async function serve(
     chunks.push(buffer);
     kept += buffer.length;
   }
-  const rawPath = (req.url ?? "/").split("?")[0] ?? "/";
+  const url = req.url ?? "/";
+  const queryStart = url.indexOf("?");
+  const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
   let path: string;
   try {
     path = decodeURIComponent(rawPath);
@@ -64,7 +66,7 @@ async function serve(
   // Go's ServeMux answers a path that is not clean (`//`, `.`, `..`) with 301 to the cleaned one.
   const clean = cleanPath(path);
   if (clean !== path) {
-    const query = (req.url ?? "").includes("?") ? (req.url ?? "").slice((req.url ?? "").indexOf("?")) : "";
+    const query = queryStart < 0 ? "" : url.slice(queryStart);
     res.writeHead(301, { Location: `${clean}${query}` });
     res.end(req.method === "GET" ? `<a href="${escapeHtml(clean)}">Moved Permanently</a>.\n\n` : "");
     return;
