@@ -87,10 +87,8 @@ export async function fetchArtifact(
 
 async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Promise<CachedArtifact> {
   const { layout } = options;
-  const response =
-    ref.apiUrl !== undefined
-      ? await options.client.get(ref.apiUrl, { accept: "application/octet-stream" })
-      : await options.client.get(ref.url, { accept: "application/octet-stream" });
+  // A private artifact comes from its API URL (the client adds the token there, and drops it along the redirect).
+  const response = await options.client.get(ref.apiUrl ?? ref.url, { accept: "application/octet-stream" });
   const temp = join(layout.cacheDir, `.tmp-${randomBytes(8).toString("hex")}`);
   const hash = createHash("sha256");
   const total = Number(response.headers.get("content-length")) || undefined;
