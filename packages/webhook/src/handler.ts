@@ -308,7 +308,11 @@ function sniffed(
   if (body.length === 0 || headers.some(([k]) => k.toLowerCase() === "content-type"))
     return { headers: [...headers] };
   return {
-    headers: [...headers, ["Content-Type", detectContentType(Buffer.from(body))]],
+    // Only a string needs encoding; Buffer.from(buffer) would copy all of a command's output to sniff 512 bytes.
+    headers: [
+      ...headers,
+      ["Content-Type", detectContentType(typeof body === "string" ? Buffer.from(body) : body)],
+    ],
     sniffedContentType: true,
   };
 }

@@ -229,7 +229,8 @@ async function serveWire(
     ctx.log(`[${rid}] panic: ${(error as Error).stack ?? String(error)}`);
     response = { status: 500, headers: [], body: "Internal Server Error" };
   }
-  const body = Buffer.from(response.body);
+  // A command's output is already a Buffer: Buffer.from would copy it whole.
+  const body = typeof response.body === "string" ? Buffer.from(response.body) : response.body;
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of response.headers) {
     const existing = headers[k];
