@@ -62,11 +62,7 @@ export async function loadToolchain(deps: Deps): Promise<Toolchain | undefined> 
     for (const bin of tool.bin) commands.push({ command: commandName(bin), tool, path: join(dir, bin) });
   }
   // Current and installed: the shims may now take this project file and lock as they are without Node.
-  await recordVerifiedProject(
-    layout,
-    { path: locked.project.path, ...locked },
-    { cwd: deps.cwd, pwd: deps.env.PWD, platform },
-  );
+  await recordVerifiedProject(layout, locked, { cwd: deps.cwd, pwd: deps.env.PWD, platform });
   return { locked, platform, commands };
 }
 

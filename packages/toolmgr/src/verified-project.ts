@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { LOCKFILE_NAME, type Lockfile, lockedArtifact } from "./lockfile.js";
 import type { Platform } from "./platform.js";
 import { PROJECT_FILE_NAME } from "./project-file.js";
+import type { LockedProject } from "./project-state.js";
 import { commandName } from "./source.js";
 import type { StoreLayout } from "./store-layout.js";
 
@@ -48,24 +49,19 @@ export function shimAnswers(lock: Lockfile, platform: Platform): string {
  */
 export async function recordVerifiedProject(
   layout: StoreLayout,
-  project: {
-    readonly path: string;
-    readonly projectText: string;
-    readonly lockText: string;
-    readonly lock: Lockfile;
-  },
+  locked: LockedProject,
   where: { readonly cwd: string; readonly pwd?: string | undefined; readonly platform: Platform },
 ): Promise<void> {
-  const answers = shimAnswers(project.lock, where.platform);
-  const dirs = [verifiedProjectDir(layout, project.path)];
-  const logical = await logicalProjectDir(dirname(project.path), where);
+  const answers = shimAnswers(locked.lock, where.platform);
+  const dirs = [verifiedProjectDir(layout, locked.project.path)];
+  const logical = await logicalProjectDir(dirname(locked.project.path), where);
   if (logical !== undefined) dirs.push(join(layout.projectsDir, logical));
   for (const dir of dirs) {
     try {
       await mkdir(dir, { recursive: true });
       await Promise.all([
-        replaceFile(join(dir, PROJECT_FILE_NAME), project.projectText),
-        replaceFile(join(dir, LOCKFILE_NAME), project.lockText),
+        replaceFile(join(dir, PROJECT_FILE_NAME), locked.projectText),
+        replaceFile(join(dir, LOCKFILE_NAME), locked.lockText),
         replaceFile(join(dir, SHIM_ANSWERS_NAME), answers),
       ]);
     } catch {

@@ -104,11 +104,7 @@ async function installAll(
   );
   const commands = locked.lock.tools.flatMap((t) => t.bin.map(commandName));
   const shims = await writeShims(commands, { layout, platform, launcher: deps.launcher });
-  await recordVerifiedProject(
-    layout,
-    { path: locked.project.path, ...locked },
-    { cwd: deps.cwd, pwd: deps.env.PWD, platform },
-  );
+  await recordVerifiedProject(layout, locked, { cwd: deps.cwd, pwd: deps.env.PWD, platform });
   if (!quiet) {
     const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
     const lines = results.map((r) => `${r.tool.name.padEnd(width)}${r.state} ${r.tool.version}`);
