@@ -38,12 +38,8 @@ export function createSpawnHelpers(options: { size: number; start: () => ChildPr
     const helper: Helper = { child, pending: new Map() };
     hold(child, false);
     child.on("message", (reply: HelperReply) => {
-      const done = helper.pending.get(reply.id);
-      if (done === undefined) return;
-      helper.pending.delete(reply.id);
-      if (helper.pending.size === 0) hold(child, false);
       const output = Buffer.from(reply.output.buffer, reply.output.byteOffset, reply.output.byteLength);
-      done(reply.error === undefined ? { output } : { output, error: reply.error });
+      settle(helper, reply.id, reply.error === undefined ? { output } : { output, error: reply.error });
     });
     const lost = (why: string) => {
       if (helpers[slot] === helper) helpers[slot] = undefined;
@@ -69,12 +65,20 @@ export function createSpawnHelpers(options: { size: number; start: () => ChildPr
         if (helper.pending.size === 1) hold(helper.child, true);
         const message: HelperRequest = { id, request };
         helper.child.send(message, (error) => {
-          if (error === null || !helper.pending.has(id)) return;
-          helper.pending.delete(id);
-          resolve({ output: Buffer.alloc(0), error: `spawn helper: ${error.message}` });
+          if (error !== null)
+            settle(helper, id, { output: Buffer.alloc(0), error: `spawn helper: ${error.message}` });
         });
       }),
   };
+}
+
+/** Answers run `id` once (later answers for it are ignored); an idle helper stops holding the server alive. */
+function settle(helper: Helper, id: number, result: CommandResult): void {
+  const done = helper.pending.get(id);
+  if (done === undefined) return;
+  helper.pending.delete(id);
+  if (helper.pending.size === 0) hold(helper.child, false);
+  done(result);
 }
 
 /** Whether a helper (its process and IPC channel) keeps the event loop alive. */
