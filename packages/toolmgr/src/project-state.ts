@@ -47,6 +47,11 @@ async function withLock(loaded: { project: ProjectConfig; text: string }): Promi
   return { project, lockPath, lock: parseLockfile(text), projectText, lockText: text };
 }
 
+/** `staleReasons` as the message that refuses a stale lock: the lock, then one indented line per tool. */
+export function staleMessage(lockPath: string, stale: ReadonlyMap<string, string>): string {
+  return `${lockPath} is out of date:\n${[...stale].map(([name, why]) => `  ${name}: ${why}`).join("\n")}`;
+}
+
 /**
  * Why the lock no longer matches the project for `platform`, one reason per tool (empty when current): a tool
  * missing from the lock or pinned under another constraint, a project-local source whose fingerprint changed, a

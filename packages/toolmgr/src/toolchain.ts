@@ -5,7 +5,7 @@ import { LockfileError, NotInstalledError, ToolmgrError } from "./errors.js";
 import { type LockedTool, lockedArtifact } from "./lockfile.js";
 import { detectPlatform, type Platform } from "./platform.js";
 import { findProjectFile } from "./project-file.js";
-import { type LockedProject, loadLockedProjectFile, staleReasons } from "./project-state.js";
+import { type LockedProject, loadLockedProjectFile, staleMessage, staleReasons } from "./project-state.js";
 import { commandName } from "./source.js";
 import { installProblem } from "./store/install.js";
 import { installDir, storeLayout, toolmgrHome } from "./store-layout.js";
@@ -45,9 +45,7 @@ export async function loadToolchain(deps: Deps): Promise<Toolchain | undefined> 
   const locked = await loadLockedProjectFile(projectFile);
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
-    throw new LockfileError(
-      `${locked.lockPath} is out of date:\n${[...stale].map(([n, why]) => `  ${n}: ${why}`).join("\n")}`,
-    );
+    throw new LockfileError(staleMessage(locked.lockPath, stale));
   }
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const commands: PinnedCommand[] = [];

@@ -4,7 +4,7 @@ import { asStoreError, LockfileError, ToolmgrError } from "../errors.js";
 import { lockedArtifact } from "../lockfile.js";
 import type { CommandArgs } from "../main.js";
 import { detectPlatform, type Platform } from "../platform.js";
-import { type LockedProject, loadLockedProject, staleReasons } from "../project-state.js";
+import { type LockedProject, loadLockedProject, staleMessage, staleReasons } from "../project-state.js";
 import { commandName } from "../source.js";
 import { installArtifact, installProblem } from "../store/install.js";
 import { writeShims } from "../store/shims.js";
@@ -31,9 +31,7 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   const locked = await loadLockedProject(deps.cwd);
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
-    throw new LockfileError(
-      `Cannot sync: ${locked.lockPath} is out of date:\n${[...stale].map(([name, why]) => `  ${name}: ${why}`).join("\n")}`,
-    );
+    throw new LockfileError(`Cannot sync: ${staleMessage(locked.lockPath, stale)}`);
   }
   const token = deps.env.CODEHOST_TOKEN || undefined;
   // The download code loads only when something is missing, so re-syncing an installed toolchain stays cheap.
