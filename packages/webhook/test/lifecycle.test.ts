@@ -54,11 +54,19 @@ async function start(args: string[], env: Record<string, string> = {}) {
 }
 
 async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  let lastError: unknown;
   for (let i = 0; i < 200; i++) {
-    if (await check()) return;
+    // A connection error (a keep-alive socket closed under the client) is one more try, not the answer.
+    const done = await check().catch((error: unknown) => {
+      lastError = error;
+      return false;
+    });
+    if (done) return;
     await new Promise((r) => setTimeout(r, 25));
   }
-  assert.fail(`never happened: ${what}`);
+  assert.fail(
+    `never happened: ${what}${lastError === undefined ? "" : ` (last error: ${String(lastError)})`}`,
+  );
 }
 
 const hook = (id: string, extra: Record<string, unknown> = {}) => ({
