@@ -249,3 +249,83 @@ test("unclean paths redirect as gorilla/mux does; parse-parameters-as-json reach
   });
   assert.equal(await r.text(), "v 1.10\n");
 });
+
+/** Runs the built server to completion (for start-up failures); resolves with its exit code and output. */
+function runToExit(args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    children.push(child);
+    let out = "";
+    child.stdout?.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr?.on("data", (c: Buffer) => (out += c.toString()));
+    child.on("close", (code) => resolve({ code, out }));
+  });
+}
+
+test("-logfile receives the log (verbose implied); a log file that cannot be opened exits 1 as upstream", async () => {
+  const file = join(dir, "logged.json");
+  const logfile = join(dir, "webhook.log");
+  await writeFile(file, JSON.stringify([hook("logged")]));
+  const { base } = await start(["-hooks", file, "-logfile", logfile]);
+  assert.equal((await fetch(`${base}/hooks/logged`)).status, 200);
+  await eventually(
+    async () => /finished handling logged/.test(await readFile(logfile, "utf8")),
+    "log written",
+  );
+  assert.match(await readFile(logfile, "utf8"), /serving hooks on http:\/\/127\.0\.0\.1:\d+\/hooks\/\{id\}/);
+
+  const failed = await runToExit(["-hooks", file, "-logfile", join(dir, "missing", "dir", "x.log")]);
+  assert.equal(failed.code, 1);
+  assert.match(
+    failed.out,
+    /error opening log file ".*missing\/dir\/x\.log": open .*missing\/dir\/x\.log: no such file or directory/,
+  );
+});
+
+test("-nopanic serves without loadable hooks; without it (and without -verbose) the start fails", async () => {
+  const file = join(dir, "broken.json");
+  await writeFile(file, "not json");
+  const { base } = await start(["-hooks", file, "-nopanic"]);
+  assert.equal(await (await fetch(`${base}/`)).text(), "OK");
+  const missing = await fetch(`${base}/hooks/any`);
+  assert.equal(missing.status, 404);
+  assert.equal(await missing.text(), "Hook not found.");
+
+  const failed = await runToExit(["-hooks", file, "-ip", "127.0.0.1", "-port", String(await freePort())]);
+  assert.equal(failed.code, 1);
+  assert.match(failed.out, /couldn't load any hooks from file!/);
+});
+
+test("-socket serves on a Unix socket and removes it on SIGTERM", async () => {
+  const file = join(dir, "sock.json");
+  const socket = join(dir, "webhook.sock");
+  await writeFile(file, JSON.stringify([hook("sock")]));
+  const child = spawn(process.execPath, [BIN, "-hooks", file, "-socket", socket], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  const { request } = await import("node:http");
+  const get = (path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      request({ socketPath: socket, path }, (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+        .on("error", reject)
+        .end();
+    });
+  await eventually(() => exists(socket), "socket created");
+  let answer: { status: number; body: string } | undefined;
+  await eventually(async () => {
+    answer = await get("/hooks/sock");
+    return true;
+  }, "served on the socket");
+  assert.equal(answer?.status, 200);
+  assert.equal(answer?.body, "sock\n");
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  child.kill("SIGTERM");
+  assert.equal(await exited, 0);
+  assert.equal(await exists(socket), false);
+});
