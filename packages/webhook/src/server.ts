@@ -287,6 +287,14 @@ function onClientError(
       socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
       return;
     }
+    if (parsed === "too large") {
+      // The same answer as the regular path's body limit (serve, above).
+      const body = "Request body too large.";
+      socket.end(
+        `HTTP/1.1 413 Payload Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
     const send: Send = (status, headers, body) => {
       let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "status code " + status}\r\n`;
       for (const [k, v] of Object.entries(headers)) for (const one of [v].flat()) head += `${k}: ${one}\r\n`;
@@ -319,12 +327,13 @@ function nodeErrorResponse(code: string | undefined): string {
 
 /**
  * Parses one HTTP/1.x request (request line, headers, a `Content-Length` or chunked body) from `data`.
- * Returns "incomplete" while more bytes are needed and "invalid" for what Go would refuse with 400.
+ * Returns "incomplete" while more bytes are needed, "invalid" for what Go would refuse with 400, and "too large" for
+ * a body past `maxBodyBytes` (when > 0), declared or chunked.
  */
 function readRawRequest(
   data: Buffer,
   maxBodyBytes = 0,
-): Omit<WireRequest, "remoteAddr"> | "incomplete" | "invalid" {
+): Omit<WireRequest, "remoteAddr"> | "incomplete" | "invalid" | "too large" {
   const end = data.indexOf("\r\n\r\n");
   if (end < 0) return data.length > 1 << 20 ? "invalid" : "incomplete";
   const [line = "", ...headerLines] = data.subarray(0, end).toString("latin1").split("\r\n");
@@ -341,31 +350,37 @@ function readRawRequest(
   let body: Buffer;
   if (headers["transfer-encoding"]?.[0]?.toLowerCase() === "chunked") {
     const chunked = dechunk(rest);
-    if (chunked === undefined) return "incomplete";
-    body = chunked;
+    if (maxBodyBytes > 0 && chunked.size > maxBodyBytes) return "too large";
+    if (!chunked.complete) return "incomplete";
+    body = Buffer.concat(chunked.parts);
   } else {
     const length = Number(headers["content-length"]?.[0] ?? "0");
     if (!Number.isSafeInteger(length) || length < 0) return "invalid";
-    if (maxBodyBytes > 0 && length > maxBodyBytes) return "invalid";
+    if (maxBodyBytes > 0 && length > maxBodyBytes) return "too large";
     if (rest.length < length) return "incomplete";
     body = rest.subarray(0, length);
   }
   return { method: m[1] as string, url: m[2] as string, httpVersion: m[3] as string, rawHeaders, body };
 }
 
-/** Decodes a complete chunked body; undefined while its last chunk has not arrived. */
-function dechunk(data: Buffer): Buffer | undefined {
+/**
+ * Decodes a chunked body as far as it has arrived: its chunks, their total size (also counting a chunk whose size
+ * line has arrived but not all its bytes, so a body limit trips early) and whether the last chunk was seen.
+ */
+function dechunk(data: Buffer): { parts: Buffer[]; size: number; complete: boolean } {
   const parts: Buffer[] = [];
+  let size = 0;
   let at = 0;
   for (;;) {
     const eol = data.indexOf("\r\n", at);
-    if (eol < 0) return undefined;
-    const size = Number.parseInt(data.subarray(at, eol).toString("latin1"), 16);
-    if (Number.isNaN(size)) return Buffer.concat(parts);
-    if (size === 0) return data.indexOf("\r\n", eol + 2) < 0 ? undefined : Buffer.concat(parts);
-    if (data.length < eol + 2 + size + 2) return undefined;
-    parts.push(data.subarray(eol + 2, eol + 2 + size));
-    at = eol + 2 + size + 2;
+    if (eol < 0) return { parts, size, complete: false };
+    const next = Number.parseInt(data.subarray(at, eol).toString("latin1"), 16);
+    if (Number.isNaN(next)) return { parts, size, complete: true };
+    if (next === 0) return { parts, size, complete: data.indexOf("\r\n", eol + 2) >= 0 };
+    size += next;
+    if (data.length < eol + 2 + next + 2) return { parts, size, complete: false };
+    parts.push(data.subarray(eol + 2, eol + 2 + next));
+    at = eol + 2 + next + 2;
   }
 }
 

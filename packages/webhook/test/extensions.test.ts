@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { rawRequest } from "./raw-http.js";
 
 // Beyond upstream, each off by default: concurrency limit, command timeout, body limit, JSON logs, rule explanations.
 const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
@@ -131,6 +132,23 @@ test("-max-body-bytes refuses larger bodies with 413 and runs nothing", async ()
   const fits = await fetch(`${base}/hooks/small`, { method: "POST", body: "x".repeat(64) });
   assert.equal(fits.status, 200);
   assert.equal(await exists(join(dir, "small.ran")), true);
+});
+
+test("-max-body-bytes also holds for methods node's parser refuses, declared or chunked", async () => {
+  await rm(join(dir, "small.ran"), { force: true });
+  const port = Number(new URL(base).port);
+  const declared = await rawRequest(port, { method: "post", path: "/hooks/small", body: "x".repeat(65) });
+  assert.equal(declared.status, 413);
+  assert.equal(declared.body.toString(), "Request body too large.");
+  const chunk = "x".repeat(40);
+  const chunked = await rawRequest(port, {
+    method: "post",
+    path: "/hooks/small",
+    headers: [["Transfer-Encoding", "chunked"]],
+    body: `28\r\n${chunk}\r\n28\r\n${chunk}\r\n0\r\n\r\n`,
+  });
+  assert.equal(chunked.status, 413);
+  assert.equal(await exists(join(dir, "small.ran")), false);
 });
 
 test("-log-format json writes one JSON object per line", () => {
