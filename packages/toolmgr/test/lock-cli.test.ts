@@ -218,3 +218,26 @@ ${extra}`;
     /for linux\/amd64: .* is not published for it \(supported: windows\/amd64\)/,
   );
 });
+
+test("a tag without a published release (or a draft one) is refused, naming tool and repository; no lock is written", async () => {
+  host.addRepo("acme/tagonly");
+  host.setTag("acme/tagonly", "v2.0.0");
+  host.addRepo("acme/drafty");
+  host.addRelease("acme/drafty", { ...release("drafty", "3.0.0"), draft: true });
+  for (const [name, version] of [
+    ["tagonly", "2.0.0"],
+    ["drafty", "3.0.0"],
+  ] as const) {
+    const p = await makeProject(host, localTool(name, { version, repo: `acme/${name}` }));
+    const r = await p.run(["lock"]);
+    assert.equal(r.code, 1, r.stderr);
+    // Neither a bare tag nor a draft release publishes assets: the answer names the tool, the repository and the fix.
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^toolmgr: Cannot resolve "${name}@${version.replaceAll(".", "\\.")}": .*"acme/${name}".*check the version`,
+      ),
+    );
+    assert.equal(await stat(join(p.dir, "toolmgr.lock")).catch(() => undefined), undefined);
+  }
+});
