@@ -85,6 +85,8 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
 /** What Go's server writes when a TLS port receives plain HTTP (net/http server.go). */
 const PLAIN_HTTP_ON_TLS = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
 const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
+/** Answers up to this size are sent as one string with their head (see `serve`). */
+const SMALL_BODY = 16 * 1024;
 
 /**
  * Go answers a plain-HTTP request on the TLS port with a 400 text (`tlsRecordHeaderLooksLikeHTTP`); node would just
@@ -158,7 +160,10 @@ async function serve(
       ctx,
       send: (status, headers, body) => {
         res.writeHead(status, headers);
-        res.end(body);
+        // node writes the head and a string body in one write(), but a Buffer body as a second chunk through
+        // writev: 1.5x the requests/s on small answers (bench/webhook/README.md). latin1 maps bytes 1:1.
+        if (body.length <= SMALL_BODY) res.end(body.toString("latin1"), "latin1");
+        else res.end(body);
       },
     },
   );
