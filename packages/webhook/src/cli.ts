@@ -6,7 +6,60 @@ import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "./main.js";
+import { createPosixSpawn, type NativeLibrary } from "./posix-spawn.js";
+import type { CommandResult, RunRequest } from "./run-process.js";
 import { createSpawnHelpers } from "./spawn-helpers.js";
+
+let runner: Promise<(request: RunRequest) => Promise<CommandResult>> | undefined;
+
+/**
+ * How commands start, picked on the first run (after `-setuid`/`-setgid`): libc's posix_spawn through koffi where it
+ * loads, else node's spawn in two helper processes (spawn-helpers.ts). Two helpers: the machines this targets have
+ * a few cores, and more helpers only add memory.
+ */
+async function chooseRunner(): Promise<(request: RunRequest) => Promise<CommandResult>> {
+  if (process.env.WEBHOOK_NODE_SPAWN !== "1") {
+    try {
+      const koffi = (await import("koffi")).default;
+      const libc = loadLibc(koffi.load);
+      return createPosixSpawn({
+        libc,
+        errno: () => koffi.errno(),
+        onChildExit: (listener) => process.on("SIGCHLD", listener),
+        killGroup,
+      });
+    } catch {
+      // No koffi build for this platform, or a libc without posix_spawn_file_actions_addchdir_np.
+    }
+  }
+  return createSpawnHelpers({
+    size: 2,
+    start: () =>
+      fork(fileURLToPath(new URL("./spawn-helper.js", import.meta.url)), [], {
+        serialization: "advanced",
+        execArgv: [],
+        stdio: ["ignore", "ignore", "inherit", "ipc"],
+      }),
+  }).run;
+}
+
+/** glibc's libc, or musl's (named after the architecture). */
+function loadLibc(load: (path: string) => NativeLibrary): NativeLibrary {
+  const musl = `libc.musl-${process.arch === "x64" ? "x86_64" : process.arch === "arm64" ? "aarch64" : process.arch}.so.1`;
+  try {
+    return load("libc.so.6");
+  } catch {
+    return load(musl);
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
 
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
@@ -14,16 +67,10 @@ process.exitCode = await main(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   command: {
-    // Two helpers: the machines this targets have a few cores, and more helpers only add memory.
-    run: createSpawnHelpers({
-      size: 2,
-      start: () =>
-        fork(fileURLToPath(new URL("./spawn-helper.js", import.meta.url)), [], {
-          serialization: "advanced",
-          execArgv: [],
-          stdio: ["ignore", "ignore", "inherit", "ipc"],
-        }),
-    }).run,
+    run: (request) => {
+      runner ??= chooseRunner();
+      return runner.then((run) => run(request));
+    },
     tmpdir: tmpdir(),
   },
   onSignal: (signal, handler) => process.on(signal, handler),

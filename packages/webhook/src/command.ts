@@ -98,14 +98,25 @@ export async function runCommand(
   );
   let result: CommandResult;
   try {
-    result = await deps.run({
-      path,
-      args,
-      env,
-      cwd: workdir || deps.cwd,
-      argv0: hook.executeCommand,
-      timeout: hook.timeout,
-    });
+    // Go's os.StartProcess checks the directory first, to name it in the error (os/exec_posix.go).
+    const chdirError =
+      workdir === ""
+        ? undefined
+        : await stat(workdir).then(
+            () => undefined,
+            (error: NodeJS.ErrnoException) => goPathError(error, "chdir"),
+          );
+    result =
+      chdirError !== undefined
+        ? { output: Buffer.alloc(0), error: chdirError }
+        : await deps.run({
+            path,
+            args,
+            env,
+            cwd: workdir || deps.cwd,
+            argv0: hook.executeCommand,
+            timeout: hook.timeout,
+          });
     deps.log(`[${rid}] command output: ${result.output.toString("utf8")}`);
     if (result.error !== undefined) deps.log(`[${rid}] error occurred: ${result.error}`);
   } finally {

@@ -1,4 +1,5 @@
 import type { ChildProcess, SpawnOptions } from "node:child_process";
+import { goErrnoText, goSignalText } from "./go-os-error.js";
 
 /** One program to run: resolved path, argv after argv[0], full environment, working directory. */
 export interface RunRequest {
@@ -66,10 +67,9 @@ export function runProcess(request: RunRequest, deps: ProcessDeps): Promise<Comm
       const output = Buffer.concat(chunks);
       resolve(error === undefined ? { output } : { output, error });
     };
-    child.on("error", (e) => finish(e.message));
+    child.on("error", (e) => finish(`fork/exec ${request.path}: ${goErrnoText(e)}`));
     child.on("close", (code, signal) => {
-      if (signal)
-        finish(`signal: ${signal === "SIGKILL" ? "killed" : signal === "SIGTERM" ? "terminated" : signal}`);
+      if (signal) finish(`signal: ${goSignalText(signal)}`);
       else if (code !== 0) finish(`exit status ${code}`);
       else finish();
     });

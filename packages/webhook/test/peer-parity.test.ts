@@ -284,6 +284,21 @@ function mainHooks(): Record<string, unknown>[] {
       "pass-arguments-to-command": [A("string", "<!DOCTYPE html><p>x</p>")],
     },
     { id: "empty-out", "execute-command": "/bin/true", ...sync },
+    // A script without `#!`: Go's exec fails with ENOEXEC where a shell (and node's execvp) would run it.
+    { id: "no-shebang", "execute-command": join(root, "bin", "no-shebang"), ...sync },
+    // Signals the command starts with: none ignored, whatever the server itself ignores (node: SIGPIPE).
+    {
+      id: "sig-ign",
+      "execute-command": "/bin/grep",
+      ...sync,
+      "pass-arguments-to-command": [A("string", "^Sig[IB]"), A("string", "/proc/self/status")],
+    },
+    {
+      id: "wd-is-file",
+      "execute-command": "/bin/echo",
+      "command-working-directory": "/etc/hostname",
+      ...sync,
+    },
     {
       id: "no-wd",
       "execute-command": "/bin/echo",
@@ -592,6 +607,9 @@ before(async () => {
   await writeFile(join(root, "d.json"), JSON.stringify(D_HOOKS));
   const script = (name: string, options: RecOptions) =>
     `#!${process.execPath}\nrequire(${JSON.stringify(join(root, "recorder.cjs"))})(${JSON.stringify(name)}, ${JSON.stringify(options)});\n`;
+  await writeFile(join(root, "bin", "no-shebang"), `touch ${join(root, "no-shebang-ran")}\n`, {
+    mode: 0o755,
+  });
   for (const [name, options] of [...recorders, ["wd", {}] as [string, RecOptions]]) {
     const path = name === "wd" ? join(wd, "rec-wd") : join(root, "bin", name);
     await writeFile(path, script(name, options));
@@ -1533,6 +1551,33 @@ const SCENARIOS: readonly Scenario[] = [
     status: 500,
   },
   {
+    name: "a script without #! is not run (exec format error)",
+    path: "/hooks/no-shebang",
+    method: "POST",
+    status: 500,
+    log: "error occurred: fork/exec ",
+  },
+  {
+    name: "the command starts with no signal ignored or blocked",
+    path: "/hooks/sig-ign",
+    method: "POST",
+    status: 200,
+  },
+  {
+    name: "a working directory that is a file",
+    path: "/hooks/wd-is-file",
+    method: "POST",
+    status: 500,
+    log: "error occurred: fork/exec /bin/echo: not a directory",
+  },
+  {
+    name: "a missing working directory: Go names the directory",
+    path: "/hooks/no-wd",
+    method: "POST",
+    status: 500,
+    log: "error occurred: chdir /nonexistent/wd: no such file or directory",
+  },
+  {
     name: "a missing working directory, async: the message",
     path: "/hooks/no-wd-async",
     method: "POST",
@@ -2228,6 +2273,7 @@ test("parity: no command ran late, on either side, for any scenario", async () =
   for (const side of ["peer", "ours"])
     assert.deepEqual(await readdir(join(root, side, "tmp")), [], `${side}: files left`);
   assert.deepEqual(await readdir(wd), ["rec-wd"], "files left in the working directory");
+  await assert.rejects(access(join(root, "no-shebang-ran")), "a script without #! ran through a shell");
 });
 
 test("parity: the suite covers at least 80 scenarios", () => {
