@@ -64,7 +64,8 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 process.exitCode = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
-  env: process.env,
+  // A copy: reading process.env goes through getenv for every variable, ~40 µs per command (bench/webhook).
+  env: { ...process.env },
   cwd: process.cwd(),
   command: {
     run: (request) => {
