@@ -33,6 +33,10 @@ const POSIX_SPAWN_SETPGROUP = 0x02;
 const POSIX_SPAWN_SETSIGDEF = 0x04;
 const POSIX_SPAWN_SETSIGMASK = 0x08;
 const WNOHANG = 1;
+/** The errno reported when koffi itself fails the call. */
+const EIO = constants.errno.EIO;
+/** Spawns handed to the thread pool at once (koffi allows 64 asynchronous calls). */
+const MAX_SPAWNING = 16;
 // Opaque libc structures, sized generously: glibc's are 80 (file actions), 336 (attributes) and 128 bytes (sigset).
 const FILE_ACTIONS_SIZE = 256;
 const ATTR_SIZE = 512;
@@ -72,17 +76,35 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
     for (const pid of [...exits.keys()]) reap(pid);
   });
 
-  return (request) =>
-    new Promise((resolve) => {
-      const { path, args, env } = request;
-      const envp = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-      // A C string ends at NUL; Go's exec refuses such an argv or environment with EINVAL.
-      if ([path, request.argv0, request.cwd, ...args, ...envp].some((s) => s.includes("\0"))) {
-        resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: invalid argument` });
-        return;
-      }
+  // koffi refuses more than 64 asynchronous calls at once; the thread pool runs four anyway, so runs beyond a few
+  // wait here for their turn to spawn (not to finish).
+  let spawning = 0;
+  const queued: (() => void)[] = [];
+  const turn = (): Promise<void> => {
+    if (spawning < MAX_SPAWNING) {
+      spawning++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => queued.push(resolve));
+  };
+  const done = () => {
+    const next = queued.shift();
+    if (next === undefined) spawning--;
+    else next();
+  };
+
+  return async (request) => {
+    const { path, args, env } = request;
+    const envp = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    // A C string ends at NUL; Go's exec refuses such an argv or environment with EINVAL.
+    if ([path, request.argv0, request.cwd, ...args, ...envp].some((s) => s.includes("\0"))) {
+      return { output: Buffer.alloc(0), error: `fork/exec ${path}: invalid argument` };
+    }
+    await turn();
+    return new Promise((resolve) => {
       const fds = new Int32Array(2);
       if (c.pipe2(fds, O_CLOEXEC) !== 0) {
+        done();
         resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: ${errnoText(deps.errno())}` });
         return;
       }
@@ -103,26 +125,32 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
       c.attrSetSigDefault(attr, allSignals);
       c.attrSetSigMask(attr, noSignals);
       const pidOut = new Int32Array(1);
+      const spawned = (rc: number) => {
+        done();
+        c.fileActionsDestroy(actions);
+        c.attrDestroy(attr);
+        c.close(writeEnd);
+        if (rc !== 0) {
+          c.close(readEnd);
+          resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: ${errnoText(rc)}` });
+          return;
+        }
+        collect(pidOut[0] as number, readEnd);
+      };
       // On the thread pool: the calling thread waits until the child has exec'd, which is the slow part.
-      c.spawn.async(
-        pidOut,
-        path,
-        actions,
-        attr,
-        [request.argv0, ...args, null],
-        [...envp, null],
-        (_e: unknown, rc: number) => {
-          c.fileActionsDestroy(actions);
-          c.attrDestroy(attr);
-          c.close(writeEnd);
-          if (rc !== 0) {
-            c.close(readEnd);
-            resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: ${errnoText(rc)}` });
-            return;
-          }
-          collect(pidOut[0] as number, readEnd);
-        },
-      );
+      try {
+        c.spawn.async(
+          pidOut,
+          path,
+          actions,
+          attr,
+          [request.argv0, ...args, null],
+          [...envp, null],
+          (error: unknown, rc: number) => spawned(error === null || error === undefined ? rc : EIO),
+        );
+      } catch {
+        spawned(EIO);
+      }
 
       const collect = (pid: number, fd: number) => {
         const chunks: Buffer[] = [];
@@ -164,6 +192,7 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
         reap(pid);
       };
     });
+  };
 }
 
 /** The libc functions used, bound once. */

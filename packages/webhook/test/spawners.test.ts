@@ -107,6 +107,17 @@ for (const name of ["posix_spawn", "helpers"]) {
     assert.match(server.log, /error occurred: exit status 3/);
   });
 
+  test(`${name}: 150 requests at once all run their command`, async () => {
+    const server = servers.find((s) => s.name === name) as (typeof servers)[0];
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, async () => {
+        const res = await post(server.base, "ppid", { word: "x" });
+        return `${res.status} ${/^\d+\n$/.test(await res.text())}`;
+      }),
+    );
+    assert.deepEqual(new Set(answers), new Set(["200 true"]));
+  });
+
   test(`${name}: the timeout stops the command`, async () => {
     const server = servers.find((s) => s.name === name) as (typeof servers)[0];
     const started = Date.now();
