@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goErrnoText, goPathError } from "./go-os-error.js";
+import { goErrnoText, goPathError, goSignalText } from "./go-os-error.js";
 
 const err = (code: string, path?: string) => Object.assign(new Error(`${code}: node text`), { code, path });
 
@@ -12,4 +12,12 @@ test("errno codes read as Go prints them; unknown codes keep node's message", ()
     goPathError(Object.assign(err("ENOENT", "/proc/x"), { syscall: "mkdir" })),
     "mkdir /proc/x: no such file or directory",
   );
+});
+
+test("signal deaths read as Go's exec errors print them", () => {
+  assert.equal(goSignalText("SIGKILL"), "killed");
+  assert.equal(goSignalText("SIGHUP"), "hangup");
+  assert.equal(goSignalText("SIGSEGV"), "segmentation fault");
+  assert.equal(goErrnoText(err("EIO")), "input/output error");
+  assert.equal(goErrnoText(err("ENOEXEC")), "exec format error");
 });

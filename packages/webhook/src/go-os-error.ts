@@ -20,6 +20,7 @@ const ERRNO_TEXT: Readonly<Record<string, string>> = {
   EINVAL: "invalid argument",
   EMFILE: "too many open files",
   EAGAIN: "resource temporarily unavailable",
+  EIO: "input/output error",
 };
 
 /** Go's `syscall.Signal` texts on Linux, by node's signal name. */
