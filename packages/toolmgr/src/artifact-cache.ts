@@ -105,21 +105,29 @@ async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Pr
   try {
     if (response.body === null)
       throw new HttpError(`Cannot download "${ref.tool}" from ${ref.url}: empty answer`);
-    if (total !== undefined && total <= SMALL_BODY) {
-      // A small artifact is read into memory and written with one call: the stream plumbing (a write stream's
-      // open/write/close round trips through the thread pool, a Transform) cost more than the bytes in a TOFU lock of
-      // hundreds of small artifacts (lock-bench.mjs, "tofu").
-      const chunks: Buffer[] = [];
-      for await (const chunk of response.body) {
-        const data = chunk as Buffer;
-        hash.update(data);
-        chunks.push(data);
-        received += data.length;
-        options.onProgress?.({ received, total });
+    try {
+      if (total !== undefined && total <= SMALL_BODY) {
+        // A small artifact is read into memory and written with one call: the stream plumbing (a write stream's
+        // open/write/close round trips through the thread pool, a Transform) cost more than the bytes in a TOFU lock of
+        // hundreds of small artifacts (lock-bench.mjs, "tofu").
+        const chunks: Buffer[] = [];
+        for await (const chunk of response.body) {
+          const data = chunk as Buffer;
+          hash.update(data);
+          chunks.push(data);
+          received += data.length;
+          options.onProgress?.({ received, total });
+        }
+        await writeFile(temp, Buffer.concat(chunks));
+      } else {
+        await pipeline(response.body, meter, createWriteStream(temp));
       }
-      await writeFile(temp, Buffer.concat(chunks));
-    } else {
-      await pipeline(response.body, meter, createWriteStream(temp));
+    } catch (error) {
+      // Node's client reports a body that ends before its content-length as a bare "aborted" reset: say what
+      // happened, as the check below does for a transport that ends the stream quietly.
+      if (total !== undefined && received < total && (error as NodeJS.ErrnoException).code === "ECONNRESET")
+        throw new Error(`the transfer ended after ${received} of ${total} bytes`, { cause: error });
+      throw error;
     }
     if (total !== undefined && received !== total) {
       // The server closed the connection early: a truncated body, retried like a reset.

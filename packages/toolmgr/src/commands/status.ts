@@ -13,7 +13,7 @@ export async function statusCommand(args: CommandArgs, deps: Deps): Promise<numb
   if (platform === undefined)
     throw new ToolmgrError(
       "TOOLMGR_PLATFORM",
-      `Cannot report on ${deps.runtime.platform}: not a supported platform`,
+      `Cannot report on ${deps.runtime.platform}/${deps.runtime.arch}: not a supported platform`,
     );
   const locked = await loadLockedProject(deps.cwd);
   const stale = staleReasons(locked, platform);
