@@ -8,12 +8,16 @@ import {
   PushgatewayError,
 } from "./errors.js";
 import { escapeHtml } from "./escape-html.js";
-import { formatText, textContentType } from "./exposition/format-text.js";
+import { exposedFamilies } from "./exposition/exposed-families.js";
+import { formatText } from "./exposition/format-text.js";
 import { formatGoFloat } from "./exposition/go-float.js";
 import type { MetricFamily } from "./exposition/metric-family.js";
+import { negotiate } from "./exposition/negotiate.js";
 import { isDelimitedProtobuf, parseDelimitedProtobuf } from "./exposition/parse-protobuf.js";
 import { parseText } from "./exposition/parse-text.js";
 import { mergeFamilies, parseRenderedFamily, renderFamily } from "./exposition/rendered-family.js";
+import { writeDelimitedProtobuf } from "./exposition/write-protobuf.js";
+import { formatProtobufText } from "./exposition/write-protobuf-text.js";
 import { goJson, goStruct } from "./go-json.js";
 import { type GroupingLabels, parseGroupingKey } from "./grouping-key.js";
 import { decodeSnappyFrames } from "./snappy-frames.js";
@@ -230,11 +234,21 @@ async function scrape(ctx: GatewayContext, accept: string | undefined): Promise<
   }
   // The gateway's own families come first and keep their HELP and TYPE; pushed series of the same name join them.
   const own = (await ctx.ownFamilies()).map(renderFamily);
-  return {
-    status: 200,
-    headers: { "Content-Type": textContentType(accept) },
-    body: formatText(mergeFamilies([...own, ...ctx.store.families()])),
-  };
+  const merged = mergeFamilies([...own, ...ctx.store.families()]);
+  const { format, contentType } = negotiate(accept);
+  const headers = { "Content-Type": contentType };
+  switch (format) {
+    case "text":
+      return { status: 200, headers, body: formatText(merged) };
+    case "protobuf-delimited":
+      return { status: 200, headers, body: await writeDelimitedProtobuf(exposedFamilies(merged)) };
+    default:
+      return {
+        status: 200,
+        headers,
+        body: formatProtobufText(exposedFamilies(merged), format === "protobuf-compact-text"),
+      };
+  }
 }
 
 /** The `/api/v1/metrics` shape of upstream (api/v1/api.go): values as Go-formatted strings, per-family timestamps. */

@@ -1,0 +1,95 @@
+import { textContentType } from "./format-text.js";
+
+/** The exposition formats a scrape can get. */
+export type ScrapeFormat = "text" | "protobuf-delimited" | "protobuf-text" | "protobuf-compact-text";
+
+const PROTO_TYPE = "application/vnd.google.protobuf";
+const PROTO_PROTOCOL = "io.prometheus.client.MetricFamily";
+const ENCODINGS: Readonly<Record<string, ScrapeFormat>> = {
+  delimited: "protobuf-delimited",
+  text: "protobuf-text",
+  "compact-text": "protobuf-compact-text",
+};
+
+/**
+ * The format and Content-Type of a scrape, as prometheus/common's `expfmt.Negotiate` picks them (client_golang's
+ * promhttp without OpenMetrics, what upstream serves): the Accept entries in goautoneg's order, the first that is
+ * MetricFamily protobuf with a known encoding or `text/plain` of version 0.0.4 (or none) wins; anything else is
+ * text. The name escaping parameter follows `textContentType` (current upstream; 1.5.1 sends none).
+ */
+export function negotiate(accept: string | undefined): { format: ScrapeFormat; contentType: string } {
+  const text = textContentType(accept);
+  const escaping = text.slice(text.lastIndexOf(";"));
+  for (const a of parseAccept(accept ?? "")) {
+    if (`${a.type}/${a.subType}` === PROTO_TYPE && a.params.get("proto") === PROTO_PROTOCOL) {
+      const encoding = a.params.get("encoding") ?? "";
+      const format = ENCODINGS[encoding];
+      if (format !== undefined && Object.hasOwn(ENCODINGS, encoding)) {
+        return {
+          format,
+          contentType: `${PROTO_TYPE}; proto=${PROTO_PROTOCOL}; encoding=${encoding}${escaping}`,
+        };
+      }
+    }
+    const version = a.params.get("version") ?? "";
+    if (a.type === "text" && a.subType === "plain" && (version === "0.0.4" || version === "")) break;
+  }
+  return { format: "text", contentType: text };
+}
+
+interface AcceptEntry {
+  type: string;
+  subType: string;
+  q: number;
+  params: Map<string, string>;
+}
+
+/**
+ * goautoneg's `ParseAccept` (vendored in prometheus/common): entries split on `,` and `;` and trimmed of spaces
+ * only, a media range without one `/` dropped (but a bare `*`), `q` read as a float32 (0 when unreadable), then
+ * Go's `sort.Sort` with goautoneg's `Less`. That `Less` is no strict order (a `*` type loses to any other whatever
+ * its q), so the sort is Go's insertion sort step for step, which is what Go runs for up to 12 entries.
+ */
+export function parseAccept(header: string): AcceptEntry[] {
+  const entries: AcceptEntry[] = [];
+  for (const raw of header.split(",")) {
+    const [range = "", ...rest] = trimSpaces(raw).split(";");
+    const sp = range.split("/");
+    const type = trimSpaces(sp[0] ?? "");
+    let subType: string;
+    if (sp.length === 1 && type === "*") subType = "*";
+    else if (sp.length === 2) subType = trimSpaces(sp[1] ?? "");
+    else continue;
+    const entry: AcceptEntry = { type, subType, q: 1, params: new Map() };
+    for (const param of rest) {
+      const eq = param.indexOf("=");
+      if (eq < 0) continue;
+      const token = trimSpaces(param.slice(0, eq));
+      const value = param.slice(eq + 1);
+      if (token === "q") entry.q = goParseFloat32(value);
+      else entry.params.set(token, trimSpaces(value));
+    }
+    entries.push(entry);
+  }
+  const less = (a: AcceptEntry, b: AcceptEntry) =>
+    a.q > b.q || (a.type !== "*" && b.type === "*") || (a.subType !== "*" && b.subType === "*");
+  for (let i = 1; i < entries.length; i++) {
+    for (let j = i; j > 0 && less(entries[j] as AcceptEntry, entries[j - 1] as AcceptEntry); j--) {
+      [entries[j - 1], entries[j]] = [entries[j] as AcceptEntry, entries[j - 1] as AcceptEntry];
+    }
+  }
+  return entries;
+}
+
+function trimSpaces(s: string): string {
+  return s.replace(/^ +| +$/g, "");
+}
+
+/** `strconv.ParseFloat(s, 32)` with its error ignored: 0 for text Go cannot read, ±Inf past float32's range. */
+function goParseFloat32(s: string): number {
+  if (/^[+-]?(inf|infinity)$/i.test(s)) return s.startsWith("-") ? -Infinity : Infinity;
+  if (/^nan$/i.test(s)) return Number.NaN;
+  // Decimal only: Go also reads hex floats (`0x1p-1`), which no Accept header carries.
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return 0;
+  return Math.fround(Number(s));
+}

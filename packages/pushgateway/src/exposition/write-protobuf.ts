@@ -1,0 +1,63 @@
+import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
+import { loadCodec } from "./protobuf-codec.js";
+
+/** client_model's `MetricType` names. */
+export const PROTO_TYPES: Readonly<Record<MetricType, string>> = {
+  counter: "COUNTER",
+  gauge: "GAUGE",
+  summary: "SUMMARY",
+  untyped: "UNTYPED",
+  histogram: "HISTOGRAM",
+};
+
+/**
+ * Varint-delimited `MetricFamily` messages, one per family in the given order, as client_golang's promhttp writes
+ * them for `encoding=delimited`: only the fields the family has are set (no HELP field without a HELP, the type
+ * always, also COUNTER's 0), fields in number order as Go marshals them.
+ */
+export async function writeDelimitedProtobuf(families: readonly MetricFamily[]): Promise<Buffer> {
+  const { family: familyType, writer: Writer } = await loadCodec();
+  const writer = Writer.create();
+  for (const f of families) familyType.encodeDelimited(familyType.fromObject(protoFamily(f)), writer);
+  const bytes = writer.finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** A family as protobufjs's plain object (camelCase fields), with only the fields Go would set. */
+export function protoFamily(f: MetricFamily): Record<string, unknown> {
+  return {
+    name: f.name,
+    ...(f.help === undefined ? {} : { help: f.help }),
+    type: PROTO_TYPES[f.type],
+    metric: f.metrics.map((m) => protoMetric(f.type, m)),
+  };
+}
+
+function protoMetric(type: MetricType, m: Metric): Record<string, unknown> {
+  const out: Record<string, unknown> = { label: m.labels.map(([name, value]) => ({ name, value })) };
+  switch (type) {
+    case "summary":
+      out.summary = {
+        sampleCount: goUint64(m.count ?? 0),
+        sampleSum: m.sum ?? 0,
+        quantile: (m.quantiles ?? []).map(([quantile, value]) => ({ quantile, value })),
+      };
+      break;
+    case "histogram":
+      out.histogram = {
+        sampleCount: goUint64(m.count ?? 0),
+        sampleSum: m.sum ?? 0,
+        bucket: (m.buckets ?? []).map(([upperBound, c]) => ({ cumulativeCount: goUint64(c), upperBound })),
+      };
+      break;
+    default:
+      out[type] = { value: m.value ?? 0 };
+  }
+  if (m.timestampMs !== undefined) out.timestampMs = m.timestampMs;
+  return out;
+}
+
+/** Go's text parser stores counts as `uint64(value)`: the fraction dropped; what cannot convert is 0 here. */
+export function goUint64(v: number): number {
+  return Number.isFinite(v) && v >= 0 ? Math.trunc(v) : 0;
+}
