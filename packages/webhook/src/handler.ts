@@ -236,6 +236,8 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
 
 /** gorilla/mux's `cleanPath`: Go's `path.Clean`, keeping a trailing slash. */
 function cleanPath(p: string): string {
+  // Most paths are clean already: no empty, `.` or `..` segment.
+  if (p.startsWith("/") && !/\/\/|\/\.\.?(\/|$)/.test(p)) return p;
   if (p === "") return "/";
   const rooted = p.startsWith("/") ? p : `/${p}`;
   const parts: string[] = [];
