@@ -124,34 +124,6 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
       c.attrSetFlags(attr, flags);
       c.attrSetSigDefault(attr, allSignals);
       c.attrSetSigMask(attr, noSignals);
-      const pidOut = new Int32Array(1);
-      const spawned = (rc: number) => {
-        done();
-        c.fileActionsDestroy(actions);
-        c.attrDestroy(attr);
-        c.close(writeEnd);
-        if (rc !== 0) {
-          c.close(readEnd);
-          resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: ${errnoText(rc)}` });
-          return;
-        }
-        collect(pidOut[0] as number, readEnd);
-      };
-      // On the thread pool: the calling thread waits until the child has exec'd, which is the slow part.
-      try {
-        c.spawn.async(
-          pidOut,
-          path,
-          actions,
-          attr,
-          [request.argv0, ...args, null],
-          [...envp, null],
-          (error: unknown, rc: number) => spawned(error === null || error === undefined ? rc : EIO),
-        );
-      } catch {
-        spawned(EIO);
-      }
-
       const collect = (pid: number, fd: number) => {
         const chunks: Buffer[] = [];
         let status: number | undefined;
@@ -191,6 +163,33 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
         });
         reap(pid);
       };
+      const pidOut = new Int32Array(1);
+      const spawned = (rc: number) => {
+        done();
+        c.fileActionsDestroy(actions);
+        c.attrDestroy(attr);
+        c.close(writeEnd);
+        if (rc !== 0) {
+          c.close(readEnd);
+          resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: ${errnoText(rc)}` });
+          return;
+        }
+        collect(pidOut[0] as number, readEnd);
+      };
+      // On the thread pool: the calling thread waits until the child has exec'd, which is the slow part.
+      try {
+        c.spawn.async(
+          pidOut,
+          path,
+          actions,
+          attr,
+          [request.argv0, ...args, null],
+          [...envp, null],
+          (error: unknown, rc: number) => spawned(error === null || error === undefined ? rc : EIO),
+        );
+      } catch {
+        spawned(EIO);
+      }
     });
   };
 }
