@@ -18,6 +18,11 @@ export const PROTO_TYPES: Readonly<Record<MetricType, string>> = {
 export async function writeDelimitedProtobuf(families: readonly MetricFamily[]): Promise<Buffer> {
   const { family: familyType, writer: Writer } = await loadCodec();
   const writer = Writer.create();
+  // Go's text parser reads `NaN` as math.NaN(), 0x7FF8000000000001; JavaScript has only 0x7FF8000000000000.
+  const double = writer.double;
+  writer.double = function goDouble(value: number) {
+    return Number.isNaN(value) ? this.fixed32(1).fixed32(0x7ff80000) : double.call(this, value);
+  };
   for (const f of families) familyType.encodeDelimited(familyType.fromObject(protoFamily(f)), writer);
   const bytes = writer.finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
