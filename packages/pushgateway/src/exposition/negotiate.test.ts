@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { negotiate, parseAccept } from "./negotiate.js";
+
+const MF = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily";
+
+test("protobuf encodings are chosen by the first matching entry, with the asked escaping scheme", () => {
+  assert.deepEqual(negotiate(`${MF};encoding=delimited;escaping=allow-utf-8`), {
+    format: "protobuf-delimited",
+    contentType:
+      "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=allow-utf-8",
+  });
+  assert.equal(negotiate(`${MF};encoding=compact-text`).format, "protobuf-compact-text");
+  assert.equal(negotiate(`text/plain,${MF};encoding=delimited`).format, "text");
+  assert.equal(negotiate(`${MF};encoding=toString`).format, "text");
+  assert.equal(negotiate(undefined).format, "text");
+});
+
+test("Accept entries sort as goautoneg's insertion sort leaves them", () => {
+  const order = (h: string) => parseAccept(h).map((a) => `${a.type}/${a.subType};q=${a.q}`);
+  assert.deepEqual(order("a/b;q=0.1,c/d;q=0.5"), ["c/d;q=0.5", "a/b;q=0.10000000149011612"]);
+  // A concrete type goes before `*/*` whatever the q-values; equal ones keep their order.
+  assert.deepEqual(order("*/*,x/y;q=0.1,u/v;q=0.1"), [
+    "x/y;q=0.10000000149011612",
+    "u/v;q=0.10000000149011612",
+    "*/*;q=1",
+  ]);
+  assert.deepEqual(order("bad,x/y/z, *;q=x"), ["*/*;q=0"]);
+});
