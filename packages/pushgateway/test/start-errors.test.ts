@@ -14,7 +14,8 @@ const BIN = fileURLToPath(new URL("../../bin/pushgateway.js", import.meta.url));
 const PEER = "/usr/bin/prometheus-pushgateway";
 
 /**
- * Runs a gateway until it exits; once it logs "Listening on" it is sent SIGTERM, so a start that succeeds ends too.
+ * Runs a gateway until it exits; soon after it logs "Listening on" it is sent SIGTERM, so a start that succeeds ends
+ * too.
  * Resolves with the exit code, the stderr and whether it got as far as listening.
  */
 function run(
@@ -28,7 +29,9 @@ function run(
     log += d.toString();
     if (!listened && log.includes("Listening on")) {
       listened = true;
-      child.kill("SIGTERM");
+      // The peer logs "Listening on" before its signal handler is surely installed (a goroutine): a SIGTERM at once
+      // could meet Go's default action and end it by the signal (seen under load), not by its shutdown path.
+      setTimeout(() => child.kill("SIGTERM"), 500);
     }
   });
   return new Promise((resolve, reject) => {
