@@ -53,6 +53,8 @@ export interface HandlerContext {
   readonly defaultMethods: readonly string[];
   readonly command: CommandDeps;
   readonly log: (line: string) => void;
+  /** Whether `log` writes anywhere (`-verbose`, `-debug` or `-logfile`): off, log lines are not even built. */
+  readonly verbose: boolean;
   /** `-debug`: dump requests and responses. */
   readonly debug: boolean;
   /** `-explain-rules` (beyond upstream): say why rules failed, in a line upstream does not have. */
@@ -166,6 +168,7 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
     const result = evaluateRule(hook.triggerRule, data, {
       softFailures: hook.triggerSignatureSoftFailures,
       now: ctx.now,
+      explain: ctx.explainRules,
     });
     if (result.error !== undefined && !(result.error instanceof ParameterNodeError)) {
       ctx.log(`[${rid}] error evaluating hook: ${result.error.message}`);

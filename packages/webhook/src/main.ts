@@ -135,6 +135,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       defaultMethods,
       command: { ...deps.command, log, env: deps.env, cwd: deps.cwd },
       log,
+      verbose,
       debug: config.debug,
       explainRules: config.explainRules,
       writeRaw: (text) => out.write(text),

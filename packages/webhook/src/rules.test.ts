@@ -102,11 +102,18 @@ test("the reason for a false rule names the failing match but never the configur
   const r = evaluateRule(
     rule({ and: [match("value", { value: "s3cret-token", parameter: payload("ref") })] }),
     request(),
-    opts,
+    { ...opts, explain: true },
   );
   assert.equal(r.ok, false);
   assert.match(r.reason ?? "", /payload "ref" differs/);
   assert.doesNotMatch(r.reason ?? "", /s3cret-token/);
+  // Without -explain-rules no reason text is built at all.
+  const plain = evaluateRule(
+    rule({ or: [match("value", { value: "x", parameter: payload("ref") })] }),
+    request(),
+    opts,
+  );
+  assert.deepEqual(plain, { ok: false });
 });
 
 test("constantTimeEqual compares contents and lengths", () => {

@@ -20,6 +20,8 @@ export interface RuleOptions {
   /** `trigger-signature-soft-failures`: signature errors inside `or` count as false instead of aborting. */
   readonly softFailures: boolean;
   readonly now: () => Date;
+  /** Fill in {@link Evaluation.reason} (`-explain-rules`); off, no reason text is built. */
+  readonly explain?: boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ export function evaluateRule(rule: Rule, data: RequestData, options: RuleOptions
     for (const child of rule.and) {
       const r = evaluateRule(child, data, options);
       if (r.error) return { ok: false, error: r.error };
-      if (!r.ok) return { ok: false, reason: `and: ${r.reason ?? "a rule is false"}` };
+      if (!r.ok) return options.explain ? { ok: false, reason: `and: ${r.reason ?? "a rule is false"}` } : r;
     }
     return { ok: true };
   }
@@ -50,18 +52,21 @@ export function evaluateRule(rule: Rule, data: RequestData, options: RuleOptions
       // An ignored error still counts its outcome: `not` over a missing parameter is true (upstream's quirk).
       if (r.ok) return { ok: true };
     }
+    if (!options.explain) return { ok: false };
     return { ok: false, reason: `or: none of ${rule.or.length} rules is true (${reasons.join("; ")})` };
   }
   if ("not" in rule) {
     const r = evaluateRule(rule.not, data, options);
     if (r.error) return { ok: !r.ok, error: r.error };
-    return r.ok ? { ok: false, reason: "not: the negated rule is true" } : { ok: true };
+    if (!r.ok) return { ok: true };
+    return options.explain ? { ok: false, reason: "not: the negated rule is true" } : { ok: false };
   }
   if ("match" in rule) {
     const r = evaluateMatch(rule.match, data, options);
-    return r.ok || r.error ? r : { ok: false, reason: matchReason(rule.match, data) };
+    if (r.ok || r.error) return r;
+    return options.explain ? { ok: false, reason: matchReason(rule.match, data) } : { ok: false };
   }
-  return { ok: false, reason: "empty rule" };
+  return options.explain ? { ok: false, reason: "empty rule" } : { ok: false };
 }
 
 function evaluateMatch(m: MatchRule, data: RequestData, options: RuleOptions): Evaluation {

@@ -194,7 +194,8 @@ async function serveWire(
   const url = req.url;
   const q = url.indexOf("?");
   const requestHeaders = headerValues(req.rawHeaders);
-  let rid = randomUUID().slice(0, 6);
+  // The request id only appears in log lines; no log, no id (upstream's middleware makes one regardless).
+  let rid = ctx.verbose ? randomUUID().slice(0, 6) : "";
   const given = requestHeaders["x-request-id"]?.[0];
   if (config.xRequestId && given !== undefined && given !== "") {
     rid = config.xRequestIdLimit > 0 ? given.slice(0, config.xRequestIdLimit) : given;
@@ -256,6 +257,7 @@ async function serveWire(
         );
     ctx.writeRaw(dumpResponse({ ...response, headers: set }, rid));
   }
+  if (!ctx.verbose) return;
   const elapsed = goDuration((performance.now() - started) * 1e6);
   const host = requestHeaders.host?.[0] ?? "";
   ctx.log(
