@@ -6,6 +6,7 @@
  */
 export function goParseQuery(text: string): { values: Record<string, string>; error?: string } {
   const values: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (text === "") return { values };
   let error: string | undefined;
   for (const pair of text.split("&")) {
     if (pair.includes(";")) {

@@ -81,7 +81,8 @@ const EXEC_ERROR =
 export async function handleRequest(req: HookRequest, ctx: HandlerContext): Promise<HookResponse> {
   const rid = req.requestId;
   // Go's server cannot parse a request URI with a bad escape and answers 400 before any handler runs.
-  if (/%(?![0-9a-fA-F]{2})/.test(req.path)) {
+  const escaped = req.path.includes("%");
+  if (escaped && /%(?![0-9a-fA-F]{2})/.test(req.path)) {
     return {
       status: 400,
       headers: [
@@ -92,11 +93,11 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
       unrouted: true,
     };
   }
-  let path: string;
+  let path = req.path;
   try {
-    path = decodeURIComponent(req.path);
+    if (escaped) path = decodeURIComponent(req.path);
   } catch {
-    path = req.path;
+    // Not UTF-8 once decoded: the path stays as sent.
   }
   // gorilla/mux redirects an unclean path (`//hooks/x`, `/hooks/./x`) to its cleaned form, outside any middleware.
   const clean = cleanPath(path);
@@ -118,7 +119,7 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
       unrouted: true,
     };
   }
-  ctx.log(`[${rid}] incoming HTTP ${req.method} request from ${req.remoteAddr}`);
+  if (ctx.verbose) ctx.log(`[${rid}] incoming HTTP ${req.method} request from ${req.remoteAddr}`);
   const id = path.slice(prefix.length);
   const hook = ctx.hooks().get(id);
   if (hook === undefined) return { status: 404, headers: [["Content-Type", TEXT]], body: "Hook not found." };
@@ -128,7 +129,7 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
     ctx.log(`[${rid}] HTTP ${req.method} method not allowed for hook "${id}"`);
     return { status: 405, headers: [], body: "" };
   }
-  ctx.log(`[${rid}] ${id} got matched`);
+  if (ctx.verbose) ctx.log(`[${rid}] ${id} got matched`);
   const headers: (readonly [string, string])[] = [...ctx.headers];
 
   const headerMap: Record<string, string> = {};
@@ -179,14 +180,15 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
       // Beyond upstream, opt-in so that -debug logs stay upstream's: say which rule failed and why.
       if (ctx.explainRules && result.reason !== undefined)
         ctx.log(`[${rid}] rule not satisfied: ${result.reason}`);
-      ctx.log(
-        `[${rid}] ${id} got matched, but didn't get triggered because the trigger rules were not satisfied`,
-      );
+      if (ctx.verbose)
+        ctx.log(
+          `[${rid}] ${id} got matched, but didn't get triggered because the trigger rules were not satisfied`,
+        );
       const status = knownStatus(hook.triggerRuleMismatchHttpResponseCode) ?? 200;
       return { status, headers: [...headers, ["Content-Type", TEXT]], body: NOT_SATISFIED };
     }
   }
-  ctx.log(`[${rid}] ${id} hook triggered successfully`);
+  if (ctx.verbose) ctx.log(`[${rid}] ${id} hook triggered successfully`);
   for (const h of hook.responseHeaders) headers.push([h.name, h.value]);
 
   // Beyond upstream (off unless the hook sets it): refuse runs past the hook's limit (adnanh/webhook#148).
