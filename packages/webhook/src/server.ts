@@ -66,6 +66,10 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
     }
     answerPlainHttpOnTls(server);
   } else server = createHttpServer(listener);
+  // Go's http.Server as upstream builds it has no idle timeout: a kept-alive connection stays open until the client
+  // closes it, and no `Keep-Alive: timeout=5` header is sent. node's 5 s default also races proxies that reuse an
+  // upstream connection just as node closes it (their 502s on idle reuse).
+  server.keepAliveTimeout = 0;
   server.on("clientError", (error: Error, socket: Duplex) => onClientError(error, socket, { config, ctx }));
   if (config.socket === "" && !(Number.isInteger(config.port) && config.port >= 0 && config.port < 65536)) {
     throw new ListenError(`listen tcp: address ${config.port}: invalid port`);

@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { existsSync } from "node:fs";
 import { access, chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -2323,6 +2323,38 @@ for (const args of CLI_CASES) {
     assert.deepEqual(ours, peer);
   });
 }
+
+test("parity: a kept-alive connection idle for 6 s still serves, and no Keep-Alive header is sent", async () => {
+  // Go's http.Server as upstream builds it has no idle timeout; node's default closes idle connections after 5 s.
+  const session = (port: number) =>
+    new Promise<string[]>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1");
+      const answers: string[] = [];
+      let text = "";
+      const ask = () => socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      socket.on("connect", ask);
+      socket.on("data", (c: Buffer) => {
+        text += c.toString("latin1");
+        if (!text.endsWith("\r\n\r\nOK")) return;
+        answers.push(text);
+        text = "";
+        if (answers.length === 1) setTimeout(ask, 6000);
+        else {
+          socket.end();
+          resolve(answers);
+        }
+      });
+      socket.on("error", reject);
+      socket.on("end", () => reject(new Error(`closed after ${answers.length} answer(s)`)));
+    });
+  const sessions = (["peer", "ours"] as const).map((side) =>
+    session((servers.get(`${side}:main`) as Running).port),
+  );
+  for (const answers of await Promise.all(sessions)) {
+    assert.equal(answers.length, 2);
+    for (const a of answers) assert.doesNotMatch(a, /^keep-alive:/im);
+  }
+});
 
 test("parity: -debug and -verbose log lines, request by request", async () => {
   const requests: Scenario[] = [
