@@ -22,6 +22,9 @@ export function startServer(options: {
   const server = options.web.tls
     ? createHttpsServer({ cert: options.web.tls.cert, key: options.web.tls.key }, listener)
     : createHttpServer(listener);
+  // Go's http.Server as upstream builds it has no idle timeout and sends no `Keep-Alive: timeout=5`; node's 5 s
+  // default closes a pusher's or scraper's kept-alive connection under it, and a PUT or POST sent just then fails.
+  server.keepAliveTimeout = 0;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {
