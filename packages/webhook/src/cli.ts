@@ -111,7 +111,8 @@ process.exitCode = await main(process.argv.slice(2), {
     return { write: (s: string) => stream.write(s) };
   },
   dropPrivileges: (uid, gid) => {
-    process.setgroups?.([gid]);
+    // As upstream's dropPrivileges: no supplementary groups, then the group, then the user.
+    process.setgroups?.([]);
     process.setgid?.(gid);
     process.setuid?.(uid);
   },

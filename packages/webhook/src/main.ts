@@ -3,7 +3,7 @@ import { basename, dirname } from "node:path";
 import type { CommandDeps } from "./command.js";
 import { HooksFileError, ListenError, TlsError, UsageError } from "./errors.js";
 import { type Config, parseFlags, usage } from "./flags.js";
-import { goPathError } from "./go-os-error.js";
+import { goErrnoText, goPathError } from "./go-os-error.js";
 import type { Hook } from "./hook.js";
 import { loadHooksFile } from "./hooks-file.js";
 import { checkTlsSettings, startServer, tlsVersion } from "./server.js";
@@ -156,7 +156,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     try {
       deps.dropPrivileges(config.setuid, config.setgid);
     } catch (error) {
-      deps.stderr.write(format(`error dropping privileges: ${(error as Error).message}`));
+      deps.stderr.write(format(`error dropping privileges: ${goErrnoText(error as NodeJS.ErrnoException)}`));
       server?.close();
       return 1;
     }

@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+// -setuid/-setgid through the built server. Both cases need root: one to drop to another user, one to start as
+// another user (runuser) who may not switch.
+const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
+const NOBODY = 65534;
+const skip = process.getuid?.() === 0 ? false : "needs root";
+let dir: string;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "webhook-privileges-"));
+  // The server reads its hooks after dropping privileges, as upstream: the files must be readable by that user.
+  await chmod(dir, 0o755);
+  await writeFile(
+    join(dir, "hooks.json"),
+    JSON.stringify([
+      {
+        id: "whoami",
+        "execute-command": "/usr/bin/id",
+        "include-command-output-in-response": true,
+      },
+    ]),
+    { mode: 0o644 },
+  );
+});
+
+const children: ReturnType<typeof spawn>[] = [];
+after(() => {
+  for (const c of children) c.kill("SIGKILL");
+});
+
+test("-setuid and -setgid drop to that user and group after listening; commands run as them", {
+  skip,
+}, async () => {
+  const port = await freePort();
+  const dropped = spawn(
+    process.execPath,
+    [
+      BIN,
+      "-hooks",
+      join(dir, "hooks.json"),
+      "-ip",
+      "127.0.0.1",
+      "-port",
+      String(port),
+      "-setuid",
+      String(NOBODY),
+      "-setgid",
+      String(NOBODY),
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  children.push(dropped);
+  let text = "";
+  for (let i = 0; ; i++) {
+    try {
+      text = await (await fetch(`http://127.0.0.1:${port}/hooks/whoami`)).text();
+      break;
+    } catch {
+      if (i > 200) throw new Error("did not start");
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  assert.match(
+    text,
+    new RegExp(`^uid=${NOBODY}\\(\\w+\\) gid=${NOBODY}\\(\\w+\\) groups=${NOBODY}\\(\\w+\\)\\n$`),
+  );
+});
+
+test("a drop that is not permitted is upstream's error line and exit 1", { skip }, async () => {
+  const port = await freePort();
+  const child = spawn(
+    "runuser",
+    [
+      "-u",
+      "nobody",
+      "--",
+      process.execPath,
+      BIN,
+      "-hooks",
+      join(dir, "hooks.json"),
+      "-ip",
+      "127.0.0.1",
+      "-port",
+      String(port),
+      "-setuid",
+      "1",
+      "-setgid",
+      "1",
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let log = "";
+  child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  assert.equal(code, 1);
+  assert.match(
+    log,
+    /^\[webhook\] \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d error dropping privileges: operation not permitted$/m,
+  );
+});
