@@ -58,6 +58,7 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
           minVersion: tlsVersion(config.tlsMinVersion),
           ALPNProtocols: ["http/1.1"],
           ...cipherOption(config.cipherSuites),
+          ...GO_PARSER_LIMITS,
         },
         listener,
       );
@@ -65,7 +66,7 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
       throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
     }
     answerPlainHttpOnTls(server);
-  } else server = createHttpServer(listener);
+  } else server = createHttpServer(GO_PARSER_LIMITS, listener);
   // Go's http.Server as upstream builds it has no idle timeout: a kept-alive connection stays open until the client
   // closes it, and no `Keep-Alive: timeout=5` header is sent. node's 5 s default also races proxies that reuse an
   // upstream connection just as node closes it (their 502s on idle reuse).
@@ -89,6 +90,11 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
 /** What Go's server writes when a TLS port receives plain HTTP (net/http server.go). */
 const PLAIN_HTTP_ON_TLS = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
 const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
+/**
+ * Go's server reads up to `DefaultMaxHeaderBytes` (1 MiB) plus 4 KiB of request line and headers where node stops at
+ * 16 KiB, and answers a missing Host itself (see `serve`).
+ */
+const GO_PARSER_LIMITS = { maxHeaderSize: (1 << 20) + 4096, requireHostHeader: false } as const;
 /** Answers up to this size are sent as one string with their head (see `serve`). */
 const SMALL_BODY = 16 * 1024;
 
@@ -143,6 +149,11 @@ async function serve(
   options: { config: Config; ctx: HandlerContext },
 ): Promise<void> {
   const { config, ctx } = options;
+  if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+    // Go's readRequest refuses it before any handler runs, with its own text.
+    req.socket.end(goErrorResponse("400 Bad Request: missing required Host header"));
+    return;
+  }
   await ctx.ready;
   const { chunks, tooLarge } = await readBody(req, config.maxBodyBytes);
   if (tooLarge) {
@@ -276,13 +287,13 @@ async function serveWire(
  * connection. Anything else keeps node's 400.
  */
 function onClientError(
-  error: Error & { code?: string; rawPacket?: Buffer; bytesParsed?: number },
+  error: Error & { code?: string; reason?: string; rawPacket?: Buffer; bytesParsed?: number },
   socket: Duplex,
   options: { config: Config; ctx: HandlerContext },
 ): void {
   if (error.code !== "HPE_INVALID_METHOD" || error.rawPacket === undefined || !(socket instanceof Socket)) {
     // What node does without a listener (_http_server.js socketOnError).
-    if (socket.writable && (socket as Socket).bytesWritten === 0) socket.write(nodeErrorResponse(error.code));
+    if (socket.writable && (socket as Socket).bytesWritten === 0) socket.write(nodeErrorResponse(error));
     socket.destroy(error);
     return;
   }
@@ -296,7 +307,7 @@ function onClientError(
     if (parsed === "incomplete") return;
     socket.removeListener("data", onData);
     if (parsed === "invalid") {
-      socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      socket.end(goErrorResponse("400 Bad Request"));
       return;
     }
     if (parsed === "too large") {
@@ -327,16 +338,30 @@ function onClientError(
   attempt();
 }
 
-function nodeErrorResponse(code: string | undefined): string {
-  const status =
-    code === "HPE_HEADER_OVERFLOW"
-      ? "431 Request Header Fields Too Large"
-      : code === "HPE_CHUNK_EXTENSIONS_OVERFLOW"
-        ? "413 Payload Too Large"
-        : code === "ERR_HTTP_REQUEST_TIMEOUT"
-          ? "408 Request Timeout"
-          : "400 Bad Request";
-  return `HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`;
+function nodeErrorResponse(error: { code?: string; reason?: string }): string {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return goErrorResponse("431 Request Header Fields Too Large");
+    case "HPE_INVALID_VERSION":
+      return goErrorResponse("505 HTTP Version Not Supported: unsupported protocol version");
+    case "HPE_INVALID_TRANSFER_ENCODING":
+      // Go refuses a transfer coding other than chunked with 501; node also refuses Transfer-Encoding beside
+      // Content-Length (a smuggling guard Go does not have), kept as a 400.
+      return /content-length/i.test(error.reason ?? "")
+        ? goErrorResponse("400 Bad Request")
+        : goErrorResponse("501 Not Implemented", "Unsupported transfer encoding");
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return goErrorResponse("413 Payload Too Large");
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return goErrorResponse("408 Request Timeout");
+    default:
+      return goErrorResponse("400 Bad Request");
+  }
+}
+
+/** How Go's server refuses a request it cannot read (net/http server.go): the status text is also the body. */
+function goErrorResponse(status: string, body = status): string {
+  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
 }
 
 /**

@@ -2324,6 +2324,58 @@ for (const args of CLI_CASES) {
   });
 }
 
+/** Writes `bytes` as they are and reads the answer until the server closes (or 5 s pass); Date lines removed. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    let text = "";
+    const done = () => resolve(text.replace(/^Date: [^\r]*\r\n/m, ""));
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      done();
+    });
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
+    socket.on("end", done);
+    socket.on("error", (e) => (text === "" ? reject(e) : done()));
+  });
+}
+
+const MALFORMED: readonly [string, string][] = [
+  ["a header line without a colon", "GET / HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n"],
+  ["HTTP/1.1 without Host", "GET / HTTP/1.1\r\n\r\n"],
+  [
+    "a transfer coding other than chunked",
+    "POST /hooks/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
+  ],
+  ["a request line that is not HTTP", "GARBAGE\r\n\r\n"],
+  ["an unknown HTTP version", "GET / HTTP/9.9\r\nHost: x\r\n\r\n"],
+  ["a Content-Length that is not a number", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"],
+  [
+    "headers past Go's 1 MiB + 4 KiB",
+    `POST / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(1_060_000)}\r\nContent-Length: 0\r\n\r\n`,
+  ],
+];
+
+for (const [name, bytes] of MALFORMED) {
+  test(`parity: a request Go cannot read: ${name}`, async () => {
+    const peer = rawExchange((servers.get("peer:main") as Running).port, bytes);
+    const ours = rawExchange((servers.get("ours:main") as Running).port, bytes);
+    assert.match(await peer, /^HTTP\/1\.1 [45]\d\d /);
+    assert.equal(await ours, await peer);
+  });
+}
+
+test("parity: 1 MB of headers is still read (node's default limit is 16 KiB)", async () => {
+  const bytes = `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(1_040_000)}\r\nConnection: close\r\n\r\n`;
+  for (const side of ["peer", "ours"] as const) {
+    const answer = await rawExchange((servers.get(`${side}:main`) as Running).port, bytes);
+    assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/, side);
+    assert.ok(answer.endsWith("\r\n\r\nOK"), side);
+  }
+});
+
 test("parity: a kept-alive connection idle for 6 s still serves, and no Keep-Alive header is sent", async () => {
   // Go's http.Server as upstream builds it has no idle timeout; node's default closes idle connections after 5 s.
   const session = (port: number) =>
