@@ -5,10 +5,18 @@ import {
   type ServerResponse,
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
+import type { Socket } from "node:net";
 import { posix } from "node:path";
+import type { Duplex } from "node:stream";
 import { escapeHtml } from "./escape-html.js";
 import { type GatewayContext, handleRequest } from "./handler.js";
 import type { WebConfig } from "./web-config.js";
+
+/**
+ * Go's server reads up to `DefaultMaxHeaderBytes` (1 MiB) plus 4 KiB of request line and headers where node stops at
+ * 16 KiB, and answers a missing Host itself (see `serve`).
+ */
+const GO_PARSER_LIMITS = { maxHeaderSize: (1 << 20) + 4096, requireHostHeader: false } as const;
 
 /** Starts the server; `prefix` is the route prefix (`--web.route-prefix`), without a trailing slash. */
 export function startServer(options: {
@@ -18,10 +26,26 @@ export function startServer(options: {
   web: WebConfig;
   ctx: GatewayContext;
 }): Promise<Server> {
-  const listener = (req: IncomingMessage, res: ServerResponse) => void serve(req, res, options);
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    // A client that goes away mid-body rejects the body read: that request ends there, not the server.
+    serve(req, res, options).catch(() => res.destroy());
+  };
   const server = options.web.tls
-    ? createHttpsServer({ cert: options.web.tls.cert, key: options.web.tls.key }, listener)
-    : createHttpServer(listener);
+    ? createHttpsServer(
+        { cert: options.web.tls.cert, key: options.web.tls.key, ...GO_PARSER_LIMITS },
+        listener,
+      )
+    : createHttpServer(GO_PARSER_LIMITS, listener);
+  server.on("clientError", (error: Error & { code?: string; reason?: string }, socket: Duplex) => {
+    if (!socket.writable || (socket as Socket).bytesWritten !== 0) {
+      socket.destroy();
+      return;
+    }
+    // As Go's closeWriteAndWait: the answer, then a FIN, and the close a little later, so unread request bytes do not
+    // turn the close into a reset that loses the answer.
+    socket.end(goParserErrorResponse(error));
+    setTimeout(() => socket.destroy(), 500).unref();
+  });
   // Go's http.Server as upstream builds it has no idle timeout and sends no `Keep-Alive: timeout=5`; node's 5 s
   // default closes a pusher's or scraper's kept-alive connection under it, and a PUT or POST sent just then fails.
   server.keepAliveTimeout = 0;
@@ -39,6 +63,11 @@ async function serve(
   res: ServerResponse,
   options: { prefix: string; web: WebConfig; ctx: GatewayContext },
 ): Promise<void> {
+  if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+    // Go's readRequest refuses it before any handler runs, with its own text.
+    req.socket.end(goErrorResponse("400 Bad Request: missing required Host header"));
+    return;
+  }
   if (!options.web.authorize(req.headers.authorization)) {
     res.writeHead(401, { "WWW-Authenticate": "Basic", "Content-Type": "text/plain; charset=utf-8" });
     res.end("Unauthorized\n");
@@ -146,4 +175,29 @@ function approximateRequestSize(req: IncomingMessage): number {
   const length = Number(req.headers["content-length"]);
   if (Number.isFinite(length)) size += length;
   return size;
+}
+
+/** What Go's server answers to a request its parser refuses (net/http server.go), by node's parser error. */
+function goParserErrorResponse(error: { code?: string; reason?: string }): string {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return goErrorResponse("431 Request Header Fields Too Large");
+    case "HPE_INVALID_VERSION":
+      return goErrorResponse("505 HTTP Version Not Supported: unsupported protocol version");
+    case "HPE_INVALID_TRANSFER_ENCODING":
+      // Go refuses a transfer coding other than chunked with 501; node also refuses Transfer-Encoding beside
+      // Content-Length (a smuggling guard Go does not have), kept as a 400.
+      return /content-length/i.test(error.reason ?? "")
+        ? goErrorResponse("400 Bad Request")
+        : goErrorResponse("501 Not Implemented", "Unsupported transfer encoding");
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return goErrorResponse("408 Request Timeout");
+    default:
+      return goErrorResponse("400 Bad Request");
+  }
+}
+
+/** How Go's server refuses a request it cannot read: the status text is also the body. */
+function goErrorResponse(status: string, body = status): string {
+  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
 }
