@@ -292,9 +292,14 @@ function onClientError(
   options: { config: Config; ctx: HandlerContext },
 ): void {
   if (error.code !== "HPE_INVALID_METHOD" || error.rawPacket === undefined || !(socket instanceof Socket)) {
-    // What node does without a listener (_http_server.js socketOnError).
-    if (socket.writable && (socket as Socket).bytesWritten === 0) socket.write(nodeErrorResponse(error));
-    socket.destroy(error);
+    if (!socket.writable || (socket as Socket).bytesWritten !== 0) {
+      socket.destroy();
+      return;
+    }
+    // As Go's closeWriteAndWait: the answer, then a FIN, and the close a little later, so unread request bytes do not
+    // turn the close into a reset that loses the answer (node's own handler writes and destroys at once).
+    socket.end(nodeErrorResponse(error));
+    setTimeout(() => socket.destroy(), 500).unref();
     return;
   }
   // node's parser stays attached and would report every further chunk as another error.
