@@ -108,6 +108,8 @@ process.exitCode = await main(process.argv.slice(2), {
   openLog: async (path) => {
     const handle = await open(path, "a", 0o666);
     const stream = handle.createWriteStream();
+    // Upstream's log package drops a line it cannot write (a full disk); an unheard stream error would end us.
+    stream.on("error", () => {});
     return { write: (s: string) => stream.write(s) };
   },
   dropPrivileges: (uid, gid) => {

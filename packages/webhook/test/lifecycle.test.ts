@@ -282,6 +282,14 @@ test("-logfile receives the log (verbose implied); a log file that cannot be ope
   );
 });
 
+test("a log file that cannot be written (a full disk) loses lines, not the server, as upstream", async () => {
+  const file = join(dir, "full-disk.json");
+  await writeFile(file, JSON.stringify([hook("full-disk")]));
+  const { base } = await start(["-hooks", file, "-logfile", "/dev/full"]);
+  for (let i = 0; i < 3; i++) assert.equal((await fetch(`${base}/hooks/full-disk`)).status, 200);
+  assert.equal(await (await fetch(`${base}/`)).text(), "OK");
+});
+
 test("-nopanic serves without loadable hooks; without it (and without -verbose) the start fails", async () => {
   const file = join(dir, "broken.json");
   await writeFile(file, "not json");
