@@ -44,6 +44,8 @@ export interface GatewayResponse {
   readonly headers: Readonly<Record<string, string>>;
   /** A string or buffer, or chunks streamed in order (the scrape). */
   readonly body: string | Buffer | Iterable<string>;
+  /** Send the body gzip-compressed, with `Content-Encoding: gzip` (a scrape whose client accepts it). */
+  readonly gzip?: true;
 }
 
 /** What the handlers need. */
@@ -87,7 +89,10 @@ export async function handleRequest(req: GatewayRequest, ctx: GatewayContext): P
   }
   if (path === ctx.telemetryPath) {
     if (method !== "GET") return methodNotAllowed("GET, OPTIONS");
-    return await scrape(ctx, req.headers.accept);
+    const scraped = await scrape(ctx, req.headers.accept);
+    return scraped.status === 200 && gzipAccepted(req.headers["accept-encoding"])
+      ? { ...scraped, gzip: true }
+      : scraped;
   }
   // The API router answers OPTIONS on any path under it (upstream api/v1/api.go `options`), for CORS preflights.
   if (path.startsWith("/api/v1/") && method === "OPTIONS") {
@@ -249,6 +254,17 @@ async function scrape(ctx: GatewayContext, accept: string | undefined): Promise<
         body: formatProtobufText(exposedFamilies(merged), format === "protobuf-compact-text"),
       };
   }
+}
+
+/**
+ * promhttp's test (client_golang 1.14, as in 1.5.1): an `Accept-Encoding` item that is `gzip` or starts with `gzip;`
+ * (a q-value is not read).
+ */
+function gzipAccepted(header: string | undefined): boolean {
+  return (header ?? "").split(",").some((part) => {
+    const item = part.trim();
+    return item === "gzip" || item.startsWith("gzip;");
+  });
 }
 
 /** The `/api/v1/metrics` shape of upstream (api/v1/api.go): values as Go-formatted strings, per-family timestamps. */

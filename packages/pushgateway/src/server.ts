@@ -8,6 +8,9 @@ import { createServer as createHttpsServer } from "node:https";
 import type { Socket } from "node:net";
 import { posix } from "node:path";
 import type { Duplex } from "node:stream";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
 import { escapeHtml } from "./escape-html.js";
 import { type GatewayContext, handleRequest } from "./handler.js";
 import type { WebConfig } from "./web-config.js";
@@ -132,6 +135,20 @@ async function serve(
   const outHeaders = { ...response.headers };
   if (outHeaders.Location?.startsWith("/")) outHeaders.Location = `${options.prefix}${outHeaders.Location}`;
   const { body } = response;
+  if (response.gzip) {
+    // promhttp compresses the scrape as it writes it; so do we, chunk by chunk with backpressure.
+    res.writeHead(response.status, { ...outHeaders, "Content-Encoding": "gzip" });
+    const chunks =
+      typeof body === "string" || Buffer.isBuffer(body)
+        ? [body]
+        : (function* () {
+            yield* body;
+          })();
+    await pipeline(Readable.from(chunks, { objectMode: false }), createGzip(), res).catch(() =>
+      res.destroy(),
+    );
+    return;
+  }
   if (typeof body === "string" || Buffer.isBuffer(body)) {
     const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
     res.writeHead(response.status, { ...outHeaders, "Content-Length": String(length) });

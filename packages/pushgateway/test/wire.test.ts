@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { connect } from "node:net";
 import { after, before, test } from "node:test";
+import { gunzipSync } from "node:zlib";
 import { freePort, startGateway } from "./start-gateway.js";
 
 const PEER = "/usr/bin/prometheus-pushgateway";
@@ -132,3 +133,51 @@ test("a client that goes away mid-body does not take the server down", async () 
   const metrics = await (await fetch(`http://127.0.0.1:${ports.ours}/metrics`)).text();
   assert.doesNotMatch(metrics, /job="cut"/);
 });
+
+test("a scrape is gzip-compressed when the client accepts it, as by 1.5.1 (promhttp)", async () => {
+  for (const port of [ports.peer, ports.ours]) {
+    const push = await fetch(`http://127.0.0.1:${port}/metrics/job/gz`, {
+      method: "PUT",
+      body: "gz_metric 2.5\n",
+    });
+    assert.equal(push.status, 200);
+  }
+  const scrape = async (port: number, acceptEncoding: string) => {
+    const answer = await rawExchange(
+      port,
+      `GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: ${acceptEncoding}\r\nConnection: close\r\n\r\n`,
+    );
+    const split = answer.indexOf("\r\n\r\n");
+    const head = answer.slice(0, split);
+    let body: Buffer = Buffer.from(answer.slice(split + 4), "latin1");
+    if (/^transfer-encoding: chunked/im.test(head)) body = dechunk(body);
+    const gzipped = /^content-encoding: gzip$/im.test(head);
+    const text = (gzipped ? gunzipSync(body) : body).toString("utf8");
+    return { gzipped, line: text.split("\n").find((l) => l.startsWith("gz_metric")) };
+  };
+  for (const [acceptEncoding, gzipped] of [
+    ["gzip", true],
+    ["deflate, gzip;q=0.5", true],
+    ["br, deflate", false],
+    ["identity", false],
+  ] as const) {
+    const peer = await scrape(ports.peer, acceptEncoding);
+    const ours = await scrape(ports.ours, acceptEncoding);
+    assert.equal(peer.gzipped, gzipped, `peer, Accept-Encoding: ${acceptEncoding}`);
+    assert.deepEqual(ours, peer, `Accept-Encoding: ${acceptEncoding}`);
+    assert.equal(ours.line, 'gz_metric{instance="",job="gz"} 2.5');
+  }
+});
+
+/** The payload of a chunked body. */
+function dechunk(data: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = data.indexOf("\r\n", at);
+    const size = Number.parseInt(data.subarray(at, eol).toString("latin1"), 16);
+    if (!(size > 0)) return Buffer.concat(parts);
+    parts.push(data.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+}
