@@ -40,7 +40,10 @@ function run(
   });
 }
 const ours = (args: string[]) => run(process.execPath, [BIN, ...args]);
-const peer = (args: string[]) => run(PEER, args);
+// Debian's build defaults --persistence.file to /var/lib/prometheus/pushgateway.data: memory only unless a test names
+// a file (kingpin refuses the flag twice).
+const peer = (args: string[]) =>
+  run(PEER, args.some((a) => a.startsWith("--persistence.file=")) ? args : ["--persistence.file=", ...args]);
 
 /** Holds a 127.0.0.1 port with a plain TCP server, as another process would. */
 async function occupiedPort(): Promise<{ port: number; server: Server }> {

@@ -16,7 +16,8 @@ before(async () => {
   children.push(ours.child);
   ports.ours = Number(new URL(ours.base).port);
   ports.peer = await freePort();
-  const peer = spawn(PEER, [`--web.listen-address=127.0.0.1:${ports.peer}`], {
+  // Debian's build defaults --persistence.file to /var/lib/prometheus/pushgateway.data; memory only here.
+  const peer = spawn(PEER, [`--web.listen-address=127.0.0.1:${ports.peer}`, "--persistence.file="], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   children.push(peer);
