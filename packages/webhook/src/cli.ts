@@ -5,6 +5,7 @@ import { access, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { killGroup } from "./kill-group.js";
 import { main } from "./main.js";
 import { createPosixSpawn, type NativeLibrary } from "./posix-spawn.js";
 import type { CommandResult, RunRequest } from "./run-process.js";
@@ -50,14 +51,6 @@ function loadLibc(load: (path: string) => NativeLibrary): NativeLibrary {
     return load("libc.so.6");
   } catch {
     return load(musl);
-  }
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
   }
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import koffi from "koffi";
+import { killGroup } from "./kill-group.js";
 import { createPosixSpawn, exitError } from "./posix-spawn.js";
 import type { RunRequest } from "./run-process.js";
 
@@ -11,13 +12,7 @@ const run = createPosixSpawn({
   libc: koffi.load("libc.so.6"),
   errno: () => koffi.errno(),
   onChildExit: (listener) => process.on("SIGCHLD", listener),
-  killGroup: (pid, signal) => {
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // gone
-    }
-  },
+  killGroup,
 });
 const sh = (script: string, extra: Partial<RunRequest> = {}): RunRequest => ({
   path: "/bin/sh",

@@ -60,6 +60,19 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
   const allSignals = Buffer.alloc(SIGSET_SIZE, 0xff);
   const noSignals = Buffer.alloc(SIGSET_SIZE);
   c.sigemptyset(noSignals);
+  // Every signal back to its default and none blocked, as libuv and Go's exec leave them; with a timeout, its own
+  // process group, so the timeout can stop it and everything it started. posix_spawn only reads its attributes, so
+  // the two variants are built once and shared by every run.
+  const attribute = (flags: number) => {
+    const attr = Buffer.alloc(ATTR_SIZE);
+    c.attrInit(attr);
+    c.attrSetFlags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | flags);
+    c.attrSetSigDefault(attr, allSignals);
+    c.attrSetSigMask(attr, noSignals);
+    return attr;
+  };
+  const plainAttr = attribute(0);
+  const groupAttr = attribute(POSIX_SPAWN_SETPGROUP);
   /** Children started and not yet reaped, by pid. */
   const exits = new Map<number, (status: number) => void>();
   const reap = (pid: number): boolean => {
@@ -115,15 +128,7 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
       c.addDup2(actions, writeEnd, 1);
       c.addDup2(actions, writeEnd, 2);
       c.addChdir(actions, request.cwd);
-      const attr = Buffer.alloc(ATTR_SIZE);
-      c.attrInit(attr);
-      // Every signal back to its default and none blocked, as libuv and Go's exec leave them; its own process group
-      // when a timeout may have to stop it and everything it started.
-      const flags =
-        POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (request.timeout > 0 ? POSIX_SPAWN_SETPGROUP : 0);
-      c.attrSetFlags(attr, flags);
-      c.attrSetSigDefault(attr, allSignals);
-      c.attrSetSigMask(attr, noSignals);
+      const attr = request.timeout > 0 ? groupAttr : plainAttr;
       const collect = (pid: number, fd: number) => {
         const chunks: Buffer[] = [];
         let status: number | undefined;
@@ -167,7 +172,6 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
       const spawned = (rc: number) => {
         done();
         c.fileActionsDestroy(actions);
-        c.attrDestroy(attr);
         c.close(writeEnd);
         if (rc !== 0) {
           c.close(readEnd);
@@ -221,7 +225,6 @@ function bindLibc(libc: NativeLibrary) {
       path: string,
     ) => number,
     attrInit: libc.func("int posix_spawnattr_init(void *attr)") as (attr: Buffer) => number,
-    attrDestroy: libc.func("int posix_spawnattr_destroy(void *attr)") as (attr: Buffer) => number,
     attrSetFlags: libc.func("int posix_spawnattr_setflags(void *attr, short flags)") as (
       attr: Buffer,
       flags: number,

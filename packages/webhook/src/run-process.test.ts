@@ -1,18 +1,10 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
+import { killGroup } from "./kill-group.js";
 import { type RunRequest, runProcess } from "./run-process.js";
 
-const deps = {
-  spawn,
-  killGroup: (pid: number, signal: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // gone
-    }
-  },
-};
+const deps = { spawn, killGroup };
 const sh = (script: string, extra: Partial<RunRequest> = {}): RunRequest => ({
   path: "/bin/sh",
   argv0: "sh",

@@ -215,7 +215,7 @@ async function serveWire(
   if (config.xRequestId && given !== undefined && given !== "") {
     rid = config.xRequestIdLimit > 0 ? given.slice(0, config.xRequestIdLimit) : given;
   }
-  const started = performance.now();
+  const started = ctx.verbose ? performance.now() : 0;
   const requestBody = req.body;
   const path = q < 0 ? url : url.slice(0, q);
   const routed = path === "/" || path.startsWith(config.urlprefix === "" ? "/" : `/${config.urlprefix}/`);

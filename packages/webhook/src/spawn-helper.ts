@@ -1,16 +1,9 @@
 // Entry of a spawn helper process (see spawn-helpers.ts): runs what the server sends and answers with the result.
-// It imports nothing else, so it stays small, which is what makes its fork() cheap.
+// It imports nothing else of weight, so it stays small, which is what makes its fork() cheap.
 import { spawn } from "node:child_process";
+import { killGroup } from "./kill-group.js";
 import { runProcess } from "./run-process.js";
 import type { HelperReply, HelperRequest } from "./spawn-helpers.js";
-
-const killGroup = (pid: number, signal: NodeJS.Signals) => {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-};
 
 process.on("message", (message: HelperRequest) => {
   void runProcess(message.request, { spawn, killGroup }).then((result) => {

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.js";
 import { rawRequest } from "./raw-http.js";
 
 // Beyond upstream, each off by default: concurrency limit, command timeout, body limit, JSON logs, rule explanations.
@@ -14,15 +14,6 @@ let dir: string;
 let child: ChildProcess;
 let base: string;
 let log = "";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const exists = (path: string) =>
   stat(path).then(

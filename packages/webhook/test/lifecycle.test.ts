@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rename, stat, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.js";
 
 const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 let dir: string;
@@ -18,15 +18,6 @@ before(async () => {
 after(() => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts the built server; resolves once it serves, with its base URL and a log reader. */
 async function start(args: string[], env: Record<string, string> = {}) {

@@ -6,11 +6,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { existsSync } from "node:fs";
 import { access, chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.js";
 import { type RawResponse, rawRequest } from "./raw-http.js";
 
 const PEER = "/usr/bin/webhook";
@@ -53,15 +54,6 @@ function serverArgs(name: ServerName): string[] {
     case "d":
       return ["-hooks", join(root, "d.json"), "-debug", "-header", "X-D=1"];
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function start(side: Side, name: ServerName): Promise<Running> {

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { chmod, mkdtemp, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.js";
 
 // -setuid/-setgid through the built server. Both cases need root: one to drop to another user, one to start as
 // another user (runuser) who may not switch.
@@ -13,15 +13,6 @@ const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 const NOBODY = 65534;
 const skip = process.getuid?.() === 0 ? false : "needs root";
 let dir: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "webhook-privileges-"));

@@ -2,26 +2,17 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.js";
 
 const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 const SECRET = "s3cret";
 let dir: string;
 let server: ChildProcess;
 let base: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startWebhook(args: string[]): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();

@@ -1,26 +1,17 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.js";
 
 // Commands start with libc's posix_spawn (koffi) by default, and from node spawn helpers where koffi cannot load
 // (forced here with WEBHOOK_NODE_SPAWN=1). Both must run commands alike, through the built server.
 const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 const servers: { name: string; child: ChildProcess; base: string; log: string }[] = [];
 let dir: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function start(name: string, env: Record<string, string>) {
   const port = await freePort();

@@ -4,12 +4,13 @@ import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { access, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
-import { createServer, connect as netConnect } from "node:net";
+import { connect as netConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.js";
 
 const PEER = "/usr/bin/webhook";
 const OURS = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
@@ -18,15 +19,6 @@ type Side = "peer" | "ours";
 let dir: string;
 let cert: Buffer;
 const children: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function command(side: Side, args: string[]): [string, string[]] {
   return side === "peer" ? [PEER, args] : [process.execPath, [OURS, ...args]];
