@@ -7,8 +7,7 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import type { Socket } from "node:net";
 import { posix } from "node:path";
-import type { Duplex } from "node:stream";
-import { Readable } from "node:stream";
+import { type Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createGzip } from "node:zlib";
 import { escapeHtml } from "./escape-html.js";
@@ -138,12 +137,7 @@ async function serve(
   if (response.gzip) {
     // promhttp compresses the scrape as it writes it; so do we, chunk by chunk with backpressure.
     res.writeHead(response.status, { ...outHeaders, "Content-Encoding": "gzip" });
-    const chunks =
-      typeof body === "string" || Buffer.isBuffer(body)
-        ? [body]
-        : (function* () {
-            yield* body;
-          })();
+    const chunks = typeof body === "string" || Buffer.isBuffer(body) ? [body] : body;
     // Level 1: on a 7 MB exposition 33 ms for 0.95 MB, where zlib's default (6) takes 115 ms for 0.89 MB.
     const gzip = createGzip({ level: constants.Z_BEST_SPEED });
     await pipeline(Readable.from(chunks, { objectMode: false }), gzip, res).catch(() => res.destroy());

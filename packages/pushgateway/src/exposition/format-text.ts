@@ -1,6 +1,6 @@
 import { formatGoFloat } from "./go-float.js";
 import type { Metric, MetricFamily } from "./metric-family.js";
-import type { RenderedFamily } from "./rendered-family.js";
+import { expositionOrder, type RenderedFamily } from "./rendered-family.js";
 
 /**
  * The text exposition content type (format 0.0.4) as current upstream sends it: prometheus/common ≥ 0.60 (expfmt
@@ -22,20 +22,12 @@ const ESCAPING = new Set(["allow-utf-8", "underscores", "dots", "values"]);
  */
 export function* formatText(families: readonly RenderedFamily[]): Generator<string> {
   let chunk = "";
-  for (const f of [...families].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (f.lines.length === 0) continue;
+  for (const { family: f, order } of expositionOrder(families)) {
     if (f.help !== undefined)
       chunk += `# HELP ${f.name} ${f.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\n`;
     chunk += `# TYPE ${f.name} ${f.type}\n`;
-    const { keys, lines } = f;
-    const order = Array.from(keys, (_k, i) => i);
-    order.sort((a, b) => {
-      const x = keys[a] ?? "";
-      const y = keys[b] ?? "";
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
     for (const i of order) {
-      chunk += `${lines[i]}\n`;
+      chunk += `${f.lines[i]}\n`;
       if (chunk.length >= 65536) {
         yield chunk;
         chunk = "";

@@ -23,10 +23,9 @@ export function negotiate(accept: string | undefined): { format: ScrapeFormat; c
   for (const a of parseAccept(accept ?? "")) {
     if (`${a.type}/${a.subType}` === PROTO_TYPE && a.params.get("proto") === PROTO_PROTOCOL) {
       const encoding = a.params.get("encoding") ?? "";
-      const format = ENCODINGS[encoding];
-      if (format !== undefined && Object.hasOwn(ENCODINGS, encoding)) {
+      if (Object.hasOwn(ENCODINGS, encoding)) {
         return {
-          format,
+          format: ENCODINGS[encoding] as ScrapeFormat,
           contentType: `${PROTO_TYPE}; proto=${PROTO_PROTOCOL}; encoding=${encoding}${escaping}`,
         };
       }

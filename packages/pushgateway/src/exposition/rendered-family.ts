@@ -78,3 +78,26 @@ export function seriesKey(m: Metric): string {
   for (const [k] of m.labels) key += `\0${k}`;
   return key;
 }
+
+/**
+ * The families a scrape shows, in client_golang's exposition order: by name, empty ones left out, each with the
+ * indexes of its series sorted by their sort key (`seriesKey`). Every scrape format writes in this order.
+ */
+export function expositionOrder(
+  families: readonly RenderedFamily[],
+): { readonly family: RenderedFamily; readonly order: number[] }[] {
+  return families
+    .filter((f) => f.lines.length > 0)
+    .sort((a, b) => compareStrings(a.name, b.name))
+    .map((family) => {
+      const { keys } = family;
+      const order = Array.from(keys, (_k, i) => i).sort((a, b) =>
+        compareStrings(keys[a] ?? "", keys[b] ?? ""),
+      );
+      return { family, order };
+    });
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
