@@ -1,4 +1,4 @@
-import { STATUS_CODES } from "node:http";
+import { goStatusText } from "./go-status-text.js";
 import { canonicalHeaderKey } from "./request-values.js";
 
 /** The request as `-debug` dumps it. */
@@ -53,7 +53,7 @@ export function dumpResponse(
   res: { status: number; headers: readonly (readonly [string, string])[]; body: string | Buffer },
   rid: string,
 ): string {
-  const status = res.status === 200 ? "0 " : `${res.status} ${STATUS_CODES[res.status] ?? ""}`;
+  const status = res.status === 200 ? "0 " : `${res.status} ${goStatusText(res.status)}`;
   let out = `< [${rid}] ${status}\n`;
   const headers = new Map<string, string[]>();
   for (const [k, v] of res.headers) {

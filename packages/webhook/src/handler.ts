@@ -1,8 +1,8 @@
-import { STATUS_CODES } from "node:http";
 import { type CommandDeps, runCommand } from "./command.js";
 import { ParameterNodeError } from "./errors.js";
 import { goParseQuery } from "./go-query.js";
 import { detectContentType } from "./go-sniff.js";
+import { goStatusText } from "./go-status-text.js";
 import type { Hook } from "./hook.js";
 import { decodeGoJsonObject, parseBody } from "./payload.js";
 import {
@@ -301,7 +301,7 @@ function successCode(hook: Hook, log: (l: string) => void, rid: string): number 
 }
 
 function knownStatus(code: number): number | undefined {
-  return code !== 0 && STATUS_CODES[code] !== undefined ? code : undefined;
+  return code !== 0 && goStatusText(code) !== "" ? code : undefined;
 }
 
 /**
