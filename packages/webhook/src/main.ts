@@ -127,21 +127,26 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   try {
     if (tlsSettingsError !== undefined) throw tlsSettingsError;
-    server = await startServer(config, {
-      hooks: () => hooks,
-      ready,
-      urlPrefix: config.urlprefix,
-      headers: config.headers,
-      defaultMethods,
-      command: { ...deps.command, log, env: deps.env, cwd: deps.cwd },
-      log,
-      verbose,
-      debug: config.debug,
-      explainRules: config.explainRules,
-      writeRaw: (text) => out.write(text),
-      now: deps.now,
-      running: new Map(),
-    });
+    server = await startServer(
+      config,
+      {
+        hooks: () => hooks,
+        ready,
+        urlPrefix: config.urlprefix,
+        headers: config.headers,
+        defaultMethods,
+        command: { ...deps.command, log, env: deps.env, cwd: deps.cwd },
+        log,
+        verbose,
+        debug: config.debug,
+        explainRules: config.explainRules,
+        writeRaw: (text) => out.write(text),
+        now: deps.now,
+        running: new Map(),
+      },
+      // Every request through node:http (the wire reader's reference, for comparisons and tests).
+      { nodeHttpOnly: deps.env.WEBHOOK_NODE_HTTP === "1" },
+    );
   } catch (error) {
     if (error === tlsSettingsError) {
       // Reported after loading the hooks, where upstream builds its TLS settings.

@@ -5,7 +5,6 @@ import {
   type IncomingMessage,
   type Server,
   type ServerResponse,
-  STATUS_CODES,
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { Socket } from "node:net";
@@ -16,7 +15,9 @@ import { ListenError, TlsError } from "./errors.js";
 import type { Config } from "./flags.js";
 import { goDuration, iBytes } from "./go-log-format.js";
 import { goErrnoText, goPathError } from "./go-os-error.js";
+import { goStatusReason } from "./go-status-text.js";
 import { type HandlerContext, handleRequest } from "./handler.js";
+import { serveHttp1 } from "./http1-connection.js";
 import { openSslCiphers } from "./tls-ciphers.js";
 
 /**
@@ -35,7 +36,11 @@ export function checkTlsSettings(config: Config): void {
  * @throws {TlsError} when `-secure` is set and the certificate or key cannot be loaded
  * @throws {ListenError} when the address cannot be bound, worded as Go's `net.Listen`
  */
-export async function startServer(config: Config, ctx: HandlerContext): Promise<Server> {
+export async function startServer(
+  config: Config,
+  ctx: HandlerContext,
+  options: { nodeHttpOnly?: boolean } = {},
+): Promise<Server> {
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // A client that aborts mid-body must not take the server down.
     serve(req, res, { config, ctx }).catch(() => res.destroy());
@@ -66,7 +71,20 @@ export async function startServer(config: Config, ctx: HandlerContext): Promise<
       throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
     }
     answerPlainHttpOnTls(server);
-  } else server = createHttpServer(GO_PARSER_LIMITS, listener);
+  } else {
+    server = createHttpServer(GO_PARSER_LIMITS, listener);
+    // Common requests are read and answered without node:http (http1-connection.ts); the rest still go through it.
+    if (options.nodeHttpOnly !== true) {
+      serveHttp1(server, {
+        serve: async (req, respond, socket) => {
+          await ctx.ready;
+          await serveWire({ ...req, remoteAddr: peerAddress(socket) }, { config, ctx, send: respond });
+        },
+        maxHeaderBytes: GO_PARSER_LIMITS.maxHeaderSize,
+        maxBodyBytes: config.maxBodyBytes,
+      });
+    }
+  }
   // Go's http.Server as upstream builds it has no idle timeout: a kept-alive connection stays open until the client
   // closes it, and no `Keep-Alive: timeout=5` header is sent. node's 5 s default also races proxies that reuse an
   // upstream connection just as node closes it (their 502s on idle reuse).
@@ -174,7 +192,7 @@ async function serve(
       config,
       ctx,
       send: (status, headers, body) => {
-        res.writeHead(status, headers);
+        res.writeHead(status, goStatusReason(status), headers);
         // node writes the head and a string body in one write(), but a Buffer body as a second chunk through
         // writev: 1.5x the requests/s on small answers (bench/webhook/README.md). latin1 maps bytes 1:1.
         if (typeof body === "string") res.end(body);
@@ -324,7 +342,7 @@ function onClientError(
       return;
     }
     const send: Send = (status, headers, body) => {
-      let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "status code " + status}\r\n`;
+      let head = `HTTP/1.1 ${status} ${goStatusReason(status)}\r\n`;
       for (const [k, v] of Object.entries(headers)) for (const one of [v].flat()) head += `${k}: ${one}\r\n`;
       head += `Date: ${new Date().toUTCString()}\r\nConnection: close\r\n\r\n`;
       socket.end(

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -209,6 +210,29 @@ test("SIGTERM lets a request in flight finish before exiting", async () => {
   assert.equal(r.status, 200);
   assert.equal(await r.text(), "done\n");
   assert.equal(await exited, 0);
+});
+
+test("SIGTERM closes kept-alive idle connections instead of waiting for them", async () => {
+  const file = join(dir, "idle.json");
+  await writeFile(file, JSON.stringify([hook("idle")]));
+  const { child, base } = await start(["-hooks", file]);
+  const { port } = new URL(base);
+  const socket = connect(Number(port), "127.0.0.1");
+  let answers = "";
+  socket.on("data", (c: Buffer) => (answers += c.toString()));
+  const closedByServer = new Promise<void>((resolve) => socket.on("end", () => resolve()));
+  socket.write("GET /hooks/idle HTTP/1.1\r\nHost: x\r\n\r\n");
+  await eventually(async () => answers.endsWith("idle\n"), "answered on a kept-alive connection");
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  child.kill("SIGTERM");
+  // The server ends the idle connection itself; it does not sit out its 5 s grace for it (then exit closes it).
+  const waited = await Promise.race([
+    closedByServer.then(() => "closed"),
+    new Promise((r) => setTimeout(() => r("still open after 3 s"), 3000)),
+  ]);
+  assert.equal(waited, "closed");
+  assert.equal(await exited, 0);
+  socket.destroy();
 });
 
 test("unclean paths redirect as gorilla/mux does; parse-parameters-as-json reaches headers and query values", async () => {

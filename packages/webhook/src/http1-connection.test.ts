@@ -1,0 +1,198 @@
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import { connect, type Socket } from "node:net";
+import { test } from "node:test";
+import { type Http1Request, type Http1Respond, serveHttp1 } from "./http1-connection.js";
+
+/** A node:http server whose own requests are recorded, with the wire reader in front of it. */
+async function withServer(
+  serve: (req: Http1Request, respond: Http1Respond) => Promise<void> | void,
+  run: (port: number, ctx: { server: Server; nodeRequests: string[] }) => Promise<void>,
+  limits: { maxHeaderBytes?: number; maxBodyBytes?: number } = {},
+): Promise<void> {
+  const nodeRequests: string[] = [];
+  const server = createServer((req, res) => {
+    nodeRequests.push(`${req.method} ${req.url}`);
+    req.resume();
+    req.on("end", () => res.end("from node"));
+  });
+  serveHttp1(server, {
+    serve: async (req, respond) => serve(req, respond),
+    maxHeaderBytes: limits.maxHeaderBytes ?? 64 * 1024,
+    maxBodyBytes: limits.maxBodyBytes ?? 0,
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    await run((server.address() as { port: number }).port, { server, nodeRequests });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+/** Sends the bytes and collects the answer until the server closes or goes quiet for 200 ms. */
+function talk(port: number, data: string): Promise<{ text: string; closed: boolean; socket: Socket }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(data));
+    let text = "";
+    let quiet: NodeJS.Timeout | undefined;
+    const finish = (closed: boolean) => {
+      clearTimeout(quiet);
+      resolve({ text: text.replace(/^Date: .*$/gm, "Date: -"), closed, socket });
+    };
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+      clearTimeout(quiet);
+      quiet = setTimeout(() => finish(false), 200);
+    });
+    socket.on("end", () => finish(true));
+    socket.on("error", () => finish(true));
+  });
+}
+
+const ok = (_req: Http1Request, respond: Http1Respond) =>
+  respond(200, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": "2" }, "ok");
+
+test("serveHttp1 reads a plain request and frames the answer as Go does", async () => {
+  let seen: Http1Request | undefined;
+  await withServer(
+    (req, respond) => {
+      seen = req;
+      respond(202, { "X-B": "2", "Content-Length": "4", "A-A": ["1", "one"] }, "done");
+    },
+    async (port, { nodeRequests }) => {
+      const { text, closed } = await talk(
+        port,
+        "PATCH /a?b=c HTTP/1.1\r\nHost: h\r\nX-Dup: 1\r\nx-dup:  2 \r\nContent-Length: 3\r\n\r\nabc",
+      );
+      assert.equal(
+        text,
+        "HTTP/1.1 202 Accepted\r\nA-A: 1\r\nA-A: one\r\nX-B: 2\r\nDate: -\r\nContent-Length: 4\r\n\r\ndone",
+      );
+      assert.equal(closed, false);
+      assert.deepEqual(nodeRequests, []);
+    },
+  );
+  assert.deepEqual(seen && { ...seen, body: seen.body.toString() }, {
+    method: "PATCH",
+    url: "/a?b=c",
+    httpVersion: "1.1",
+    rawHeaders: ["Host", "h", "X-Dup", "1", "x-dup", "2", "Content-Length", "3"],
+    body: "abc",
+  });
+});
+
+test("serveHttp1 leaves chunked, Expect, bare-LF, absolute-URL and Host-less requests to node:http", async () => {
+  await withServer(ok, async (port, { nodeRequests }) => {
+    const requests = [
+      "POST /chunked HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      "POST /expect HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n",
+      "GET /lf HTTP/1.1\nHost: h\n\n",
+      "GET http://h/absolute HTTP/1.1\r\nHost: h\r\n\r\n",
+      "GET /folded HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n  more\r\n\r\n",
+      "GET /two-lengths HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
+      "GET /nohost HTTP/1.1\r\n\r\n",
+    ];
+    for (const request of requests) {
+      const { text } = await talk(port, request);
+      assert.match(
+        text,
+        /^HTTP\/1\.1 (100 Continue\r\n\r\nHTTP\/1\.1 )?(200 OK[\s\S]*from node|400 Bad Request)/,
+        request,
+      );
+    }
+    // node:http answers the rest itself with 400 (bare LF, folding, two lengths, no Host).
+    assert.deepEqual(nodeRequests, ["POST /chunked", "POST /expect", "GET http://h/absolute"]);
+  });
+});
+
+test("serveHttp1 hands over heads past the header limit and bodies past the body limit", async () => {
+  await withServer(
+    ok,
+    async (port, { nodeRequests }) => {
+      // node:http's own limit (16 KiB here) is larger: it serves what the reader would not read.
+      const big = await talk(port, `GET /big HTTP/1.1\r\nHost: h\r\nX-Big: ${"a".repeat(2000)}\r\n\r\n`);
+      assert.match(big.text, /from node$/);
+      const body = await talk(
+        port,
+        `POST /body HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n${"b".repeat(101)}`,
+      );
+      assert.match(body.text, /from node$/);
+      const small = await talk(
+        port,
+        `POST /small HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n${"b".repeat(100)}`,
+      );
+      assert.match(small.text, /\r\n\r\nok$/);
+      assert.deepEqual(nodeRequests, ["GET /big", "POST /body"]);
+    },
+    { maxHeaderBytes: 1024, maxBodyBytes: 100 },
+  );
+});
+
+test("serveHttp1 keeps answering on a connection node:http took over", async () => {
+  await withServer(ok, async (port, { nodeRequests }) => {
+    const { text } = await talk(
+      port,
+      "GET /fast HTTP/1.1\r\nHost: h\r\n\r\nPOST /slow HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n",
+    );
+    assert.equal(text.match(/HTTP\/1\.1 200 OK/g)?.length, 3, text);
+    assert.deepEqual(nodeRequests, ["POST /slow", "GET /after"]);
+  });
+});
+
+test("serveHttp1 never writes a header it cannot frame: bad names dropped, CR and LF made spaces", async () => {
+  await withServer(
+    (_req, respond) =>
+      respond(200, { "Bad Name": "x", "X-Inject": "a\r\nSet-Cookie: b", "Content-Length": "0" }, ""),
+    async (port) => {
+      const { text } = await talk(port, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+      assert.equal(
+        text,
+        "HTTP/1.1 200 OK\r\nX-Inject: a  Set-Cookie: b\r\nDate: -\r\nContent-Length: 0\r\n\r\n",
+      );
+    },
+  );
+});
+
+test("serveHttp1 drops the connection when serving fails or never answers", async () => {
+  await withServer(
+    (req, respond) => {
+      if (req.url === "/throw") throw new Error("boom");
+      if (req.url === "/bad-status") respond(42, {}, "");
+    },
+    async (port) => {
+      for (const path of ["/throw", "/bad-status", "/silent"]) {
+        const { text, closed } = await talk(port, `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`);
+        assert.equal(text, "", path);
+        assert.equal(closed, true, path);
+      }
+    },
+  );
+});
+
+test("serveHttp1: close() ends idle kept-alive connections, and a busy one after its answer", async () => {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await withServer(
+    async (req, respond) => {
+      if (req.url === "/hold") await held;
+      ok(req, respond);
+    },
+    async (port, { server }) => {
+      const idle = await talk(port, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+      assert.equal(idle.closed, false);
+      const idleClosed = new Promise<void>((resolve) => idle.socket.on("close", () => resolve()));
+      const busy = talk(port, "GET /hold HTTP/1.1\r\nHost: h\r\n\r\n");
+      await new Promise((r) => setTimeout(r, 50));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await idleClosed;
+      release();
+      const answer = await busy;
+      assert.match(answer.text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/);
+      answer.socket.destroy();
+      await closed;
+    },
+  );
+});

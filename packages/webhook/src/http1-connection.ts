@@ -1,0 +1,352 @@
+import type { Server } from "node:http";
+import type { Socket } from "node:net";
+import { goStatusReason } from "./go-status-text.js";
+
+/** One request read off the wire. */
+export interface Http1Request {
+  readonly method: string;
+  readonly url: string;
+  readonly httpVersion: "1.0" | "1.1";
+  /** Name, value, name, value… as sent (node's `rawHeaders` shape). */
+  readonly rawHeaders: readonly string[];
+  readonly body: Buffer;
+}
+
+/** Writes the answer to the request being served; called at most once. */
+export type Http1Respond = (
+  status: number,
+  headers: Readonly<Record<string, string | readonly string[]>>,
+  body: string | Buffer,
+) => void;
+
+export interface Http1Options {
+  /** Serves one request; the next one on the connection is read once this settles. */
+  readonly serve: (req: Http1Request, respond: Http1Respond, socket: Socket) => Promise<void>;
+  /** Request line and headers past this size go to node:http, which refuses them (431). */
+  readonly maxHeaderBytes: number;
+  /** A declared body past this size (when > 0) goes to node:http, which answers the body limit. */
+  readonly maxBodyBytes: number;
+}
+
+/**
+ * Reads plain HTTP/1.x requests straight off each accepted socket and writes the answers as Go's server frames them,
+ * handing a connection to node:http (the server's own `connection` listener) at a request boundary whenever a request
+ * is anything but the common shape: a request line `METHOD /target HTTP/1.x`, well-formed headers and at most one
+ * `Content-Length`, no `Transfer-Encoding`, `Expect` or `Upgrade`. node:http's JavaScript costs ~30 µs per request,
+ * the whole of the gap to upstream on rejected requests (bench/webhook/README.md); what node:http still reads keeps
+ * the answers the parity suite checks.
+ *
+ * Framing as Go's `net/http` writes it: the request's protocol in the status line, Go's reason phrases, `Date`
+ * before the handler's headers, no `Connection: keep-alive` on HTTP/1.1, no `Content-Length` or body on 1xx, 204 and
+ * 304, a complete request followed by the client's FIN still answered, kept-alive connections without idle timeout.
+ */
+export function serveHttp1(server: Server, options: Http1Options): void {
+  const nodeListeners = server.listeners("connection") as ((socket: Socket) => void)[];
+  server.removeAllListeners("connection");
+  const idle = new Set<Socket>();
+  const handOff = (socket: Socket) => {
+    for (const listener of nodeListeners) listener.call(server, socket);
+  };
+  // node:http closes its own idle connections on close(); these are not its own.
+  const closeIdle = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => {
+    closeIdle();
+    for (const socket of idle) socket.destroy();
+  };
+  server.on("connection", (socket: Socket) => readRequests(socket, { ...options, server, idle, handOff }));
+}
+
+interface Head {
+  readonly method: string;
+  readonly url: string;
+  readonly httpVersion: "1.0" | "1.1";
+  readonly rawHeaders: string[];
+  /** Bytes of request line and headers, blank line included. */
+  readonly size: number;
+  readonly contentLength: number;
+  /** The client asked to close after this answer (or did not ask an HTTP/1.0 connection to stay). */
+  readonly close: boolean;
+}
+
+/** What node:http should read instead: anything outside the common shape. */
+const OTHER = "other";
+const INCOMPLETE = "incomplete";
+
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\/[\x21-\x7e]*) HTTP\/1\.([01])$/;
+const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[\t ]*([\t\x20-\x7e]*?)[\t ]*$/;
+
+function readRequests(
+  socket: Socket,
+  options: Http1Options & { server: Server; idle: Set<Socket>; handOff: (socket: Socket) => void },
+): void {
+  const { server, idle, maxHeaderBytes, maxBodyBytes } = options;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let head: Head | undefined;
+  let busy = false;
+  let ended = false;
+  // node:http's default; the answers are small and the client waits for them.
+  socket.setNoDelay(true);
+  idle.add(socket);
+
+  const onData = (chunk: Buffer) => {
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    if (busy) {
+      // Pipelined requests wait for the answer in progress; past a bound, stop reading (as node:http does).
+      if (pendingBytes > maxHeaderBytes) socket.pause();
+      return;
+    }
+    if (head !== undefined && pendingBytes < head.size + head.contentLength) return;
+    next();
+  };
+  const onEnd = () => {
+    ended = true;
+    if (!busy) next();
+  };
+  const onError = () => socket.destroy();
+  const onClose = () => idle.delete(socket);
+  socket.on("data", onData);
+  socket.on("end", onEnd);
+  socket.on("error", onError);
+  socket.on("close", onClose);
+
+  const handOff = () => {
+    socket.off("data", onData);
+    socket.off("end", onEnd);
+    socket.off("error", onError);
+    socket.off("close", onClose);
+    idle.delete(socket);
+    // Synchronously, so no chunk arrives between: node:http reads what was put back first.
+    if (pendingBytes > 0) socket.unshift(Buffer.concat(pending, pendingBytes));
+    pending = [];
+    options.handOff(socket);
+  };
+
+  const next = (): void => {
+    if (pendingBytes === 0) {
+      if (ended) socket.end();
+      return;
+    }
+    const data = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingBytes);
+    pending = [data];
+    if (head === undefined) {
+      const parsed = parseHead(data, maxHeaderBytes);
+      if (parsed === OTHER) {
+        handOff();
+        return;
+      }
+      if (parsed === INCOMPLETE) {
+        // Go answers a request cut short by the client's FIN with 400.
+        if (ended)
+          endWith(
+            socket,
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request",
+          );
+        return;
+      }
+      if (maxBodyBytes > 0 && parsed.contentLength > maxBodyBytes) {
+        handOff();
+        return;
+      }
+      head = parsed;
+    }
+    const total = head.size + head.contentLength;
+    // Upstream reads what body arrived before the client's FIN and serves the request with it.
+    if (data.length < total && !ended) return;
+    const request = head;
+    head = undefined;
+    const body = data.subarray(request.size, Math.min(total, data.length));
+    const rest = data.subarray(Math.min(total, data.length));
+    pending = rest.length > 0 ? [rest] : [];
+    pendingBytes = rest.length;
+    busy = true;
+    idle.delete(socket);
+    let answered = false;
+    const respond: Http1Respond = (status, headers, payload) => {
+      if (answered) throw new Error("the request was already answered");
+      answered = true;
+      writeAnswer(socket, {
+        request,
+        status,
+        headers,
+        body: payload,
+        // A client's FIN ends the connection once its requests are answered; Go says nothing of it in the answer.
+        close: request.close || !server.listening,
+      });
+    };
+    options
+      .serve(
+        {
+          method: request.method,
+          url: request.url,
+          httpVersion: request.httpVersion,
+          rawHeaders: request.rawHeaders,
+          body,
+        },
+        respond,
+        socket,
+      )
+      .then(
+        () => {
+          busy = false;
+          if (!answered) socket.destroy();
+          else if (request.close || !server.listening) closeSoon(socket);
+          else {
+            idle.add(socket);
+            socket.resume();
+            if (head === undefined || pendingBytes >= head.size + head.contentLength) next();
+          }
+        },
+        () => socket.destroy(),
+      );
+  };
+}
+
+/**
+ * Reads the request line and headers, or says why not: more bytes needed, or a request node:http should read.
+ * Bare LF line ends, folded headers, absolute or `*` targets, `CONNECT`, bytes outside printable ASCII, a body in
+ * chunks, `Expect`, `Upgrade` and a missing Host on HTTP/1.1 all go to node:http.
+ */
+function parseHead(data: Buffer, maxHeaderBytes: number): Head | typeof OTHER | typeof INCOMPLETE {
+  const end = data.indexOf("\r\n\r\n");
+  if (end < 0) {
+    if (data.length > maxHeaderBytes) return OTHER;
+    const lf = data.indexOf(0x0a);
+    // A bare LF line end would never complete here; node:http reads those.
+    if (lf === 0 || (lf > 0 && data[lf - 1] !== 0x0d)) return OTHER;
+    return INCOMPLETE;
+  }
+  if (end + 4 > maxHeaderBytes) return OTHER;
+  const lines = data.toString("latin1", 0, end).split("\r\n");
+  const line = REQUEST_LINE.exec(lines[0] as string);
+  if (line === null) return OTHER;
+  const method = line[1] as string;
+  if (method === "CONNECT" || method === "PRI") return OTHER;
+  const httpVersion = line[3] === "1" ? "1.1" : "1.0";
+  const rawHeaders: string[] = [];
+  let contentLength = 0;
+  let lengths = 0;
+  let hosts = 0;
+  let connection = "";
+  for (let i = 1; i < lines.length; i++) {
+    const header = HEADER_LINE.exec(lines[i] as string);
+    if (header === null) return OTHER;
+    const name = header[1] as string;
+    const value = header[2] as string;
+    rawHeaders.push(name, value);
+    switch (name.length) {
+      case 4:
+        if (name.toLowerCase() === "host") hosts++;
+        break;
+      case 6:
+        if (name.toLowerCase() === "expect") return OTHER;
+        break;
+      case 7:
+        if (name.toLowerCase() === "upgrade") return OTHER;
+        break;
+      case 10:
+        if (name.toLowerCase() === "connection") connection += `,${value.toLowerCase()}`;
+        break;
+      case 14:
+        if (name.toLowerCase() === "content-length") {
+          if (!/^\d{1,15}$/.test(value)) return OTHER;
+          contentLength = Number(value);
+          lengths++;
+        }
+        break;
+      case 17:
+        if (name.toLowerCase() === "transfer-encoding") return OTHER;
+        break;
+    }
+  }
+  if (lengths > 1 || hosts > 1 || (hosts === 0 && httpVersion === "1.1")) return OTHER;
+  const tokens = connection === "" ? [] : connection.split(",").map((t) => t.trim());
+  if (tokens.includes("upgrade")) return OTHER;
+  const close = httpVersion === "1.1" ? tokens.includes("close") : !tokens.includes("keep-alive");
+  return { method, url: line[2] as string, httpVersion, rawHeaders, size: end + 4, contentLength, close };
+}
+
+/** Go drops answer headers whose name is not a token (`Header.WriteSubset`). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Answers up to this size go out in one write with their head. */
+const SMALL_BODY = 16 * 1024;
+
+function writeAnswer(
+  socket: Socket,
+  answer: {
+    request: Head;
+    status: number;
+    headers: Readonly<Record<string, string | readonly string[]>>;
+    body: string | Buffer;
+    close: boolean;
+  },
+): void {
+  const { request, status, close } = answer;
+  if (!Number.isInteger(status) || status < 100 || status > 999)
+    throw new RangeError(`invalid status code ${status}`);
+  // Go sends neither length nor body on these (bodyAllowedForStatus), nor a body for HEAD.
+  const bodyAllowed = !(status < 200 || status === 204 || status === 304);
+  // Go's order: the handler's headers sorted, then Date, Content-Length, the sniffed Content-Type, Connection.
+  let head = `HTTP/${request.httpVersion} ${status} ${goStatusReason(status)}\r\n`;
+  const names = Object.keys(answer.headers).sort();
+  for (const name of names) {
+    if (name === "Content-Length" || name === "Content-Type") continue;
+    head += headerLines(name, answer.headers[name]);
+  }
+  head += `Date: ${httpDate()}\r\n`;
+  if (bodyAllowed) head += headerLines("Content-Length", answer.headers["Content-Length"]);
+  head += headerLines("Content-Type", answer.headers["Content-Type"]);
+  if (close && request.httpVersion === "1.1") head += "Connection: close\r\n";
+  else if (!close && request.httpVersion === "1.0") head += "Connection: keep-alive\r\n";
+  head += "\r\n";
+  // Header text goes out as UTF-8, as Go writes its strings (node would write latin1).
+  const body = bodyAllowed && request.method !== "HEAD" ? answer.body : "";
+  if (typeof body === "string") socket.write(head + body);
+  else if (body.length <= SMALL_BODY) socket.write(Buffer.concat([Buffer.from(head), body]));
+  else {
+    socket.cork();
+    socket.write(head);
+    socket.write(body);
+    socket.uncork();
+  }
+}
+
+/** One header's lines as Go's `Header.Write` makes them: CR and LF become spaces, the value is trimmed. */
+function headerLines(name: string, values: string | readonly string[] | undefined): string {
+  if (values === undefined || !HEADER_NAME.test(name)) return "";
+  let lines = "";
+  for (const value of typeof values === "string" ? [values] : values) {
+    const clean = /[\r\n]/.test(value) ? value.replace(/[\r\n]/g, " ") : value;
+    lines += `${name}: ${clean.replace(/^[ \t]+|[ \t]+$/g, "")}\r\n`;
+  }
+  return lines;
+}
+
+/**
+ * As Go's `closeWriteAndWait`: the answer, then a FIN, and the close a little later, so request bytes still unread
+ * do not turn the close into a reset that loses the answer.
+ */
+function closeSoon(socket: Socket): void {
+  socket.end();
+  setTimeout(() => socket.destroy(), 500).unref();
+}
+
+function endWith(socket: Socket, answer: string): void {
+  socket.write(answer);
+  closeSoon(socket);
+}
+
+let dateSecond = -1;
+let dateText = "";
+
+/** The `Date` header, formatted once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
