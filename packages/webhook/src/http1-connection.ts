@@ -26,6 +26,8 @@ export interface Http1Options {
   readonly maxHeaderBytes: number;
   /** A declared body past this size (when > 0) goes to node:http, which answers the body limit. */
   readonly maxBodyBytes: number;
+  /** The server's event that brings a readable socket: `connection`, or `secureConnection` for https. */
+  readonly event?: "connection" | "secureConnection";
 }
 
 /**
@@ -41,8 +43,9 @@ export interface Http1Options {
  * 304, a complete request followed by the client's FIN still answered, kept-alive connections without idle timeout.
  */
 export function serveHttp1(server: Server, options: Http1Options): void {
-  const nodeListeners = server.listeners("connection") as ((socket: Socket) => void)[];
-  server.removeAllListeners("connection");
+  const event = options.event ?? "connection";
+  const nodeListeners = server.listeners(event) as ((socket: Socket) => void)[];
+  server.removeAllListeners(event);
   const idle = new Set<Socket>();
   const handOff = (socket: Socket) => {
     for (const listener of nodeListeners) listener.call(server, socket);
@@ -53,7 +56,7 @@ export function serveHttp1(server: Server, options: Http1Options): void {
     closeIdle();
     for (const socket of idle) socket.destroy();
   };
-  server.on("connection", (socket: Socket) => readRequests(socket, { ...options, server, idle, handOff }));
+  server.on(event, (socket: Socket) => readRequests(socket, { ...options, server, idle, handOff }));
 }
 
 interface Head {

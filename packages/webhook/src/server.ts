@@ -71,19 +71,18 @@ export async function startServer(
       throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
     }
     answerPlainHttpOnTls(server);
-  } else {
-    server = createHttpServer(GO_PARSER_LIMITS, listener);
-    // Common requests are read and answered without node:http (http1-connection.ts); the rest still go through it.
-    if (options.nodeHttpOnly !== true) {
-      serveHttp1(server, {
-        serve: async (req, respond, socket) => {
-          await ctx.ready;
-          await serveWire({ ...req, remoteAddr: peerAddress(socket) }, { config, ctx, send: respond });
-        },
-        maxHeaderBytes: GO_PARSER_LIMITS.maxHeaderSize,
-        maxBodyBytes: config.maxBodyBytes,
-      });
-    }
+  } else server = createHttpServer(GO_PARSER_LIMITS, listener);
+  // Common requests are read and answered without node:http (http1-connection.ts); the rest still go through it.
+  if (options.nodeHttpOnly !== true) {
+    serveHttp1(server, {
+      serve: async (req, respond, socket) => {
+        await ctx.ready;
+        await serveWire({ ...req, remoteAddr: peerAddress(socket) }, { config, ctx, send: respond });
+      },
+      maxHeaderBytes: GO_PARSER_LIMITS.maxHeaderSize,
+      maxBodyBytes: config.maxBodyBytes,
+      event: config.secure ? "secureConnection" : "connection",
+    });
   }
   // Go's http.Server as upstream builds it has no idle timeout: a kept-alive connection stays open until the client
   // closes it, and no `Keep-Alive: timeout=5` header is sent. node's 5 s default also races proxies that reuse an

@@ -242,3 +242,11 @@ test("wire: a chunked request after a plain one on the same connection is handed
     assert.match(text, /\r\n\r\n3\n/);
   }
 });
+
+test("wire: a method node:http does not know (`post`) is served on a connection that stays open, as Go", async () => {
+  const { text, closed } = await sideBySide({
+    writes: ["post / HTTP/1.1\r\nHost: x\r\n\r\nGet /hooks/large HTTP/1.1\r\nHost: x\r\n\r\n"],
+  });
+  assert.match(text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nOKHTTP\/1\.1 413 Request Entity Too Large\r\n/);
+  assert.equal(closed, false);
+});

@@ -79,6 +79,27 @@ function handshake(
   });
 }
 
+/** Raw bytes over TLS: the answer (Date blanked) until the server closes or goes quiet for 300 ms. */
+function rawTls(port: number, request: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host: "127.0.0.1", port, ca: cert }, () => socket.write(request));
+    let data = "";
+    let quiet: NodeJS.Timeout | undefined;
+    const done = (how: string) => {
+      clearTimeout(quiet);
+      socket.destroy();
+      resolve(`${data.replace(/^Date: .*$/gm, "Date: -")}${how}`);
+    };
+    socket.on("data", (c: Buffer) => {
+      data += c.toString("latin1");
+      clearTimeout(quiet);
+      quiet = setTimeout(() => done(" [open]"), 300);
+    });
+    socket.on("end", () => done(" [closed]"));
+    socket.on("error", () => done(" [error]"));
+  });
+}
+
 function plainHttp(port: number): Promise<string> {
   return new Promise((resolve) => {
     const socket = netConnect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
@@ -140,6 +161,8 @@ test("https:// serves / and hooks exactly as the peer, over HTTP/1.1 only, TLS 1
       await handshake(port, {}),
       await handshake(port, { maxVersion: "TLSv1.2" }),
       await plainHttp(port),
+      await rawTls(port, "GET /hooks/echo HTTP/1.1\r\nHost: x\r\n\r\n"),
+      await rawTls(port, "GET /hooks/nope HTTP/1.0\r\n\r\n"),
     ];
   }
   assert.deepEqual(seen.ours, seen.peer);
@@ -150,6 +173,8 @@ test("https:// serves / and hooks exactly as the peer, over HTTP/1.1 only, TLS 1
     "TLSv1.3 http/1.1",
     "TLSv1.2 http/1.1",
     "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n",
+    "HTTP/1.1 200 OK\r\nDate: -\r\nContent-Length: 9\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nover tls\n [open]",
+    "HTTP/1.0 404 Not Found\r\nDate: -\r\nContent-Length: 15\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nHook not found. [closed]",
   ]);
 });
 
