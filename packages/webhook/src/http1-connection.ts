@@ -12,7 +12,10 @@ export interface Http1Request {
   readonly body: Buffer;
 }
 
-/** Writes the answer to the request being served; called at most once. */
+/**
+ * Writes the answer to the request being served; called at most once. Headers go out in the record's order, with
+ * `Date` just before `Content-Length` (as Go's server writes it).
+ */
 export type Http1Respond = (
   status: number,
   headers: Readonly<Record<string, string | readonly string[]>>,
@@ -290,16 +293,19 @@ function writeAnswer(
     throw new RangeError(`invalid status code ${status}`);
   // Go sends neither length nor body on these (bodyAllowedForStatus), nor a body for HEAD.
   const bodyAllowed = !(status < 200 || status === 204 || status === 304);
-  // Go's order: the handler's headers sorted, then Date, Content-Length, the sniffed Content-Type, Connection.
+  // The headers in the caller's order (Go's: the handler's sorted, then Content-Length and a sniffed Content-Type),
+  // Date just before Content-Length as Go writes it.
   let head = `HTTP/${request.httpVersion} ${status} ${goStatusReason(status)}\r\n`;
-  const names = Object.keys(answer.headers).sort();
-  for (const name of names) {
-    if (name === "Content-Length" || name === "Content-Type") continue;
+  let dated = false;
+  for (const name of Object.keys(answer.headers)) {
+    if (name === "Content-Length") {
+      head += `Date: ${httpDate()}\r\n`;
+      dated = true;
+      if (!bodyAllowed) continue;
+    }
     head += headerLines(name, answer.headers[name]);
   }
-  head += `Date: ${httpDate()}\r\n`;
-  if (bodyAllowed) head += headerLines("Content-Length", answer.headers["Content-Length"]);
-  head += headerLines("Content-Type", answer.headers["Content-Type"]);
+  if (!dated) head += `Date: ${httpDate()}\r\n`;
   if (close && request.httpVersion === "1.1") head += "Connection: close\r\n";
   else if (!close && request.httpVersion === "1.0") head += "Connection: keep-alive\r\n";
   head += "\r\n";

@@ -166,6 +166,35 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       return 1;
     }
   }
+  // Upstream starts its signal watcher after writing the pid file; ours starts just before the write, so a SIGTERM
+  // arriving as the file appears (node reaches this line later than Go) still removes it.
+  let pidfileWrite: Promise<unknown> = Promise.resolve();
+  let watchingSignals = false;
+  const watchSignals = () => {
+    if (watchingSignals) return;
+    watchingSignals = true;
+    const listening = server;
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      deps.onSignal(signal, () => {
+        log(`caught ${signal === "SIGINT" ? "interrupt" : "terminated"} signal; exiting`);
+        void (async () => {
+          if (config.pidfile !== "") {
+            await pidfileWrite.catch(() => undefined);
+            await deps.removeFile(config.pidfile).catch(() => undefined);
+          }
+          // A named socket is removed so the next start can bind it again (upstream signals.go).
+          if (config.socket !== "" && !config.socket.startsWith("@"))
+            await deps.removeFile(config.socket).catch(() => undefined);
+          if (listening === undefined) return deps.exit(0);
+          // Graceful: stop accepting, let requests in flight get their answers, but never wait past 5 s.
+          const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
+          listening.closeIdleConnections();
+          await Promise.race([closed, deps.sleep(5000)]);
+          deps.exit(0);
+        })();
+      });
+    }
+  };
   if (config.pidfile !== "") {
     // Upstream's pidfile.New, before anything else is logged: a pid file naming a live process (/proc/<pid>) is
     // fatal, else it is (re)written. Fatal errors go to the log only, so they are silent without -verbose.
@@ -177,8 +206,10 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       server?.close();
       return 1;
     }
+    watchSignals();
+    pidfileWrite = deps.writeFile(config.pidfile, String(deps.pid));
     try {
-      await deps.writeFile(config.pidfile, String(deps.pid));
+      await pidfileWrite;
     } catch (error) {
       log(`Error creating pidfile: ${goPathError(error as NodeJS.ErrnoException)}`);
       server?.close();
@@ -187,25 +218,8 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   log(`version ${VERSION} starting`);
   log("setting up os signal watcher");
-  // Upstream starts its signal watcher here, before the hooks load: from now on SIGINT/SIGTERM remove the pid file.
-  const listening = server;
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    deps.onSignal(signal, () => {
-      log(`caught ${signal === "SIGINT" ? "interrupt" : "terminated"} signal; exiting`);
-      void (async () => {
-        if (config.pidfile !== "") await deps.removeFile(config.pidfile).catch(() => undefined);
-        // A named socket is removed so the next start can bind it again (upstream signals.go).
-        if (config.socket !== "" && !config.socket.startsWith("@"))
-          await deps.removeFile(config.socket).catch(() => undefined);
-        if (listening === undefined) return deps.exit(0);
-        // Graceful: stop accepting, let requests in flight get their answers, but never wait past 5 s.
-        const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
-        listening.closeIdleConnections();
-        await Promise.race([closed, deps.sleep(5000)]);
-        deps.exit(0);
-      })();
-    });
-  }
+  // From now on (as upstream, before the hooks load) SIGINT/SIGTERM remove the pid file.
+  watchSignals();
   const files = config.hooks.length > 0 ? config.hooks : ["hooks.json"];
   const byFile = new Map<string, Hook[]>();
   for (const file of files) {

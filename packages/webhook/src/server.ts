@@ -112,6 +112,8 @@ const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
  * 16 KiB, and answers a missing Host itself (see `serve`).
  */
 const GO_PARSER_LIMITS = { maxHeaderSize: (1 << 20) + 4096, requireHostHeader: false } as const;
+/** The types the handler sets where upstream lets Go sniff them (the `-debug` dump leaves them out too). */
+const SNIFFABLE_TYPE = /^text\/(plain|html); charset=utf-8$/;
 /** Answers up to this size are sent as one string with their head (see `serve`). */
 const SMALL_BODY = 16 * 1024;
 
@@ -270,12 +272,24 @@ async function serveWire(
   }
   const body = response.body;
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+  // Go's order on the wire: the handler's headers sorted, then Content-Length and a Content-Type Go sniffed itself.
+  const sniffedAt = response.headers.findIndex(
+    ([k, v], i) =>
+      k === "Content-Type" &&
+      (response.sniffedContentType
+        ? i === response.headers.length - 1
+        : !response.explicitContentType && SNIFFABLE_TYPE.test(v)),
+  );
+  const own = response.headers
+    .filter((_, i) => i !== sniffedAt)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of response.headers) {
+  for (const [k, v] of own) {
     const existing = headers[k];
     headers[k] = existing === undefined ? v : Array.isArray(existing) ? [...existing, v] : [existing, v];
   }
   headers["Content-Length"] = String(length);
+  if (sniffedAt >= 0) headers["Content-Type"] = (response.headers[sniffedAt] as readonly [string, string])[1];
   send(response.status, headers, body);
   if (response.unrouted) return;
   if (ctx.debug) {

@@ -51,6 +51,16 @@ const HOOKS = [
       { name: "A-First", value: " padded\tvalue " },
     ],
   },
+  {
+    id: "named",
+    "execute-command": "/bin/true",
+    "response-message": "{}",
+    "response-headers": [
+      { name: "x-a", value: "1" },
+      { name: "X-A", value: "2" },
+      { name: "content-type", value: "application/json" },
+    ],
+  },
 ];
 
 type Side = "peer" | "ours";
@@ -249,4 +259,12 @@ test("wire: a method node:http does not know (`post`) is served on a connection 
   });
   assert.match(text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nOKHTTP\/1\.1 413 Request Entity Too Large\r\n/);
   assert.equal(closed, false);
+});
+
+test("wire: response-headers names are canonicalised, the last of a name wins, and go out sorted as Go's", async () => {
+  const { text } = await sideBySide({ writes: ["GET /hooks/named HTTP/1.1\r\nHost: x\r\n\r\n"] });
+  assert.equal(
+    text,
+    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-A: 2\r\nDate: -\r\nContent-Length: 2\r\n\r\n{}",
+  );
 });
