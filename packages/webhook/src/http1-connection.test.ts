@@ -196,3 +196,24 @@ test("serveHttp1: close() ends idle kept-alive connections, and a busy one after
     },
   );
 });
+
+test("serveHttp1: clients that leave mid-body or while their request is served do not take the server down", async () => {
+  await withServer(
+    async (req, respond) => {
+      await new Promise((r) => setTimeout(r, 100));
+      ok(req, respond);
+    },
+    async (port) => {
+      for (const data of [
+        "POST /cut HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n0123456789",
+        "GET /left HTTP/1.1\r\nHost: h\r\n\r\n",
+      ]) {
+        const socket = connect(port, "127.0.0.1", () => socket.write(data, () => socket.resetAndDestroy()));
+        socket.on("error", () => undefined);
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      const { text } = await talk(port, "GET /after HTTP/1.1\r\nHost: h\r\n\r\n");
+      assert.match(text, /\r\n\r\nok$/);
+    },
+  );
+});
