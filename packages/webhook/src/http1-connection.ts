@@ -41,8 +41,8 @@ export interface Http1Options {
  * the whole of the gap to upstream on rejected requests (bench/webhook/README.md); what node:http still reads keeps
  * the answers the parity suite checks.
  *
- * Framing as Go's `net/http` writes it: the request's protocol in the status line, Go's reason phrases, `Date`
- * before the handler's headers, no `Connection: keep-alive` on HTTP/1.1, no `Content-Length` or body on 1xx, 204 and
+ * Framing as Go's `net/http` writes it: the request's protocol in the status line, Go's reason phrases, `Date` just
+ * before `Content-Length`, no `Connection: keep-alive` on HTTP/1.1, no `Content-Length` or body on 1xx, 204 and
  * 304, a complete request followed by the client's FIN still answered, kept-alive connections without idle timeout.
  */
 export function serveHttp1(server: Server, options: Http1Options): void {
