@@ -98,6 +98,19 @@ test("a command that closes its output early is still waited for", async () => {
   assert.deepEqual(r, { output: Buffer.alloc(0), error: "exit status 4" });
 });
 
+test("output larger than the pipe arrives whole, written fast or a little at a time", async () => {
+  const big = await run(sh("head -c 5000000 /dev/zero; echo end"));
+  assert.equal(big.output.length, 5_000_004);
+  assert.equal(big.output.subarray(-4).toString(), "end\n");
+  const trickle = await run(sh("for i in 1 2 3 4 5; do echo $i; sleep 0.03; done"));
+  assert.equal(trickle.output.toString(), "1\n2\n3\n4\n5\n");
+});
+
+test("output from something the command left running is waited for, as Go's CombinedOutput waits", async () => {
+  const r = await run(sh("(sleep 0.2; echo late) & echo early"));
+  assert.deepEqual(r, { output: Buffer.from("early\nlate\n") });
+});
+
 test("many commands at once (past koffi's 64 calls in flight) each get their own output and status", async () => {
   const results = await Promise.all(
     Array.from({ length: 200 }, (_, i) => run(sh(`echo ${i}; exit ${i % 3}`))),
