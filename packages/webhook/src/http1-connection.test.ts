@@ -82,28 +82,97 @@ test("serveHttp1 reads a plain request and writes the headers in order, Date bef
   });
 });
 
-test("serveHttp1 leaves chunked, Expect, bare-LF, absolute-URL and Host-less requests to node:http", async () => {
+test("serveHttp1 leaves Expect, bare-LF, absolute-URL, Host-less and oddly coded requests to node:http", async () => {
   await withServer(ok, async (port, { nodeRequests }) => {
     const requests = [
-      "POST /chunked HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
       "POST /expect HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n",
       "GET /lf HTTP/1.1\nHost: h\n\n",
       "GET http://h/absolute HTTP/1.1\r\nHost: h\r\n\r\n",
       "GET /folded HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n  more\r\n\r\n",
       "GET /two-lengths HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
       "GET /nohost HTTP/1.1\r\n\r\n",
+      "POST /old-chunked HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
     ];
     for (const request of requests) {
       const { text } = await talk(port, request);
       assert.match(
         text,
-        /^HTTP\/1\.1 (100 Continue\r\n\r\nHTTP\/1\.1 )?(200 OK[\s\S]*from node|400 Bad Request)/,
+        /^HTTP\/1\.[01] (100 Continue\r\n\r\nHTTP\/1\.1 )?(200 OK[\s\S]*from node|400 Bad Request)/,
         request,
       );
     }
     // node:http answers the rest itself with 400 (bare LF, folding, two lengths, no Host).
-    assert.deepEqual(nodeRequests, ["POST /chunked", "POST /expect", "GET http://h/absolute"]);
+    assert.deepEqual(nodeRequests, ["POST /expect", "GET http://h/absolute", "POST /old-chunked"]);
   });
+});
+
+test("serveHttp1 reads chunked bodies (extensions, trailers, split writes) and drops a Content-Length beside them", async () => {
+  const seen: Http1Request[] = [];
+  await withServer(
+    (req, respond) => {
+      seen.push(req);
+      ok(req, respond);
+    },
+    async (port, { nodeRequests }) => {
+      const chunked =
+        "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\nContent-Length: 99\r\n\r\n";
+      const body = "3;ext=1\r\nabc\r\nA \r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n";
+      const { text } = await talk(port, chunked + body + chunked + body);
+      assert.equal(text.match(/\r\n\r\nok/g)?.length, 2, text);
+      const split = connect(port, "127.0.0.1");
+      let answer = "";
+      split.on("data", (c: Buffer) => (answer += c.toString()));
+      for (const piece of [chunked, "3\r\nab", "c\r\n", "0\r\n", "\r\n"]) {
+        split.write(piece);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      assert.match(answer, /\r\n\r\nok$/);
+      split.destroy();
+      assert.deepEqual(nodeRequests, []);
+    },
+  );
+  assert.deepEqual(
+    seen.map((r) => [r.body.toString(), r.rawHeaders]),
+    [
+      ["abc0123456789", ["Host", "h", "Transfer-Encoding", "Chunked"]],
+      ["abc0123456789", ["Host", "h", "Transfer-Encoding", "Chunked"]],
+      ["abc", ["Host", "h", "Transfer-Encoding", "Chunked"]],
+    ],
+  );
+});
+
+test("serveHttp1 refuses transfer codings other than a lone chunked with Go's 501", async () => {
+  await withServer(ok, async (port, { nodeRequests }) => {
+    for (const coding of ["gzip, chunked", "identity", "chunked\r\nTransfer-Encoding: chunked"]) {
+      const { text, closed } = await talk(
+        port,
+        `POST /te HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: ${coding}\r\n\r\n0\r\n\r\n`,
+      );
+      assert.equal(
+        text,
+        "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nUnsupported transfer encoding",
+      );
+      assert.equal(closed, true);
+    }
+    assert.deepEqual(nodeRequests, []);
+  });
+});
+
+test("serveHttp1 hands a malformed or oversize chunked body to node:http", async () => {
+  await withServer(
+    ok,
+    async (port, { nodeRequests }) => {
+      const head = "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
+      const bad = await talk(port, `${head}3\r\nabcX\r\n0\r\n\r\n`);
+      assert.match(bad.text, /^HTTP\/1\.1 400 Bad Request/);
+      const big = await talk(port, `${head}65\r\n${"b".repeat(101)}\r\n0\r\n\r\n`);
+      assert.match(big.text, /from node$/);
+      // node:http reports the malformed one as a request before refusing its body.
+      assert.deepEqual(nodeRequests, ["POST /c", "POST /c"]);
+    },
+    { maxBodyBytes: 100 },
+  );
 });
 
 test("serveHttp1 hands over heads past the header limit and bodies past the body limit", async () => {
@@ -133,7 +202,7 @@ test("serveHttp1 keeps answering on a connection node:http took over", async () 
   await withServer(ok, async (port, { nodeRequests }) => {
     const { text } = await talk(
       port,
-      "GET /fast HTTP/1.1\r\nHost: h\r\n\r\nPOST /slow HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n",
+      "GET /fast HTTP/1.1\r\nHost: h\r\n\r\nPOST /slow HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n",
     );
     assert.equal(text.match(/HTTP\/1\.1 200 OK/g)?.length, 3, text);
     assert.deepEqual(nodeRequests, ["POST /slow", "GET /after"]);

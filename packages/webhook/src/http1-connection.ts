@@ -36,8 +36,9 @@ export interface Http1Options {
 /**
  * Reads plain HTTP/1.x requests straight off each accepted socket and writes the answers as Go's server frames them,
  * handing a connection to node:http (the server's own `connection` listener) at a request boundary whenever a request
- * is anything but the common shape: a request line `METHOD /target HTTP/1.x`, well-formed headers and at most one
- * `Content-Length`, no `Transfer-Encoding`, `Expect` or `Upgrade`. node:http's JavaScript costs ~30 µs per request,
+ * is anything but the common shape: a request line `METHOD /target HTTP/1.x`, well-formed headers, a body by at most
+ * one `Content-Length` or in chunks (HTTP/1.1; a `Content-Length` beside it ignored, as Go does), no `Expect` or
+ * `Upgrade`. node:http's JavaScript costs ~30 µs per request,
  * the whole of the gap to upstream on rejected requests (bench/webhook/README.md); what node:http still reads keeps
  * the answers the parity suite checks.
  *
@@ -69,14 +70,23 @@ interface Head {
   readonly rawHeaders: string[];
   /** Bytes of request line and headers, blank line included. */
   readonly size: number;
+  /** The declared body size; 0 for a chunked body. */
   readonly contentLength: number;
+  /** The body comes in chunks (`Transfer-Encoding: chunked`), read by {@link readChunked}. */
+  readonly chunked: boolean;
   /** The client asked to close after this answer (or did not ask an HTTP/1.0 connection to stay). */
   readonly close: boolean;
 }
 
+const BAD_REQUEST =
+  "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request";
 /** What node:http should read instead: anything outside the common shape. */
 const OTHER = "other";
 const INCOMPLETE = "incomplete";
+const UNSUPPORTED_CODING = "unsupported coding";
+/** Go's answer to a transfer coding other than a lone `chunked` (net/http server.go). */
+const NOT_IMPLEMENTED =
+  "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nUnsupported transfer encoding";
 
 const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\/[\x21-\x7e]*) HTTP\/1\.([01])$/;
 const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[\t ]*([\t\x20-\x7e]*?)[\t ]*$/;
@@ -103,7 +113,7 @@ function readRequests(
       if (pendingBytes > maxHeaderBytes) socket.pause();
       return;
     }
-    if (head !== undefined && pendingBytes < head.size + head.contentLength) return;
+    if (head !== undefined && !head.chunked && pendingBytes < head.size + head.contentLength) return;
     next();
   };
   const onEnd = () => {
@@ -118,6 +128,12 @@ function readRequests(
   socket.on("close", onClose);
 
   const handOff = () => {
+    if (ended) {
+      // The client's FIN has been read: node:http could not see it (a stream cannot take data back after its end),
+      // so the rare request it would read after one gets Go's answer to a request it cannot read.
+      endWith(socket, BAD_REQUEST);
+      return;
+    }
     socket.off("data", onData);
     socket.off("end", onEnd);
     socket.off("error", onError);
@@ -142,13 +158,13 @@ function readRequests(
         handOff();
         return;
       }
+      if (parsed === UNSUPPORTED_CODING) {
+        endWith(socket, NOT_IMPLEMENTED);
+        return;
+      }
       if (parsed === INCOMPLETE) {
         // Go answers a request cut short by the client's FIN with 400.
-        if (ended)
-          endWith(
-            socket,
-            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request",
-          );
+        if (ended) endWith(socket, BAD_REQUEST);
         return;
       }
       if (maxBodyBytes > 0 && parsed.contentLength > maxBodyBytes) {
@@ -157,12 +173,37 @@ function readRequests(
       }
       head = parsed;
     }
-    const total = head.size + head.contentLength;
-    // Upstream reads what body arrived before the client's FIN and serves the request with it.
-    if (data.length < total && !ended) return;
+    let body: Buffer;
+    let total: number;
+    if (head.chunked) {
+      const read = readChunked(data, head.size);
+      if (read === "invalid" && !ended) {
+        handOff();
+        return;
+      }
+      if (read !== "invalid" && "incomplete" in read) {
+        if (maxBodyBytes > 0 && read.size > maxBodyBytes && !ended) {
+          handOff();
+          return;
+        }
+        if (!ended) return;
+      }
+      // Upstream serves what body arrived before the client's FIN (or before a malformed chunk) with it.
+      body =
+        read === "invalid" ? Buffer.alloc(0) : "body" in read ? read.body : Buffer.concat(read.incomplete);
+      total = read !== "invalid" && "end" in read ? read.end : data.length;
+      if (maxBodyBytes > 0 && body.length > maxBodyBytes && !ended) {
+        handOff();
+        return;
+      }
+    } else {
+      total = head.size + head.contentLength;
+      // Upstream reads what body arrived before the client's FIN and serves the request with it.
+      if (data.length < total && !ended) return;
+      body = data.subarray(head.size, Math.min(total, data.length));
+    }
     const request = head;
     head = undefined;
-    const body = data.subarray(request.size, Math.min(total, data.length));
     const rest = data.subarray(Math.min(total, data.length));
     pending = rest.length > 0 ? [rest] : [];
     pendingBytes = rest.length;
@@ -201,7 +242,7 @@ function readRequests(
           else {
             idle.add(socket);
             socket.resume();
-            if (head === undefined || pendingBytes >= head.size + head.contentLength) next();
+            next();
           }
         },
         () => socket.destroy(),
@@ -212,9 +253,13 @@ function readRequests(
 /**
  * Reads the request line and headers, or says why not: more bytes needed, or a request node:http should read.
  * Bare LF line ends, folded headers, absolute or `*` targets, `CONNECT`, bytes outside printable ASCII, a body in
- * chunks, `Expect`, `Upgrade` and a missing Host on HTTP/1.1 all go to node:http.
+ * coding on HTTP/1.0, `Expect`, `Upgrade` and a missing Host on HTTP/1.1 all go to node:http; a coding other than a
+ * lone `chunked` on HTTP/1.1 is refused as Go refuses it.
  */
-function parseHead(data: Buffer, maxHeaderBytes: number): Head | typeof OTHER | typeof INCOMPLETE {
+function parseHead(
+  data: Buffer,
+  maxHeaderBytes: number,
+): Head | typeof OTHER | typeof INCOMPLETE | typeof UNSUPPORTED_CODING {
   const end = data.indexOf("\r\n\r\n");
   if (end < 0) {
     if (data.length > maxHeaderBytes) return OTHER;
@@ -231,8 +276,10 @@ function parseHead(data: Buffer, maxHeaderBytes: number): Head | typeof OTHER | 
   if (method === "CONNECT" || method === "PRI") return OTHER;
   const httpVersion = line[3] === "1" ? "1.1" : "1.0";
   const rawHeaders: string[] = [];
-  let contentLength = 0;
+  let length = "";
   let lengths = 0;
+  let codings = 0;
+  let chunked = false;
   let hosts = 0;
   let connection = "";
   for (let i = 1; i < lines.length; i++) {
@@ -256,21 +303,98 @@ function parseHead(data: Buffer, maxHeaderBytes: number): Head | typeof OTHER | 
         break;
       case 14:
         if (name.toLowerCase() === "content-length") {
-          if (!/^\d{1,15}$/.test(value)) return OTHER;
-          contentLength = Number(value);
+          length = value;
           lengths++;
         }
         break;
       case 17:
-        if (name.toLowerCase() === "transfer-encoding") return OTHER;
+        if (name.toLowerCase() === "transfer-encoding") {
+          codings++;
+          chunked = value.toLowerCase() === "chunked";
+        }
         break;
     }
   }
   if (lengths > 1 || hosts > 1 || (hosts === 0 && httpVersion === "1.1")) return OTHER;
+  // Go reads a lone `chunked` and refuses any other coding on HTTP/1.1 (`unsupportedTEError`); on HTTP/1.0 it ignores
+  // the header, node:http does not: those go to node:http.
+  if (codings > 0 && httpVersion !== "1.1") return OTHER;
+  if (codings > 1 || (codings === 1 && !chunked)) return UNSUPPORTED_CODING;
+  if (!chunked && lengths === 1 && !/^\d{1,15}$/.test(length)) return OTHER;
+  // As Go's fixLength: a chunked body's Content-Length is ignored and removed from the request's headers.
+  const headers = chunked ? withoutContentLength(rawHeaders) : rawHeaders;
   const tokens = connection === "" ? [] : connection.split(",").map((t) => t.trim());
   if (tokens.includes("upgrade")) return OTHER;
   const close = httpVersion === "1.1" ? tokens.includes("close") : !tokens.includes("keep-alive");
-  return { method, url: line[2] as string, httpVersion, rawHeaders, size: end + 4, contentLength, close };
+  const contentLength = chunked || lengths === 0 ? 0 : Number(length);
+  return {
+    method,
+    url: line[2] as string,
+    httpVersion,
+    rawHeaders: headers,
+    size: end + 4,
+    contentLength,
+    chunked,
+    close,
+  };
+}
+
+function withoutContentLength(rawHeaders: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.toLowerCase() !== "content-length") kept.push(name, rawHeaders[i + 1] as string);
+  }
+  return kept;
+}
+
+/** The longest chunk-size line Go's chunked reader takes. */
+const MAX_CHUNK_LINE = 4096;
+const CHUNK_SIZE = /^([0-9a-fA-F]{1,15})[\t ]*(;[^\r\n]*)?$/;
+
+/**
+ * Decodes a chunked body starting at `start`: its bytes and where the request ends (after the trailer), "incomplete"
+ * while more is needed (with what has arrived so far, and its size, for a body limit), or "invalid" for what Go's
+ * chunked reader refuses.
+ */
+function readChunked(
+  data: Buffer,
+  start: number,
+): { body: Buffer; end: number } | { incomplete: Buffer[]; size: number } | "invalid" {
+  const parts: Buffer[] = [];
+  let size = 0;
+  let at = start;
+  for (;;) {
+    const eol = data.indexOf("\r\n", at);
+    if (eol < 0) return data.length - at > MAX_CHUNK_LINE ? "invalid" : { incomplete: parts, size };
+    if (eol - at > MAX_CHUNK_LINE) return "invalid";
+    const line = CHUNK_SIZE.exec(data.toString("latin1", at, eol));
+    if (line === null) return "invalid";
+    const length = Number.parseInt(line[1] as string, 16);
+    if (length === 0) {
+      // The trailer: header lines up to an empty one, read and dropped (Go keeps them apart from the headers).
+      let next = eol + 2;
+      for (;;) {
+        const lineEnd = data.indexOf("\r\n", next);
+        if (lineEnd < 0) return { incomplete: parts, size };
+        if (lineEnd === next) return { body: Buffer.concat(parts, size), end: lineEnd + 2 };
+        next = lineEnd + 2;
+      }
+    }
+    size += length;
+    const dataEnd = eol + 2 + length;
+    if (data.length < dataEnd) {
+      parts.push(data.subarray(eol + 2));
+      return { incomplete: parts, size };
+    }
+    if (data.length < dataEnd + 2) {
+      parts.push(data.subarray(eol + 2, dataEnd));
+      return { incomplete: parts, size };
+    }
+    if (data[dataEnd] !== 0x0d || data[dataEnd + 1] !== 0x0a) return "invalid";
+    parts.push(data.subarray(eol + 2, dataEnd));
+    at = dataEnd + 2;
+  }
 }
 
 /** Go drops answer headers whose name is not a token (`Header.WriteSubset`). */

@@ -237,18 +237,37 @@ test("wire: a 100 kB body in three writes reaches the command whole", async () =
   assert.match(text, /\r\n\r\n100000\n$/);
 });
 
-test("wire: a chunked request after a plain one on the same connection is handed to node:http and answered", async () => {
+test("wire: chunked bodies, with a Content-Length beside them (Go ignores it), are read as Go reads them", async () => {
   const chunked =
-    "POST /hooks/size HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+    "POST /hooks/size HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n0\r\n\r\n";
+  const both = chunked.replace("Transfer-Encoding", "Content-Length: 99\r\nTransfer-Encoding");
+  const { text, closed } = await sideBySide({ writes: [rejected("no"), chunked, both] });
+  assert.equal(text.match(/\r\n\r\n3\n/g)?.length, 2, text);
+  assert.equal(closed, false);
+});
+
+test("wire: a transfer coding other than a lone chunked gets Go's 501", async () => {
+  for (const coding of ["gzip, chunked", "identity"]) {
+    const request = `POST /hooks/size HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ${coding}\r\n\r\n0\r\n\r\n`;
+    const { text, closed } = await sideBySide({ writes: [request] });
+    assert.match(text, /^HTTP\/1\.1 501 Not Implemented\r\n/);
+    assert.equal(closed, true);
+  }
+});
+
+test("wire: an Expect: 100-continue request after a plain one is handed to node:http and answered", async () => {
+  const expect = "POST /hooks/size HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n";
   const answers = await Promise.all(
     (["peer", "ours"] as const).map((side) =>
-      exchange(side, { writes: [rejected("no"), chunked, "GET /hooks/large HTTP/1.1\r\nHost: x\r\n\r\n"] }),
+      exchange(side, {
+        writes: [rejected("no"), expect, "abc", "GET /hooks/large HTTP/1.1\r\nHost: x\r\n\r\n"],
+      }),
     ),
   );
   for (const { text, closed } of answers) {
     assert.equal(closed, false);
     const statuses = text.match(/HTTP\/1\.1 \d+/g);
-    assert.deepEqual(statuses, ["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 413"], text);
+    assert.deepEqual(statuses, ["HTTP/1.1 200", "HTTP/1.1 100", "HTTP/1.1 200", "HTTP/1.1 413"], text);
     assert.match(text, /\r\n\r\n3\n/);
   }
 });
