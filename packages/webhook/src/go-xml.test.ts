@@ -39,3 +39,10 @@ test("mismatched tags, unknown entities and truncation are errors", () => {
   assert.match(json("<r><a>"), /^error: .*unexpected EOF/);
   assert.equal(json("   "), "error: EOF");
 });
+
+test("text with 1 MB of spaces inside is trimmed at its ends only, in linear time", {
+  timeout: 20_000,
+}, () => {
+  const inner = `a${" ".repeat(1_000_000)}b`;
+  assert.equal(json(`<r> \n${inner}\t </r>`), JSON.stringify({ r: inner }));
+});

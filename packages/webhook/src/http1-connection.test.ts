@@ -286,3 +286,25 @@ test("serveHttp1: clients that leave mid-body or while their request is served d
     },
   );
 });
+
+test("serveHttp1 reads a header value of 1 MB of spaces in linear time, trimmed", {
+  timeout: 20_000,
+}, async () => {
+  const seen: string[] = [];
+  await withServer(
+    (req, respond) => {
+      seen.push(req.rawHeaders[3] as string);
+      ok(req, respond);
+    },
+    async (port) => {
+      const { text } = await talk(
+        port,
+        `GET / HTTP/1.1\r\nHost: h\r\nX-A:  a${" ".repeat(1_000_000)}b \t\r\n\r\n`,
+      );
+      assert.match(text, /\r\n\r\nok$/);
+    },
+    { maxHeaderBytes: 2_000_000 },
+  );
+  assert.equal(seen[0]?.length, 1_000_002);
+  assert.ok(seen[0]?.startsWith("a ") && seen[0]?.endsWith(" b"));
+});
