@@ -29,3 +29,8 @@ test("isLabelName takes Prometheus label names and refuses reserved and malforme
   assert.equal(isLabelName("a-b"), false);
   assert.equal(isLabelName(""), false);
 });
+
+test("a base64 value with 1 MB of '=' inside is refused in linear time", { timeout: 20_000 }, () => {
+  assert.throws(() => parseGroupingKey(`job@base64/a${"=".repeat(1_000_000)}b`), /base64/);
+  assert.deepEqual(parseGroupingKey(`job@base64/dGVzdA${"=".repeat(1000)}`), { job: "test" });
+});

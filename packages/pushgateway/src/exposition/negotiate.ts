@@ -80,8 +80,13 @@ export function parseAccept(header: string): AcceptEntry[] {
   return entries;
 }
 
+/** By hand: `/^ +| +$/g` backtracks quadratically over a long run of spaces inside a client's Accept header. */
 function trimSpaces(s: string): string {
-  return s.replace(/^ +| +$/g, "");
+  let start = 0;
+  let end = s.length;
+  while (start < end && s.charCodeAt(start) === 0x20) start++;
+  while (end > start && s.charCodeAt(end - 1) === 0x20) end--;
+  return s.slice(start, end);
 }
 
 /** `strconv.ParseFloat(s, 32)` with its error ignored: 0 for text Go cannot read, ±Inf past float32's range. */
