@@ -24,6 +24,11 @@ export interface HookRequest {
   /** Header name → values, names in any case. */
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   readonly body: Buffer;
+  /**
+   * Set when the body has not been read yet (`Expect: 100-continue`): reading it asks the client for it, as Go's
+   * first read of the body does. Upstream reads it only once a hook has matched with an allowed method.
+   */
+  readonly readBody?: () => Promise<Buffer>;
   readonly remoteAddr: string;
   readonly requestId: string;
 }
@@ -144,7 +149,8 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
   // URL.Query() ignores the pairs it cannot parse and keeps the others.
   const query: Record<string, unknown> = goParseQuery(req.query).values;
   const contentType = hook.incomingPayloadContentType || headerMap["Content-Type"] || "";
-  const parsed = await parseBody(contentType, req.body, {
+  const body = req.readBody === undefined ? req.body : await req.readBody();
+  const parsed = await parseBody(contentType, body, {
     jsonParts: hook.parseParametersAsJson.filter((a) => a.source === "payload").map((a) => a.name),
   });
   for (const note of parsed.notes ?? []) ctx.log(`[${rid}] ${note}`);
@@ -162,7 +168,7 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
     headers: headerMap,
     query,
     payload: parsed.payload,
-    rawBody: parsed.rawBodyUnavailable ? Buffer.alloc(0) : req.body,
+    rawBody: parsed.rawBodyUnavailable ? Buffer.alloc(0) : body,
   };
   parseParametersAsJson(hook, data, ctx.log, rid);
 

@@ -85,7 +85,7 @@ test("serveHttp1 reads a plain request and writes the headers in order, Date bef
 test("serveHttp1 leaves Expect, bare-LF, absolute-URL, Host-less and oddly coded requests to node:http", async () => {
   await withServer(ok, async (port, { nodeRequests }) => {
     const requests = [
-      "POST /expect HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n",
+      "POST /expect HTTP/1.1\r\nHost: h\r\nExpect: something-else\r\nContent-Length: 0\r\n\r\n",
       "GET /lf HTTP/1.1\nHost: h\n\n",
       "GET http://h/absolute HTTP/1.1\r\nHost: h\r\n\r\n",
       "GET /folded HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n  more\r\n\r\n",
@@ -97,12 +97,12 @@ test("serveHttp1 leaves Expect, bare-LF, absolute-URL, Host-less and oddly coded
       const { text } = await talk(port, request);
       assert.match(
         text,
-        /^HTTP\/1\.[01] (100 Continue\r\n\r\nHTTP\/1\.1 )?(200 OK[\s\S]*from node|400 Bad Request)/,
+        /^HTTP\/1\.[01] (200 OK[\s\S]*from node|400 Bad Request|417 Expectation Failed)/,
         request,
       );
     }
-    // node:http answers the rest itself with 400 (bare LF, folding, two lengths, no Host).
-    assert.deepEqual(nodeRequests, ["POST /expect", "GET http://h/absolute", "POST /old-chunked"]);
+    // node:http answers the rest itself: 417 (an unknown expectation), 400 (bare LF, folding, two lengths, no Host).
+    assert.deepEqual(nodeRequests, ["GET http://h/absolute", "POST /old-chunked"]);
   });
 });
 
@@ -202,10 +202,10 @@ test("serveHttp1 keeps answering on a connection node:http took over", async () 
   await withServer(ok, async (port, { nodeRequests }) => {
     const { text } = await talk(
       port,
-      "GET /fast HTTP/1.1\r\nHost: h\r\n\r\nPOST /slow HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n",
+      "GET /fast HTTP/1.1\r\nHost: h\r\n\r\nGET http://h/slow HTTP/1.1\r\nHost: h\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n",
     );
     assert.equal(text.match(/HTTP\/1\.1 200 OK/g)?.length, 3, text);
-    assert.deepEqual(nodeRequests, ["POST /slow", "GET /after"]);
+    assert.deepEqual(nodeRequests, ["GET http://h/slow", "GET /after"]);
   });
 });
 
@@ -307,4 +307,32 @@ test("serveHttp1 reads a header value of 1 MB of spaces in linear time, trimmed"
   );
   assert.equal(seen[0]?.length, 1_000_002);
   assert.ok(seen[0]?.startsWith("a ") && seen[0]?.endsWith(" b"));
+});
+
+test("serveHttp1: Expect: 100-continue sends 100 only when the body is read, chunked bodies included", async () => {
+  const bodies: string[] = [];
+  await withServer(
+    async (req, respond) => {
+      if (req.url === "/read" && req.readBody !== undefined) bodies.push((await req.readBody()).toString());
+      ok(req, respond);
+    },
+    async (port) => {
+      const expect = (path: string) =>
+        `POST ${path} HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n`;
+      const socket = connect(port, "127.0.0.1");
+      let text = "";
+      socket.on("data", (c: Buffer) => (text += c.toString()));
+      socket.write(expect("/read"));
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(text, "HTTP/1.1 100 Continue\r\n\r\n");
+      socket.write("3\r\nabc\r\n0\r\n\r\nGET /next HTTP/1.1\r\nHost: h\r\n\r\n");
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(text.match(/200 OK/g)?.length, 2, text);
+      socket.destroy();
+      const skipped = await talk(port, expect("/skip"));
+      assert.match(skipped.text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n/);
+      skipped.socket.destroy();
+    },
+  );
+  assert.deepEqual(bodies, ["abc"]);
 });

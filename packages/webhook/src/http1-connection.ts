@@ -10,6 +10,8 @@ export interface Http1Request {
   /** Name, value, name, value… as sent (node's `rawHeaders` shape). */
   readonly rawHeaders: readonly string[];
   readonly body: Buffer;
+  /** Set for `Expect: 100-continue`: `body` is empty and this reads it, sending `100 Continue` first. */
+  readonly readBody?: () => Promise<Buffer>;
 }
 
 /**
@@ -37,8 +39,8 @@ export interface Http1Options {
  * Reads plain HTTP/1.x requests straight off each accepted socket and writes the answers as Go's server frames them,
  * handing a connection to node:http (the server's own `connection` listener) at a request boundary whenever a request
  * is anything but the common shape: a request line `METHOD /target HTTP/1.x`, well-formed headers, a body by at most
- * one `Content-Length` or in chunks (HTTP/1.1; a `Content-Length` beside it ignored, as Go does), no `Expect` or
- * `Upgrade`. node:http's JavaScript costs ~30 µs per request,
+ * one `Content-Length` or in chunks (HTTP/1.1; a `Content-Length` beside it ignored, as Go does), no `Upgrade`,
+ * no expectation but `100-continue` (answered as Go: `100 Continue` only when the handler reads the body). node:http's JavaScript costs ~30 µs per request,
  * the whole of the gap to upstream on rejected requests (bench/webhook/README.md); what node:http still reads keeps
  * the answers the parity suite checks.
  *
@@ -51,6 +53,7 @@ export function serveHttp1(server: Server, options: Http1Options): void {
   const nodeListeners = server.listeners(event) as ((socket: Socket) => void)[];
   server.removeAllListeners(event);
   const idle = new Set<Socket>();
+  const open = new Set<Socket>();
   const handOff = (socket: Socket) => {
     for (const listener of nodeListeners) listener.call(server, socket);
   };
@@ -60,7 +63,16 @@ export function serveHttp1(server: Server, options: Http1Options): void {
     closeIdle();
     for (const socket of idle) socket.destroy();
   };
-  server.on(event, (socket: Socket) => readRequests(socket, { ...options, server, idle, handOff }));
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeAllConnections = () => {
+    closeAll();
+    for (const socket of open) socket.destroy();
+  };
+  server.on(event, (socket: Socket) => {
+    open.add(socket);
+    socket.once("close", () => open.delete(socket));
+    readRequests(socket, { ...options, server, idle, handOff });
+  });
 }
 
 interface Head {
@@ -74,6 +86,8 @@ interface Head {
   readonly contentLength: number;
   /** The body comes in chunks (`Transfer-Encoding: chunked`), read by {@link readChunked}. */
   readonly chunked: boolean;
+  /** `Expect: 100-continue` on HTTP/1.1 with a body: served before the body is read. */
+  readonly expectContinue: boolean;
   /** The client asked to close after this answer (or did not ask an HTTP/1.0 connection to stay). */
   readonly close: boolean;
 }
@@ -103,6 +117,8 @@ function readRequests(
   let head: Head | undefined;
   let busy = false;
   let ended = false;
+  /** While a request served before its body arrived (`Expect: 100-continue`) waits for that body. */
+  let feedBody: (() => void) | undefined;
   // node:http's default; the answers are small and the client waits for them.
   socket.setNoDelay(true);
   idle.add(socket);
@@ -111,8 +127,9 @@ function readRequests(
     pending.push(chunk);
     pendingBytes += chunk.length;
     if (busy) {
+      if (feedBody !== undefined) feedBody();
       // Pipelined requests wait for the answer in progress; past a bound, stop reading (as node:http does).
-      if (pendingBytes > maxHeaderBytes) socket.pause();
+      else if (pendingBytes > maxHeaderBytes) socket.pause();
       return;
     }
     if (head !== undefined && !head.chunked && pendingBytes < head.size + head.contentLength) return;
@@ -121,6 +138,7 @@ function readRequests(
   const onEnd = () => {
     ended = true;
     if (!busy) next();
+    else feedBody?.();
   };
   const onError = () => socket.destroy();
   const onClose = () => idle.delete(socket);
@@ -147,13 +165,49 @@ function readRequests(
     options.handOff(socket);
   };
 
+  /** Everything buffered, as one buffer (kept as the only entry). */
+  const buffered = (): Buffer => {
+    const data = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingBytes);
+    pending = [data];
+    return data;
+  };
+
+  /** Leaves in the buffer only what follows `end`. */
+  const consume = (data: Buffer, end: number) => {
+    const rest = data.subarray(end);
+    pending = rest.length > 0 ? [rest] : [];
+    pendingBytes = rest.length;
+  };
+
+  /**
+   * The request's body from `data` (which starts with its head), or what to do instead. Upstream serves what body
+   * arrived before the client's FIN (or before a malformed chunk) with it.
+   */
+  const takeBody = (data: Buffer, request: Head): { body: Buffer; end: number } | "wait" | "hand off" => {
+    if (!request.chunked) {
+      const end = request.size + request.contentLength;
+      if (data.length < end && !ended) return "wait";
+      return {
+        body: data.subarray(request.size, Math.min(end, data.length)),
+        end: Math.min(end, data.length),
+      };
+    }
+    const read = readChunked(data, request.size);
+    if (read === "invalid") return ended ? { body: Buffer.alloc(0), end: data.length } : "hand off";
+    if ("incomplete" in read) {
+      if (maxBodyBytes > 0 && read.size > maxBodyBytes && !ended) return "hand off";
+      return ended ? { body: Buffer.concat(read.incomplete), end: data.length } : "wait";
+    }
+    if (maxBodyBytes > 0 && read.body.length > maxBodyBytes) return "hand off";
+    return { body: read.body, end: read.end };
+  };
+
   const next = (): void => {
     if (pendingBytes === 0) {
       if (ended) socket.end();
       return;
     }
-    const data = pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, pendingBytes);
-    pending = [data];
+    const data = buffered();
     if (head === undefined) {
       const parsed = parseHead(data, maxHeaderBytes);
       if (parsed === OTHER) {
@@ -175,54 +229,69 @@ function readRequests(
       }
       head = parsed;
     }
-    let body: Buffer;
-    let total: number;
-    if (head.chunked) {
-      const read = readChunked(data, head.size);
-      if (read === "invalid" && !ended) {
-        handOff();
-        return;
-      }
-      if (read !== "invalid" && "incomplete" in read) {
-        if (maxBodyBytes > 0 && read.size > maxBodyBytes && !ended) {
-          handOff();
-          return;
-        }
-        if (!ended) return;
-      }
-      // Upstream serves what body arrived before the client's FIN (or before a malformed chunk) with it.
-      body =
-        read === "invalid" ? Buffer.alloc(0) : "body" in read ? read.body : Buffer.concat(read.incomplete);
-      total = read !== "invalid" && "end" in read ? read.end : data.length;
-      if (maxBodyBytes > 0 && body.length > maxBodyBytes && !ended) {
-        handOff();
-        return;
-      }
-    } else {
-      total = head.size + head.contentLength;
-      // Upstream reads what body arrived before the client's FIN and serves the request with it.
-      if (data.length < total && !ended) return;
-      body = data.subarray(head.size, Math.min(total, data.length));
-    }
     const request = head;
+    if (request.expectContinue) {
+      head = undefined;
+      serveWithBodyLater(request);
+      return;
+    }
+    const taken = takeBody(data, request);
+    if (taken === "hand off") {
+      handOff();
+      return;
+    }
+    if (taken === "wait") return;
     head = undefined;
-    const rest = data.subarray(Math.min(total, data.length));
-    pending = rest.length > 0 ? [rest] : [];
-    pendingBytes = rest.length;
+    consume(data, taken.end);
+    serveOne(request, { body: taken.body });
+  };
+
+  /**
+   * As Go's `expectContinueReader`: the request is served at once, and `100 Continue` goes out only when the handler
+   * reads the body; an answer given without reading it closes the connection (the body may never come).
+   */
+  const serveWithBodyLater = (request: Head) => {
+    let asked = false;
+    let taken = false;
+    const readBody = () => {
+      if (!asked) {
+        asked = true;
+        socket.write("HTTP/1.1 100 Continue\r\n\r\n");
+      }
+      return new Promise<Buffer>((resolve, reject) => {
+        feedBody = () => {
+          const data = buffered();
+          const got = takeBody(data, request);
+          if (got === "wait") return;
+          feedBody = undefined;
+          // A malformed or oversize body cannot go to node:http any more: the request ends without an answer.
+          if (got === "hand off") {
+            reject(new Error("the request body cannot be read"));
+            return;
+          }
+          taken = true;
+          consume(data, got.end);
+          resolve(got.body);
+        };
+        feedBody();
+      });
+    };
+    serveOne(request, { body: Buffer.alloc(0), readBody, bodyTaken: () => taken });
+  };
+
+  const serveOne = (
+    request: Head,
+    body: { body: Buffer; readBody?: () => Promise<Buffer>; bodyTaken?: () => boolean },
+  ) => {
     busy = true;
     idle.delete(socket);
     let answered = false;
+    const closes = () => request.close || !server.listening || body.bodyTaken?.() === false;
     const respond: Http1Respond = (status, headers, payload) => {
       if (answered) throw new Error("the request was already answered");
       answered = true;
-      writeAnswer(socket, {
-        request,
-        status,
-        headers,
-        body: payload,
-        // A client's FIN ends the connection once its requests are answered; Go says nothing of it in the answer.
-        close: request.close || !server.listening,
-      });
+      // A client's FIN ends the connection once its requests are answered; Go says nothing of it in the answer.
+      writeAnswer(socket, { request, status, headers, body: payload, close: closes() });
     };
     options
       .serve(
@@ -231,16 +300,29 @@ function readRequests(
           url: request.url,
           httpVersion: request.httpVersion,
           rawHeaders: request.rawHeaders,
-          body,
+          body: body.body,
+          ...(body.readBody === undefined ? {} : { readBody: body.readBody }),
         },
         respond,
         socket,
       )
       .then(
         () => {
+          if (answered && body.bodyTaken?.() === false && request.contentLength <= DISCARD_LIMIT) {
+            // As Go's body Close after a handler that did not read it: a body up to 256 KiB is still read (the
+            // client sends it after a while without a 100) and dropped, then the connection closes.
+            feedBody = () => {
+              if (takeBody(buffered(), request) === "wait") return;
+              feedBody = undefined;
+              closeSoon(socket);
+            };
+            feedBody();
+            return;
+          }
           busy = false;
+          feedBody = undefined;
           if (!answered) socket.destroy();
-          else if (request.close || !server.listening) closeSoon(socket);
+          else if (closes()) closeSoon(socket);
           else {
             idle.add(socket);
             socket.resume();
@@ -255,7 +337,8 @@ function readRequests(
 /**
  * Reads the request line and headers, or says why not: more bytes needed, or a request node:http should read.
  * Bare LF line ends, folded headers, absolute or `*` targets, `CONNECT`, bytes outside printable ASCII, a body in
- * coding on HTTP/1.0, `Expect`, `Upgrade` and a missing Host on HTTP/1.1 all go to node:http; a coding other than a
+ * coding on HTTP/1.0, an `Expect` other than `100-continue`, `Upgrade` and a missing Host on HTTP/1.1 all go to
+ * node:http; a coding other than a
  * lone `chunked` on HTTP/1.1 is refused as Go refuses it.
  */
 function parseHead(
@@ -283,6 +366,7 @@ function parseHead(
   let codings = 0;
   let chunked = false;
   let hosts = 0;
+  let expect = false;
   let connection = "";
   for (let i = 1; i < lines.length; i++) {
     const header = HEADER_LINE.exec(lines[i] as string);
@@ -295,7 +379,11 @@ function parseHead(
         if (name.toLowerCase() === "host") hosts++;
         break;
       case 6:
-        if (name.toLowerCase() === "expect") return OTHER;
+        if (name.toLowerCase() === "expect") {
+          // Go answers other expectations with 417, as node:http does.
+          if (value.toLowerCase() !== "100-continue") return OTHER;
+          expect = true;
+        }
         break;
       case 7:
         if (name.toLowerCase() === "upgrade") return OTHER;
@@ -329,6 +417,8 @@ function parseHead(
   if (tokens.includes("upgrade")) return OTHER;
   const close = httpVersion === "1.1" ? tokens.includes("close") : !tokens.includes("keep-alive");
   const contentLength = chunked || lengths === 0 ? 0 : Number(length);
+  // Go waits for the handler's first read only on HTTP/1.1 with a body (server.go, expectsContinue).
+  const expectContinue = expect && httpVersion === "1.1" && (chunked || contentLength > 0);
   return {
     method,
     url: line[2] as string,
@@ -337,6 +427,7 @@ function parseHead(
     size: end + 4,
     contentLength,
     chunked,
+    expectContinue,
     close,
   };
 }
@@ -410,6 +501,8 @@ function readChunked(
 
 /** Go drops answer headers whose name is not a token (`Header.WriteSubset`). */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Go's `maxPostHandlerReadBytes`: an unread body up to this size is read after the answer, a larger one is not. */
+const DISCARD_LIMIT = 256 << 10;
 /** Answers up to this size go out in one write with their head. */
 const SMALL_BODY = 16 * 1024;
 

@@ -156,6 +156,8 @@ interface WireRequest {
   readonly httpVersion: string;
   readonly rawHeaders: readonly string[];
   readonly body: Buffer;
+  /** The body not read yet (`Expect: 100-continue`, http1-connection.ts): see `HookRequest.readBody`. */
+  readonly readBody?: () => Promise<Buffer>;
   readonly remoteAddr: string;
 }
 
@@ -235,10 +237,14 @@ async function serveWire(
     rid = config.xRequestIdLimit > 0 ? given.slice(0, config.xRequestIdLimit) : given;
   }
   const started = ctx.verbose ? performance.now() : 0;
-  const requestBody = req.body;
   const path = q < 0 ? url : url.slice(0, q);
   const routed = path === "/" || path.startsWith(config.urlprefix === "" ? "/" : `/${config.urlprefix}/`);
-  if (ctx.debug && routed) {
+  // Upstream's -debug dump reads the whole request first (httputil.DumpRequest), body included.
+  const dumps = ctx.debug && routed;
+  let readBody = req.readBody;
+  const requestBody = readBody !== undefined && dumps ? await readBody() : req.body;
+  if (dumps) readBody = undefined;
+  if (dumps) {
     ctx.writeRaw(
       dumpRequest(
         {
@@ -261,6 +267,7 @@ async function serveWire(
         query: q < 0 ? "" : url.slice(q + 1),
         headers: requestHeaders,
         body: requestBody,
+        ...(readBody === undefined ? {} : { readBody }),
         remoteAddr: req.remoteAddr,
         requestId: rid,
       },
