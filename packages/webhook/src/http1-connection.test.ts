@@ -336,3 +336,24 @@ test("serveHttp1: Expect: 100-continue sends 100 only when the body is read, chu
   );
   assert.deepEqual(bodies, ["abc"]);
 });
+
+test("serveHttp1: a 2 MB body sent before the handler asks for it (Expect) is still read whole", async () => {
+  let size = -1;
+  await withServer(
+    async (req, respond) => {
+      await new Promise((r) => setTimeout(r, 100));
+      size = req.readBody === undefined ? -2 : (await req.readBody()).length;
+      ok(req, respond);
+    },
+    async (port) => {
+      const body = "x".repeat(2_000_000);
+      const { text } = await talk(
+        port,
+        `POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      assert.match(text, /\r\n\r\nok$/);
+    },
+    { maxHeaderBytes: 1024 },
+  );
+  assert.equal(size, 2_000_000);
+});

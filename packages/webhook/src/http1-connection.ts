@@ -258,14 +258,18 @@ function readRequests(
         asked = true;
         socket.write("HTTP/1.1 100 Continue\r\n\r\n");
       }
+      // Reading may have stopped while the handler had not asked for the body yet (the pipelining bound).
+      socket.resume();
       return new Promise<Buffer>((resolve, reject) => {
         feedBody = () => {
           const data = buffered();
           const got = takeBody(data, request);
           if (got === "wait") return;
           feedBody = undefined;
-          // A malformed or oversize body cannot go to node:http any more: the request ends without an answer.
+          // A malformed or oversize body cannot go to node:http any more: the request ends without an answer, and
+          // the hook's command does not run.
           if (got === "hand off") {
+            socket.destroy();
             reject(new Error("the request body cannot be read"));
             return;
           }
@@ -316,6 +320,7 @@ function readRequests(
               feedBody = undefined;
               closeSoon(socket);
             };
+            socket.resume();
             feedBody();
             return;
           }
