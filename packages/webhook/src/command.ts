@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
-import { rm, stat, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { goBase64Decode } from "./go-base64.js";
 import { goList, goQuoteList } from "./go-log-format.js";
@@ -98,14 +98,9 @@ export async function runCommand(
   );
   let result: CommandResult;
   try {
-    // Go's os.StartProcess checks the directory first, to name it in the error (os/exec_posix.go).
-    const chdirError =
-      workdir === ""
-        ? undefined
-        : await stat(workdir).then(
-            () => undefined,
-            (error: NodeJS.ErrnoException) => goPathError(error, "chdir"),
-          );
+    // Go's os.StartProcess checks the directory first, to name it in the error (os/exec_posix.go); in place, as the
+    // executable's lookup (a thread-pool round trip costs more than the call).
+    const chdirError = workdir === "" ? undefined : directoryError(workdir);
     result =
       chdirError !== undefined
         ? { output: Buffer.alloc(0), error: chdirError }
@@ -159,6 +154,16 @@ export async function lookPath(
     if (isExecutable(full)) return isAbsolute(full) ? full : join(options.cwd, full);
   }
   return { error: `exec: "${candidate}": executable file not found in $PATH` };
+}
+
+/** Go's `chdir <dir>: <errno text>` when the working directory cannot be stat'ed, else undefined. */
+function directoryError(dir: string): string | undefined {
+  try {
+    statSync(dir);
+    return undefined;
+  } catch (error) {
+    return goPathError(error as NodeJS.ErrnoException, "chdir");
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
+import { endAndClose, goErrorResponse } from "./go-refusal.js";
 import { goStatusReason } from "./go-status-text.js";
 
 /** One request read off the wire. */
@@ -92,15 +93,13 @@ interface Head {
   readonly close: boolean;
 }
 
-const BAD_REQUEST =
-  "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request";
+const BAD_REQUEST = goErrorResponse("400 Bad Request");
 /** What node:http should read instead: anything outside the common shape. */
 const OTHER = "other";
 const INCOMPLETE = "incomplete";
 const UNSUPPORTED_CODING = "unsupported coding";
 /** Go's answer to a transfer coding other than a lone `chunked` (net/http server.go). */
-const NOT_IMPLEMENTED =
-  "HTTP/1.1 501 Not Implemented\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nUnsupported transfer encoding";
+const NOT_IMPLEMENTED = goErrorResponse("501 Not Implemented", "Unsupported transfer encoding");
 
 const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\/[\x21-\x7e]*) HTTP\/1\.([01])$/;
 // The value is trimmed by hand (trimOws): a lazy value with optional trailing blanks backtracks quadratically over a
@@ -151,7 +150,7 @@ function readRequests(
     if (ended) {
       // The client's FIN has been read: node:http could not see it (a stream cannot take data back after its end),
       // so the rare request it would read after one gets Go's answer to a request it cannot read.
-      endWith(socket, BAD_REQUEST);
+      endAndClose(socket, BAD_REQUEST);
       return;
     }
     socket.off("data", onData);
@@ -215,12 +214,12 @@ function readRequests(
         return;
       }
       if (parsed === UNSUPPORTED_CODING) {
-        endWith(socket, NOT_IMPLEMENTED);
+        endAndClose(socket, NOT_IMPLEMENTED);
         return;
       }
       if (parsed === INCOMPLETE) {
         // Go answers a request cut short by the client's FIN with 400.
-        if (ended) endWith(socket, BAD_REQUEST);
+        if (ended) endAndClose(socket, BAD_REQUEST);
         return;
       }
       if (maxBodyBytes > 0 && parsed.contentLength > maxBodyBytes) {
@@ -318,7 +317,7 @@ function readRequests(
             feedBody = () => {
               if (takeBody(buffered(), request) === "wait") return;
               feedBody = undefined;
-              closeSoon(socket);
+              endAndClose(socket);
             };
             socket.resume();
             feedBody();
@@ -327,7 +326,7 @@ function readRequests(
           busy = false;
           feedBody = undefined;
           if (!answered) socket.destroy();
-          else if (closes()) closeSoon(socket);
+          else if (closes()) endAndClose(socket);
           else {
             idle.add(socket);
             socket.resume();
@@ -563,20 +562,6 @@ function headerLines(name: string, values: string | readonly string[] | undefine
     lines += `${name}: ${trimOws(clean)}\r\n`;
   }
   return lines;
-}
-
-/**
- * As Go's `closeWriteAndWait`: the answer, then a FIN, and the close a little later, so request bytes still unread
- * do not turn the close into a reset that loses the answer.
- */
-function closeSoon(socket: Socket): void {
-  socket.end();
-  setTimeout(() => socket.destroy(), 500).unref();
-}
-
-function endWith(socket: Socket, answer: string): void {
-  socket.write(answer);
-  closeSoon(socket);
 }
 
 let dateSecond = -1;

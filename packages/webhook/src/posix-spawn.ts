@@ -84,9 +84,9 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
     return attr;
   };
   const plainAttr = attribute(0);
+  const groupAttr = attribute(POSIX_SPAWN_SETPGROUP);
   /** One read buffer for every command: reads are synchronous, on this thread. */
   const readBuffer = Buffer.alloc(READ_SIZE);
-  const groupAttr = attribute(POSIX_SPAWN_SETPGROUP);
   /** Children started and not yet reaped, by pid. */
   const exits = new Map<number, (status: number) => void>();
   const reap = (pid: number): boolean => {
@@ -143,77 +143,6 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
       c.addDup2(actions, writeEnd, 2);
       c.addChdir(actions, request.cwd);
       const attr = request.timeout > 0 ? groupAttr : plainAttr;
-      // The output is read in place from a non-blocking pipe, on the exit and by a timer while the command runs: a
-      // node stream per command cost ~90 µs of CPU (bench/webhook/README.md).
-      const collect = (pid: number, fd: number) => {
-        const chunks: Buffer[] = [];
-        let status: number | undefined;
-        let eof = false;
-        let settled = false;
-        let poll: NodeJS.Timeout | undefined;
-        let timer: NodeJS.Timeout | undefined;
-        let killer: NodeJS.Timeout | undefined;
-        c.fcntl(fd, F_SETFL, "int", O_NONBLOCK);
-        // Fewer wake-ups for a command that writes a lot; refused (EPERM) past the system's limit, which is fine.
-        c.fcntl(fd, F_SETPIPE_SZ, "int", PIPE_SIZE);
-        /** Reads what is there; true when something was. */
-        const drain = (): boolean => {
-          let got = false;
-          while (!eof) {
-            const n = Number(c.read(fd, readBuffer, READ_SIZE));
-            if (n > 0) {
-              chunks.push(Buffer.from(readBuffer.subarray(0, n)));
-              got = true;
-              continue;
-            }
-            const errno = n < 0 ? deps.errno() : 0;
-            if (errno === EINTR) continue;
-            if (errno === EAGAIN) break;
-            // End of output: every writer (the command and anything it left running) has closed the pipe, which Go's
-            // CombinedOutput also waits for.
-            eof = true;
-            c.close(fd);
-          }
-          return got;
-        };
-        const settle = () => {
-          if (settled || status === undefined || !eof) return;
-          settled = true;
-          clearTimeout(poll);
-          clearTimeout(timer);
-          clearTimeout(killer);
-          const output = Buffer.concat(chunks);
-          const error = exitError(status);
-          resolve(error === undefined ? { output } : { output, error });
-        };
-        // After the exit, a child another thread is starting may briefly hold a copy of the pipe's write end (until
-        // its exec closes it): the end of output is then looked for every millisecond for a while.
-        let quickChecks = 0;
-        const check = () => {
-          const busy = drain();
-          if (status === undefined) reap(pid);
-          settle();
-          if (settled) return;
-          const soon = busy || (status !== undefined && quickChecks++ < QUICK_CHECKS);
-          poll = setTimeout(check, soon ? 1 : DRAIN_MS);
-        };
-        exits.set(pid, (s) => {
-          status = s;
-          drain();
-          settle();
-          if (!settled) {
-            clearTimeout(poll);
-            poll = setTimeout(check, 1);
-          }
-        });
-        if (request.timeout > 0) {
-          timer = setTimeout(() => {
-            deps.killGroup(pid, "SIGTERM");
-            killer = setTimeout(() => deps.killGroup(pid, "SIGKILL"), 5000);
-          }, request.timeout * 1000);
-        }
-        check();
-      };
       const pidOut = new Int32Array(1);
       const spawned = (rc: number) => {
         done();
@@ -224,7 +153,15 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
           resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: ${errnoText(rc)}` });
           return;
         }
-        collect(pidOut[0] as number, readEnd);
+        void collectOutput(pidOut[0] as number, {
+          fd: readEnd,
+          timeout: request.timeout,
+          libc: c,
+          deps,
+          readBuffer,
+          exits,
+          reap,
+        }).then(resolve);
       };
       // On the thread pool: the calling thread waits until the child has exec'd, which is the slow part.
       try {
@@ -242,6 +179,96 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
       }
     });
   };
+}
+
+/**
+ * Reads a started command's merged output in place from the non-blocking read end of its pipe, on its exit and by a
+ * timer while it runs (a node stream per command cost ~90 µs of CPU, bench/webhook/README.md), and resolves once the
+ * output has ended and the exit status is known. The timeout stops the command's process group.
+ */
+function collectOutput(
+  pid: number,
+  options: {
+    fd: number;
+    timeout: number;
+    libc: ReturnType<typeof bindLibc>;
+    deps: PosixSpawnDeps;
+    readBuffer: Buffer;
+    /** Where the SIGCHLD handler finds this pid's exit callback. */
+    exits: Map<number, (status: number) => void>;
+    reap: (pid: number) => boolean;
+  },
+): Promise<CommandResult> {
+  const { fd, libc: c, deps, readBuffer, exits, reap } = options;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let status: number | undefined;
+    let eof = false;
+    let settled = false;
+    let poll: NodeJS.Timeout | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let killer: NodeJS.Timeout | undefined;
+    c.fcntl(fd, F_SETFL, "int", O_NONBLOCK);
+    // Fewer wake-ups for a command that writes a lot; refused (EPERM) past the system's limit, which is fine.
+    c.fcntl(fd, F_SETPIPE_SZ, "int", PIPE_SIZE);
+    /** Reads what is there; true when something was. */
+    const drain = (): boolean => {
+      let got = false;
+      while (!eof) {
+        const n = Number(c.read(fd, readBuffer, READ_SIZE));
+        if (n > 0) {
+          chunks.push(Buffer.from(readBuffer.subarray(0, n)));
+          got = true;
+          continue;
+        }
+        const errno = n < 0 ? deps.errno() : 0;
+        if (errno === EINTR) continue;
+        if (errno === EAGAIN) break;
+        // End of output: every writer (the command and anything it left running) has closed the pipe, which Go's
+        // CombinedOutput also waits for.
+        eof = true;
+        c.close(fd);
+      }
+      return got;
+    };
+    const settle = () => {
+      if (settled || status === undefined || !eof) return;
+      settled = true;
+      clearTimeout(poll);
+      clearTimeout(timer);
+      clearTimeout(killer);
+      const output = Buffer.concat(chunks);
+      const error = exitError(status);
+      resolve(error === undefined ? { output } : { output, error });
+    };
+    // After the exit, a child another thread is starting may briefly hold a copy of the pipe's write end (until its
+    // exec closes it): the end of output is then looked for every millisecond for a while.
+    let quickChecks = 0;
+    const check = () => {
+      const busy = drain();
+      if (status === undefined) reap(pid);
+      settle();
+      if (settled) return;
+      const soon = busy || (status !== undefined && quickChecks++ < QUICK_CHECKS);
+      poll = setTimeout(check, soon ? 1 : DRAIN_MS);
+    };
+    exits.set(pid, (s) => {
+      status = s;
+      drain();
+      settle();
+      if (!settled) {
+        clearTimeout(poll);
+        poll = setTimeout(check, 1);
+      }
+    });
+    if (options.timeout > 0) {
+      timer = setTimeout(() => {
+        deps.killGroup(pid, "SIGTERM");
+        killer = setTimeout(() => deps.killGroup(pid, "SIGKILL"), 5000);
+      }, options.timeout * 1000);
+    }
+    check();
+  });
 }
 
 /** The libc functions used, bound once. */

@@ -47,7 +47,7 @@ export function evaluateRule(rule: Rule, data: RequestData, options: RuleOptions
           r.error instanceof ParameterNodeError ||
           (options.softFailures && r.error instanceof SignatureError);
         if (!ignorable) return { ok: false, error: r.error };
-        reasons.push(r.error.message);
+        if (options.explain) reasons.push(r.error.message);
       } else if (r.reason !== undefined) reasons.push(r.reason);
       // An ignored error still counts its outcome: `not` over a missing parameter is true (upstream's quirk).
       if (r.ok) return { ok: true };

@@ -15,6 +15,7 @@ import { ListenError, TlsError } from "./errors.js";
 import type { Config } from "./flags.js";
 import { goDuration, iBytes } from "./go-log-format.js";
 import { goErrnoText, goPathError } from "./go-os-error.js";
+import { endAndClose, goErrorResponse } from "./go-refusal.js";
 import { goStatusReason } from "./go-status-text.js";
 import { type HandlerContext, handleRequest } from "./handler.js";
 import { serveHttp1 } from "./http1-connection.js";
@@ -241,9 +242,8 @@ async function serveWire(
   const routed = path === "/" || path.startsWith(config.urlprefix === "" ? "/" : `/${config.urlprefix}/`);
   // Upstream's -debug dump reads the whole request first (httputil.DumpRequest), body included.
   const dumps = ctx.debug && routed;
-  let readBody = req.readBody;
-  const requestBody = readBody !== undefined && dumps ? await readBody() : req.body;
-  if (dumps) readBody = undefined;
+  const requestBody = dumps && req.readBody !== undefined ? await req.readBody() : req.body;
+  const readBody = dumps ? undefined : req.readBody;
   if (dumps) {
     ctx.writeRaw(
       dumpRequest(
@@ -304,9 +304,7 @@ async function serveWire(
     const set = response.sniffedContentType
       ? response.headers.slice(0, -1)
       : response.headers.filter(
-          ([k, v]) =>
-            response.explicitContentType ||
-            !(k === "Content-Type" && /^text\/(plain|html); charset=utf-8$/.test(v)),
+          ([k, v]) => response.explicitContentType || !(k === "Content-Type" && SNIFFABLE_TYPE.test(v)),
         );
     ctx.writeRaw(dumpResponse({ ...response, headers: set }, rid));
   }
@@ -334,10 +332,8 @@ function onClientError(
       socket.destroy();
       return;
     }
-    // As Go's closeWriteAndWait: the answer, then a FIN, and the close a little later, so unread request bytes do not
-    // turn the close into a reset that loses the answer (node's own handler writes and destroys at once).
-    socket.end(nodeErrorResponse(error));
-    setTimeout(() => socket.destroy(), 500).unref();
+    // node's own handler writes and destroys at once, which can lose the answer to a reset.
+    endAndClose(socket, nodeErrorResponse(error));
     return;
   }
   // node's parser stays attached and would report every further chunk as another error.
@@ -400,11 +396,6 @@ function nodeErrorResponse(error: { code?: string; reason?: string }): string {
     default:
       return goErrorResponse("400 Bad Request");
   }
-}
-
-/** How Go's server refuses a request it cannot read (net/http server.go): the status text is also the body. */
-function goErrorResponse(status: string, body = status): string {
-  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
 }
 
 /**
