@@ -123,14 +123,13 @@ async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Pr
         await pipeline(response.body, meter, createWriteStream(temp));
       }
     } catch (error) {
-      // Node's client reports a body that ends before its content-length as a bare "aborted" reset: say what
-      // happened, as the check below does for a transport that ends the stream quietly.
-      if (total !== undefined && received < total && (error as NodeJS.ErrnoException).code === "ECONNRESET")
-        throw new Error(`the transfer ended after ${received} of ${total} bytes`, { cause: error });
-      throw error;
+      // Node's client reports a body that ends before its content-length as a bare "aborted" reset; the check below
+      // says what happened instead.
+      const cutShort = total !== undefined && received < total;
+      if (!cutShort || (error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
     }
     if (total !== undefined && received !== total) {
-      // The server closed the connection early: a truncated body, retried like a reset.
+      // The server closed the connection early (quietly, or with that reset): a truncated body, retried like a reset.
       throw new Error(`the transfer ended after ${received} of ${total} bytes`);
     }
     const actual = hash.digest("hex");

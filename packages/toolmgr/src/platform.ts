@@ -1,3 +1,4 @@
+import { ToolmgrError } from "./errors.js";
 /** Operating systems toolmgr knows, spelled as Go's GOOS (the spec's platform strings). */
 export const OPERATING_SYSTEMS = ["linux", "darwin", "windows"] as const;
 export type Os = (typeof OPERATING_SYSTEMS)[number];
@@ -57,4 +58,20 @@ export function detectPlatform(runtime: { platform: string; arch: string }): Pla
   const os = ({ linux: "linux", darwin: "darwin", win32: "windows" } as Record<string, Os>)[runtime.platform];
   const arch = ({ x64: "amd64", arm64: "arm64" } as Record<string, Arch>)[runtime.arch];
   return os && arch ? (`${os}/${arch}` as Platform) : undefined;
+}
+
+/**
+ * {@link detectPlatform}, for a command that cannot go on without one.
+ *
+ * @throws {ToolmgrError} `TOOLMGR_PLATFORM`: `Cannot <doing> on <os>/<arch>: not a supported platform`
+ */
+export function requirePlatform(runtime: { platform: string; arch: string }, doing: string): Platform {
+  const platform = detectPlatform(runtime);
+  if (platform === undefined) {
+    throw new ToolmgrError(
+      "TOOLMGR_PLATFORM",
+      `Cannot ${doing} on ${runtime.platform}/${runtime.arch}: not a supported platform`,
+    );
+  }
+  return platform;
 }

@@ -1,9 +1,9 @@
 import { access, constants, stat } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import type { Deps } from "./deps.js";
-import { LockfileError, NotInstalledError, ToolmgrError } from "./errors.js";
+import { LockfileError, NotInstalledError } from "./errors.js";
 import { type LockedTool, lockedArtifact } from "./lockfile.js";
-import { detectPlatform, type Platform } from "./platform.js";
+import { type Platform, requirePlatform } from "./platform.js";
 import { findProjectFile } from "./project-file.js";
 import { type LockedProject, loadLockedProjectFile, staleMessage, staleReasons } from "./project-state.js";
 import { commandName } from "./source.js";
@@ -33,13 +33,7 @@ export interface Toolchain {
  * @throws {NotInstalledError} for a missing or damaged install (fix: `toolmgr sync`)
  */
 export async function loadToolchain(deps: Deps): Promise<Toolchain | undefined> {
-  const platform = detectPlatform(deps.runtime);
-  if (platform === undefined) {
-    throw new ToolmgrError(
-      "TOOLMGR_PLATFORM",
-      `Cannot run on ${deps.runtime.platform}/${deps.runtime.arch}: not a supported platform`,
-    );
-  }
+  const platform = requirePlatform(deps.runtime, "run");
   const projectFile = await findProjectFile(deps.cwd);
   if (projectFile === undefined) return undefined;
   const locked = await loadLockedProjectFile(projectFile);

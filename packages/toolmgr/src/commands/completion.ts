@@ -82,7 +82,7 @@ function render(shell: (typeof SHELLS)[number], w: Words): string {
           ),
         ),
         `complete -c toolmgr -n "__fish_seen_subcommand_from list" -a "${w.ecosystems.join(" ")}"`,
-        `complete -c toolmgr -n "__fish_seen_subcommand_from completion" -a "bash zsh fish powershell"`,
+        `complete -c toolmgr -n "__fish_seen_subcommand_from completion" -a "${SHELLS.join(" ")}"`,
         "",
       ].join("\n");
     case "powershell":

@@ -1,20 +1,14 @@
 import type { Deps } from "../deps.js";
-import { ToolmgrError } from "../errors.js";
 import { lockedArtifact } from "../lockfile.js";
 import type { CommandArgs } from "../main.js";
-import { detectPlatform } from "../platform.js";
+import { requirePlatform } from "../platform.js";
 import { loadLockedProject, staleReasons } from "../project-state.js";
 import { installProblem } from "../store/install.js";
 import { installDir, storeLayout, toolmgrHome } from "../store-layout.js";
 
 /** `toolmgr status [--json]`: per tool the constraint, the pinned version, installed or not, stale or not. */
 export async function statusCommand(args: CommandArgs, deps: Deps): Promise<number> {
-  const platform = detectPlatform(deps.runtime);
-  if (platform === undefined)
-    throw new ToolmgrError(
-      "TOOLMGR_PLATFORM",
-      `Cannot report on ${deps.runtime.platform}/${deps.runtime.arch}: not a supported platform`,
-    );
+  const platform = requirePlatform(deps.runtime, "report");
   const locked = await loadLockedProject(deps.cwd);
   const stale = staleReasons(locked, platform);
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));

@@ -1,9 +1,9 @@
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
-import { asStoreError, LockfileError, ToolmgrError } from "../errors.js";
+import { asStoreError, LockfileError } from "../errors.js";
 import { lockedArtifact } from "../lockfile.js";
 import type { CommandArgs } from "../main.js";
-import { detectPlatform, type Platform } from "../platform.js";
+import { type Platform, requirePlatform } from "../platform.js";
 import { type LockedProject, loadLockedProject, staleMessage, staleReasons } from "../project-state.js";
 import { commandName } from "../source.js";
 import { installArtifact, installProblem } from "../store/install.js";
@@ -21,13 +21,7 @@ const CONCURRENCY = 4;
  */
 export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const quiet = args.values.quiet === true;
-  const platform = detectPlatform(deps.runtime);
-  if (platform === undefined) {
-    throw new ToolmgrError(
-      "TOOLMGR_PLATFORM",
-      `Cannot sync on ${deps.runtime.platform}/${deps.runtime.arch}: not a supported platform`,
-    );
-  }
+  const platform = requirePlatform(deps.runtime, "sync");
   const locked = await loadLockedProject(deps.cwd);
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
