@@ -8,10 +8,6 @@ import { expositionOrder, parseRenderedFamily, type RenderedFamily } from "./ren
  */
 export function exposedFamilies(families: readonly RenderedFamily[]): MetricFamily[] {
   return expositionOrder(families).map(({ family: f, order }) =>
-    parseRenderedFamily({
-      ...f,
-      lines: order.map((i) => f.lines[i] ?? ""),
-      keys: order.map((i) => f.keys[i] ?? ""),
-    }),
+    parseRenderedFamily({ ...f, lines: order.map((i) => f.lines[i] ?? "") }),
   );
 }

@@ -1,4 +1,5 @@
 import { textContentType } from "./format-text.js";
+import { GO_DECIMAL, parseGoFloat } from "./parse-text.js";
 
 /** The exposition formats a scrape can get. */
 export type ScrapeFormat = "text" | "protobuf-delimited" | "protobuf-text" | "protobuf-compact-text";
@@ -91,9 +92,9 @@ function trimSpaces(s: string): string {
 
 /** `strconv.ParseFloat(s, 32)` with its error ignored: 0 for text Go cannot read, ±Inf past float32's range. */
 function goParseFloat32(s: string): number {
-  if (/^[+-]?(inf|infinity)$/i.test(s)) return s.startsWith("-") ? -Infinity : Infinity;
-  if (/^nan$/i.test(s)) return Number.NaN;
-  // Decimal only: Go also reads hex floats (`0x1p-1`), which no Accept header carries.
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return 0;
-  return Math.fround(Number(s));
+  const value = parseGoFloat(s);
+  if (value !== undefined) return Math.fround(value);
+  // parseGoFloat refuses a decimal past float64's range (Go's ErrRange), where ParseFloat's value is ±Inf. Decimal
+  // only: Go also reads hex floats (`0x1p-1`), which no Accept header carries.
+  return GO_DECIMAL.test(s) ? Math.fround(Number(s)) : 0;
 }

@@ -271,13 +271,16 @@ function unescapeHelp(text: string, fail: (msg: string) => never): string {
   });
 }
 
+/** The decimal forms Go's `strconv.ParseFloat` reads (no hex, no underscores). */
+export const GO_DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 /** Go's `strconv.ParseFloat`: decimal forms, `Inf`/`Infinity`/`NaN` in any case; no hex, no underscores. */
 export function parseGoFloat(token: string): number | undefined {
   if (/^[+-]?(inf|infinity)$/i.test(token))
     return token.startsWith("-") ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
   if (/^nan$/i.test(token)) return Number.NaN;
   // Out of range is an error in Go (ErrRange), not an infinity.
-  if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(token)) {
+  if (GO_DECIMAL.test(token)) {
     const value = Number(token);
     return Number.isFinite(value) ? value : undefined;
   }

@@ -59,7 +59,7 @@ export function mergeFamilies(families: Iterable<RenderedFamily>): RenderedFamil
  * round-trip, label escapes are reversible). A histogram pushed without a `+Inf` bucket comes back with the one the
  * exposition adds.
  */
-export function parseRenderedFamily(f: RenderedFamily): MetricFamily {
+export function parseRenderedFamily(f: Omit<RenderedFamily, "keys">): MetricFamily {
   const metrics =
     f.lines.length === 0
       ? []

@@ -29,7 +29,7 @@ export async function writeDelimitedProtobuf(families: readonly MetricFamily[]):
 }
 
 /** A family as protobufjs's plain object (camelCase fields), with only the fields Go would set. */
-export function protoFamily(f: MetricFamily): Record<string, unknown> {
+function protoFamily(f: MetricFamily): Record<string, unknown> {
   return {
     name: f.name,
     ...(f.help === undefined ? {} : { help: f.help }),

@@ -356,7 +356,7 @@ function timeFamily(name: string, group: Group, value: number): RenderedFamily {
 
 /** One stored series back in structured form (only an error text needs it). */
 function seriesAt(f: RenderedFamily, i: number): Metric | undefined {
-  return parseRenderedFamily({ ...f, lines: [f.lines[i] ?? ""], keys: [f.keys[i] ?? ""] }).metrics[0];
+  return parseRenderedFamily({ ...f, lines: [f.lines[i] ?? ""] }).metrics[0];
 }
 
 /**
