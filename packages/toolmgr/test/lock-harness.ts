@@ -17,8 +17,15 @@ export interface Project {
   write(toml: string): Promise<void>;
 }
 
-/** Creates a project whose commands talk to `host` and run as linux/amd64. */
-export async function makeProject(host: FakeCodeHost, toml: string): Promise<Project> {
+/**
+ * Creates a project whose commands talk to `host` and run as linux/amd64, or on `machine` (as Node names platforms),
+ * starting processes with `spawn` (node's by default).
+ */
+export async function makeProject(
+  host: FakeCodeHost,
+  toml: string,
+  options: { machine?: { platform: string; arch: string }; spawn?: typeof spawn } = {},
+): Promise<Project> {
   const dir = await mkdtemp(join(tmpdir(), "toolmgr-project-"));
   const home = await mkdtemp(join(tmpdir(), "toolmgr-home-"));
   const write = (text: string) => writeFile(join(dir, "toolmgr.toml"), text);
@@ -39,8 +46,8 @@ export async function makeProject(host: FakeCodeHost, toml: string): Promise<Pro
         cwd: dir,
         fetch: globalThis.fetch,
         now: () => new Date("2026-11-23T00:00:00Z"),
-        runtime: { platform: "linux", arch: "x64", homedir: home },
-        spawn,
+        runtime: { ...(options.machine ?? { platform: "linux", arch: "x64" }), homedir: home },
+        spawn: options.spawn ?? spawn,
         onSignal: () => () => {},
       };
       const code = await main(args, deps);

@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Deps } from "../src/deps.js";
-import { main } from "../src/main.js";
 import { FakeCodeHost } from "./fake-code-host.js";
-import { localTool } from "./lock-harness.js";
+import { localTool, makeProject } from "./lock-harness.js";
 
 // The CLI takes the platform from `process`, so these run `main` with the machine injected through `deps.runtime`.
 
@@ -29,39 +26,15 @@ after(async () => {
   await host.close();
 });
 
-/** A temp project whose commands run on `platform`/`arch` as Node names them. */
+/** A temp project whose commands run on `platform`/`arch` as Node names them, counting the processes started. */
 async function project(toml: string, machine: { platform: string; arch: string }) {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-platform-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-platform-home-"));
-  await writeFile(join(dir, "toolmgr.toml"), toml);
   let spawned = 0;
-  return {
-    dir,
-    home,
-    spawned: () => spawned,
-    async run(args: readonly string[]) {
-      let stdout = "";
-      let stderr = "";
-      const deps: Deps = {
-        io: {
-          stdout: { write: (s: string) => (stdout += s) },
-          stderr: { write: (s: string) => (stderr += s) },
-        },
-        env: { PATH: process.env.PATH, CODEHOST_API_URL: host.apiUrl, TOOLMGR_HOME: home },
-        cwd: dir,
-        fetch: globalThis.fetch,
-        now: () => new Date("2026-11-23T00:00:00Z"),
-        runtime: { ...machine, homedir: home },
-        spawn: ((...a: Parameters<typeof spawn>) => {
-          spawned++;
-          return spawn(...a);
-        }) as typeof spawn,
-        onSignal: () => () => {},
-      };
-      const code = await main(args, deps);
-      return { code, stdout, stderr };
-    },
-  };
+  const counting = ((...a: Parameters<typeof spawn>) => {
+    spawned++;
+    return spawn(...a);
+  }) as typeof spawn;
+  const p = await makeProject(host, toml, { machine, spawn: counting });
+  return { ...p, spawned: () => spawned };
 }
 
 const HELLO = localTool("hello", { version: "1", repo: "acme/hello" });
