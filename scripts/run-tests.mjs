@@ -77,7 +77,9 @@ if (missing.length > 0) {
     );
   }
   const debs = [...new Set(missing.map((m) => m.debian))].join(" ");
-  process.stderr.write(`Cannot run the peer tests: install the Debian packages first: apt-get install ${debs}\n`);
+  process.stderr.write(
+    `Cannot run the peer tests: install the Debian packages first: apt-get install ${debs}\n`,
+  );
   process.exit(1);
 }
 if (suite === "check") {
