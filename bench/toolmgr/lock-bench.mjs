@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 const pkg = new URL("../../packages/toolmgr/", import.meta.url);
-const { FakeCodeHost } = await import(new URL("dist/test/fake-code-host.js", pkg).href);
+const { FakeCodeHost } = await import(new URL("dist/test/support/fake-code-host.js", pkg).href);
 const { main } = await import(new URL("dist/src/main.js", pkg).href);
 const bin = new URL("bin/toolmgr.js", pkg).pathname;
 

@@ -21,7 +21,7 @@ const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const pkg = join(root, "packages", "toolmgr");
 const bin = join(pkg, "bin", "toolmgr.js");
-const { FakeCodeHost } = await import(join(pkg, "dist", "test", "fake-code-host.js"));
+const { FakeCodeHost } = await import(join(pkg, "dist", "test", "support", "fake-code-host.js"));
 const runs = Number(process.env.RUNS ?? 100);
 
 async function hyperfine(commands, options) {

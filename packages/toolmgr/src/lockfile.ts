@@ -1,7 +1,7 @@
 import { parse as parseToml } from "smol-toml";
 import { LockfileError, SourceError } from "./errors.js";
 import { type Platform, tryParsePlatform } from "./platform.js";
-import { checkBinPath } from "./source.js";
+import { checkBinPath } from "./source/safe-names.js";
 
 /** File name of the lock, written next to `toolmgr.toml`. */
 export const LOCKFILE_NAME = "toolmgr.lock";

@@ -1,112 +1,22 @@
 import { parseArgs } from "node:util";
+import { COMMANDS, type CommandArgs, type CommandSpec } from "./command-table.js";
 import type { Deps } from "./deps.js";
 import { exitCodeFor, ToolmgrError, UsageError } from "./errors.js";
 
-/** Options of one command, in the shape `util.parseArgs` takes. */
-export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
-
-/** What a command receives after its arguments were parsed. */
-export interface CommandArgs {
-  readonly positionals: readonly string[];
-  readonly values: Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
-}
-
-/** One entry of the command table: help text, options, and a loader so unused commands cost no start-up time. */
-export interface CommandSpec {
-  readonly summary: string;
-  /** Usage line after `toolmgr `, for example `lock [--check] [<tool>...]`. */
-  readonly usage: string;
-  /** Option lines for `--help`: `[flag, description]`. */
-  readonly optionHelp: readonly (readonly [string, string])[];
-  readonly options: OptionSpec;
-  /** Most positional arguments allowed (`Infinity` for a list). */
-  readonly maxPositionals: number;
-  /** Pass every argument after the command through untouched (`exec <command> [args...]`). */
-  readonly passThrough?: boolean;
-  readonly run: (args: CommandArgs, deps: Deps) => Promise<number>;
-}
-
 /**
- * The command table. Each command lives in `commands/<name>.ts` and is imported only when it runs (style guide §8:
- * lazy-load what a command needs, so `toolmgr version` starts fast).
+ * The loader of each command: `commands/<name>.ts` is imported only when it runs, so `toolmgr version` starts fast
+ * (the style guide's rule 8: lazy-load what only one command needs).
  */
-export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
-  lock: {
-    summary: "Resolve toolmgr.toml and write toolmgr.lock with a URL and digest per platform",
-    usage: "lock [--check] [<tool>...]",
-    optionHelp: [
-      ["--check", "Write and download nothing; exit 3 when the lock would change, 0 when it is current"],
-      ["<tool>...", "Re-resolve only these tools and keep every other pin"],
-    ],
-    options: { check: { type: "boolean" } },
-    maxPositionals: Number.POSITIVE_INFINITY,
-    run: async (a, d) => (await import("./commands/lock.js")).lockCommand(a, d),
-  },
-  sync: {
-    summary: "Install every tool of toolmgr.lock for this platform into the shared store and write the shims",
-    usage: "sync [--quiet]",
-    optionHelp: [["--quiet", "Print nothing but errors"]],
-    options: { quiet: { type: "boolean", short: "q" } },
-    maxPositionals: 0,
-    run: async (a, d) => (await import("./commands/sync.js")).syncCommand(a, d),
-  },
-  exec: {
-    summary: "Run a command with the pinned tools of the nearest toolmgr.lock first on PATH (never installs)",
-    usage: "exec <command> [args...]",
-    optionHelp: [],
-    options: {},
-    maxPositionals: Number.POSITIVE_INFINITY,
-    passThrough: true,
-    run: async (a, d) => (await import("./commands/exec.js")).execCommand(a, d),
-  },
-  which: {
-    summary: "Print the path the shim for <command> would run here, or why there is none",
-    usage: "which <command>",
-    optionHelp: [],
-    options: {},
-    maxPositionals: 1,
-    run: async (a, d) => (await import("./commands/which.js")).whichCommand(a, d),
-  },
-  status: {
-    summary: "Show each tool's constraint, pinned version, and whether it is installed and current",
-    usage: "status [--json]",
-    optionHelp: [["--json", "Print JSON"]],
-    options: { json: { type: "boolean" } },
-    maxPositionals: 0,
-    run: async (a, d) => (await import("./commands/status.js")).statusCommand(a, d),
-  },
-  list: {
-    summary: "List the embedded registry's ecosystems, or one ecosystem's tools (offline)",
-    usage: "list [<ecosystem>] [--json]",
-    optionHelp: [["--json", "Print JSON"]],
-    options: { json: { type: "boolean" } },
-    maxPositionals: 1,
-    run: async (a, d) => (await import("./commands/list.js")).listCommand(a, d),
-  },
-  version: {
-    summary: "Print the toolmgr version and the registry revision it carries",
-    usage: "version",
-    optionHelp: [],
-    options: {},
-    maxPositionals: 0,
-    run: async (a, d) => (await import("./commands/version.js")).versionCommand(a, d),
-  },
-  completion: {
-    summary: "Print a shell completion script (bash, zsh, fish, powershell)",
-    usage: "completion <bash|zsh|fish|powershell>",
-    optionHelp: [],
-    options: {},
-    maxPositionals: 1,
-    run: async (a, d) => (await import("./commands/completion.js")).completionCommand(a, d),
-  },
-  "lint-registry": {
-    summary: "Check registry recipes and the host policy (maintainers; run in CI)",
-    usage: "lint-registry [<dir>]",
-    optionHelp: [],
-    options: {},
-    maxPositionals: 1,
-    run: async (a, d) => (await import("./commands/lint-registry.js")).lintRegistryCommand(a, d),
-  },
+const LOADERS: Readonly<Record<string, (args: CommandArgs, deps: Deps) => Promise<number>>> = {
+  lock: async (a, d) => (await import("./commands/lock.js")).lockCommand(a, d),
+  sync: async (a, d) => (await import("./commands/sync.js")).syncCommand(a, d),
+  exec: async (a, d) => (await import("./commands/exec.js")).execCommand(a, d),
+  which: async (a, d) => (await import("./commands/which.js")).whichCommand(a, d),
+  status: async (a, d) => (await import("./commands/status.js")).statusCommand(a, d),
+  list: async (a, d) => (await import("./commands/list.js")).listCommand(a, d),
+  version: async (a, d) => (await import("./commands/version.js")).versionCommand(a, d),
+  completion: async (a, d) => (await import("./commands/completion.js")).completionCommand(a, d),
+  "lint-registry": async (a, d) => (await import("./commands/lint-registry.js")).lintRegistryCommand(a, d),
 };
 
 function usageText(): string {
@@ -144,11 +54,12 @@ export async function main(argv: readonly string[], deps: Deps): Promise<number>
   }
   if (name === "--version" || name === "-V") return main(["version", ...rest], deps);
   const spec = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  const run = Object.hasOwn(LOADERS, name) ? LOADERS[name] : undefined;
   try {
-    if (spec === undefined)
+    if (spec === undefined || run === undefined)
       throw new UsageError(`Unknown command "${name}": run \`toolmgr --help\` for the list`);
     if (spec.passThrough === true && rest[0] !== "--help" && rest[0] !== "-h") {
-      return await spec.run({ positionals: rest, values: {} }, deps);
+      return await run({ positionals: rest, values: {} }, deps);
     }
     let parsed: ReturnType<typeof parseArgs>;
     try {
@@ -170,7 +81,7 @@ export async function main(argv: readonly string[], deps: Deps): Promise<number>
     if (parsed.positionals.length > spec.maxPositionals) {
       throw new UsageError(`Too many arguments for \`toolmgr ${name}\`: usage: toolmgr ${spec.usage}`);
     }
-    return await spec.run({ positionals: parsed.positionals, values: parsed.values }, deps);
+    return await run({ positionals: parsed.positionals, values: parsed.values }, deps);
   } catch (error) {
     return reportError(error, deps);
   }

@@ -4,9 +4,9 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { buildArtifact } from "./archives.js";
-import { FakeCodeHost } from "./fake-code-host.js";
-import { runCli } from "./run-cli.js";
+import { buildArtifact } from "./support/archives.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
+import { runCli } from "./support/run-cli.js";
 
 let host: FakeCodeHost;
 

@@ -4,10 +4,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { buildArtifact } from "./archives.js";
-import { FakeCodeHost } from "./fake-code-host.js";
-import { makeProject, type Project } from "./lock-harness.js";
-import { runCli, TOOLMGR_BIN } from "./run-cli.js";
+import { buildArtifact } from "./support/archives.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
+import { makeProject, type Project } from "./support/lock-harness.js";
+import { runCli, TOOLMGR_BIN } from "./support/run-cli.js";
 
 let host: FakeCodeHost;
 let project: Project;

@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { buildArtifact } from "./archives.js";
-import { FakeCodeHost } from "./fake-code-host.js";
-import { runCli } from "./run-cli.js";
+import { buildArtifact } from "./support/archives.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
+import { runCli } from "./support/run-cli.js";
 
 // A lock arrives through pull requests: a pin its constraint does not allow is refused by sync, exec and the shims
 // alike (nao1215/block e2e/atago/sync.atago.yaml: "a pinned version that does not satisfy its constraint is refused",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { PACKAGE_DIR, runCli } from "./run-cli.js";
+import { PACKAGE_DIR, runCli } from "./support/run-cli.js";
 
 const fixtures = join(PACKAGE_DIR, "test/fixtures/registry/lint");
 

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseLockfile } from "../src/lockfile.js";
-import { FakeCodeHost, type FakeRelease } from "./fake-code-host.js";
-import { localTool, makeProject } from "./lock-harness.js";
-import { runCli } from "./run-cli.js";
+import { FakeCodeHost, type FakeRelease } from "./support/fake-code-host.js";
+import { localTool, makeProject } from "./support/lock-harness.js";
+import { runCli } from "./support/run-cli.js";
 
 let host: FakeCodeHost;
 

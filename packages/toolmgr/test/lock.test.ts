@@ -3,8 +3,8 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseLockfile } from "../src/lockfile.js";
-import { FakeCodeHost, type FakeRelease, sha256 } from "./fake-code-host.js";
-import { localTool, makeProject } from "./lock-harness.js";
+import { FakeCodeHost, type FakeRelease, sha256 } from "./support/fake-code-host.js";
+import { localTool, makeProject } from "./support/lock-harness.js";
 
 let host: FakeCodeHost;
 

@@ -10,9 +10,9 @@ import { promisify } from "node:util";
 import { parse } from "smol-toml";
 import { loadRegistry } from "../src/registry/registry.js";
 import { registrySummary } from "../src/registry/registry-summary.js";
-import { renderTemplate } from "../src/source.js";
+import { renderTemplate } from "../src/source/source.js";
 import { TOOLMGR_VERSION } from "../src/toolmgr-version.js";
-import { PACKAGE_DIR, runCli } from "./run-cli.js";
+import { PACKAGE_DIR, runCli } from "./support/run-cli.js";
 
 const execFileAsync = promisify(execFile);
 

@@ -3,9 +3,9 @@ import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FakeCodeHost } from "./fake-code-host.js";
-import { localTool } from "./lock-harness.js";
-import { runCli } from "./run-cli.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
+import { localTool } from "./support/lock-harness.js";
+import { runCli } from "./support/run-cli.js";
 
 let host: FakeCodeHost;
 

@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { buildArtifact } from "./archives.js";
-import { FakeCodeHost } from "./fake-code-host.js";
-import { runCli } from "./run-cli.js";
+import { buildArtifact } from "./support/archives.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
+import { runCli } from "./support/run-cli.js";
 
 // Issue 10: "Shims do exactly what exec does for their one command" — so each case below runs the shim and
 // `toolmgr exec` side by side and expects the same exit code and the same message. Shims are written by the built

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Deps } from "../src/deps.js";
 import { main } from "../src/main.js";
-import { FakeCodeHost } from "./fake-code-host.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
 
 let host: FakeCodeHost;
 

@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { buildArtifact, hostileTar, hostileZip } from "./archives.js";
-import { FakeCodeHost } from "./fake-code-host.js";
-import { makeProject } from "./lock-harness.js";
-import { TOOLMGR_BIN } from "./run-cli.js";
+import { buildArtifact, hostileTar, hostileZip } from "./support/archives.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
+import { makeProject } from "./support/lock-harness.js";
+import { TOOLMGR_BIN } from "./support/run-cli.js";
 
 const exec = promisify(execFile);
 let host: FakeCodeHost;

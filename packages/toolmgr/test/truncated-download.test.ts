@@ -4,9 +4,9 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { buildArtifact } from "./archives.js";
-import { runCli } from "./run-cli.js";
-import { type ScriptedServer, sendJson, startScriptedServer } from "./scripted-server.js";
+import { buildArtifact } from "./support/archives.js";
+import { runCli } from "./support/run-cli.js";
+import { type ScriptedServer, sendJson, startScriptedServer } from "./support/scripted-server.js";
 
 // Downloads that end early or carry nothing: `sync` must fail clearly and install nothing half-way.
 

@@ -4,8 +4,8 @@ import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { runCli } from "./run-cli.js";
-import { type ScriptedServer, sendJson, startScriptedServer } from "./scripted-server.js";
+import { runCli } from "./support/run-cli.js";
+import { type ScriptedServer, sendJson, startScriptedServer } from "./support/scripted-server.js";
 
 // A code host (or a CODEHOST_API_URL pointing somewhere else) that answers in a shape other than the GitHub API's.
 

@@ -3,8 +3,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseLockfile } from "../src/lockfile.js";
-import { FakeCodeHost } from "./fake-code-host.js";
-import { localTool, makeProject } from "./lock-harness.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
+import { localTool, makeProject } from "./support/lock-harness.js";
 
 // `lock` is how a broken lock gets repaired, so it ignores one it cannot parse (with a warning) and writes a new
 // one; `lock --check` only reports, so it fails on it instead and writes nothing.

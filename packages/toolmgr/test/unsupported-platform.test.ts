@@ -3,8 +3,8 @@ import { spawn } from "node:child_process";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { FakeCodeHost } from "./fake-code-host.js";
-import { localTool, makeProject } from "./lock-harness.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
+import { localTool, makeProject } from "./support/lock-harness.js";
 
 // The CLI takes the platform from `process`, so these run `main` with the machine injected through `deps.runtime`.
 

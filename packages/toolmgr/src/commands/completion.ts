@@ -1,6 +1,6 @@
+import { COMMANDS, type CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { UsageError } from "../errors.js";
-import { COMMANDS, type CommandArgs } from "../main.js";
 import { registrySummary, toolsByEcosystem } from "../registry/registry-summary.js";
 
 const SHELLS = ["bash", "zsh", "fish", "powershell"] as const;

@@ -1,8 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { ToolmgrError } from "../errors.js";
-import type { CommandArgs } from "../main.js";
 import { lintRegistry, parseStatedTotals } from "../registry/lint-registry.js";
 
 /**

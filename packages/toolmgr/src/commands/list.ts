@@ -1,6 +1,6 @@
+import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { UsageError } from "../errors.js";
-import type { CommandArgs } from "../main.js";
 import { registrySummary, toolsByEcosystem } from "../registry/registry-summary.js";
 
 /** `toolmgr list [<ecosystem>] [--json]`: offline, from the embedded registry. */

@@ -1,23 +1,25 @@
-import { createHash, randomBytes } from "node:crypto";
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fetchArtifact } from "../artifact-cache.js";
-import { createCodeHost } from "../code-host-client.js";
+import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
-import { constraintAllows } from "../constraint.js";
 import type { Deps } from "../deps.js";
 import { asStoreError, LockfileError, ProjectFileError, ToolmgrError } from "../errors.js";
-import { createFileResponseCache } from "../http-cache.js";
-import { createHttpClient, httpTimeoutFromEnv } from "../http-client.js";
+import { createHttpClient, httpTimeoutFromEnv } from "../http/client.js";
+import { createCodeHost } from "../http/code-host.js";
+import { createFileResponseCache } from "../http/response-cache.js";
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
-import type { CommandArgs } from "../main.js";
 import { detectPlatform, type Platform } from "../platform.js";
-import { loadProject } from "../project-file.js";
+import { loadProject } from "../project/project-file.js";
 import { hostAllows } from "../registry/host-policy.js";
 import { findRecipe, hostPolicy } from "../registry/registry.js";
-import { resolveTool } from "../resolve.js";
-import { commandName } from "../source.js";
-import { storeLayout, toolmgrHome } from "../store-layout.js";
+import { lockReport } from "../resolve/lock-report.js";
+import { relockPlan } from "../resolve/relock.js";
+import { resolveTool } from "../resolve/resolve.js";
+import { commandName } from "../source/safe-names.js";
+import { fetchArtifact } from "../store/artifact-cache.js";
+import { storeLayout, toolmgrHome } from "../store/layout.js";
+import { replaceFile } from "../store/replace-file.js";
 
 /**
  * Tools resolved at once. Each tool's requests form a short dependent chain, so resolving all of a typical project's
@@ -92,22 +94,13 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
     mapConcurrent(
       project.tools,
       async (tool): Promise<LockedTool> => {
-        const previous = existing?.tools.find((t) => t.name === tool.name);
-        const samePin =
-          previous !== undefined &&
-          previous.constraint === tool.constraint.text &&
-          previous.source === tool.fingerprint &&
-          // A pin its constraint does not allow (a hand edit) is resolved again, never kept.
-          constraintAllows(tool.constraint, previous.version);
-        const keep = only.size > 0 && !only.has(tool.name) && samePin;
-        if (keep && platforms.every((p) => previous.artifacts.some((a) => a.platform === p))) {
-          return { ...previous, artifacts: previous.artifacts.filter((a) => platforms.includes(a.platform)) };
-        }
+        const plan = relockPlan(tool, { existing, only, platforms });
+        if (plan.kind === "keep") return plan.tool;
         return resolveTool(tool, {
           codeHost,
           platforms,
-          previous: samePin || previous?.source === tool.fingerprint ? previous : undefined,
-          pin: keep ? previous.version : undefined,
+          previous: plan.previous,
+          pin: plan.pin,
           checkPrivacy: token !== undefined,
           allowHost: (o) => hostAllows(policy, o),
           digest: async (artifact) => {
@@ -137,26 +130,7 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
 
   const lock: Lockfile = { version: 1, tools };
   const text = formatLockfile(lock);
-  const width =
-    Math.max(...tools.map((t) => t.name.length), ...(existing?.tools.map((t) => t.name.length) ?? [0])) + 2;
-  // One line per tool, in the peer's words (nao1215/block e2e/atago/lock*.yaml): `lock` says what it did,
-  // `lock --check` what it would do; the exit code of --check carries the verdict, so it prints no summary.
-  const lines = tools.map((t) => {
-    const before = existing?.tools.find((p) => p.name === t.name);
-    let state: string;
-    if (before === undefined) state = `${check ? "missing" : "locked"} ${t.version}`;
-    else if (before.version !== t.version) state = `${before.version} -> ${t.version}`;
-    else if (!check) state = t.version;
-    else if (formatLockfile({ version: 1, tools: [before] }) === formatLockfile({ version: 1, tools: [t] }))
-      state = `${t.version} (up-to-date)`;
-    else state = `${t.version} (artifacts would change)`;
-    return `${t.name.padEnd(width)}${state}`;
-  });
-  for (const gone of existing?.tools ?? []) {
-    if (!tools.some((t) => t.name === gone.name))
-      lines.push(`${gone.name.padEnd(width)}${gone.version} (no longer in toolmgr.toml)`);
-  }
-  const out = lines.map((l) => `${l}\n`).join("");
+  const out = lockReport(tools, { existing, check });
   if (check) {
     deps.io.stdout.write(out);
     return text === existingText ? 0 : 3;
@@ -166,18 +140,14 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
     return 0;
   }
   // Atomic: a reader sees the old lock or the new one, and a failure before this point left the old one untouched.
-  const temp = join(dirname(lockPath), `.${LOCKFILE_NAME}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    await writeFile(temp, text);
-    await rename(temp, lockPath);
+    await replaceFile(lockPath, text);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code ?? (cause as Error).message;
     throw new LockfileError(
       `Cannot write ${LOCKFILE_NAME} in "${dirname(lockPath)}": ${code}; check that the project directory is writable`,
       { cause },
     );
-  } finally {
-    await rm(temp, { force: true });
   }
   deps.io.stdout.write(`${out}wrote ${LOCKFILE_NAME}\n`);
   return 0;

@@ -1,10 +1,10 @@
+import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { lockedArtifact } from "../lockfile.js";
-import type { CommandArgs } from "../main.js";
 import { requirePlatform } from "../platform.js";
-import { loadLockedProject, staleReasons } from "../project-state.js";
+import { loadLockedProject, staleReasons } from "../project/project-state.js";
 import { installProblem } from "../store/install.js";
-import { installDir, storeLayout, toolmgrHome } from "../store-layout.js";
+import { installDir, storeLayout, toolmgrHome } from "../store/layout.js";
 
 /** `toolmgr status [--json]`: per tool the constraint, the pinned version, installed or not, stale or not. */
 export async function statusCommand(args: CommandArgs, deps: Deps): Promise<number> {

@@ -1,15 +1,20 @@
+import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
 import { asStoreError, LockfileError } from "../errors.js";
 import { lockedArtifact } from "../lockfile.js";
-import type { CommandArgs } from "../main.js";
 import { type Platform, requirePlatform } from "../platform.js";
-import { type LockedProject, loadLockedProject, staleMessage, staleReasons } from "../project-state.js";
-import { commandName } from "../source.js";
+import {
+  type LockedProject,
+  loadLockedProject,
+  staleMessage,
+  staleReasons,
+} from "../project/project-state.js";
+import { commandName } from "../source/safe-names.js";
 import { installArtifact, installProblem } from "../store/install.js";
+import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
 import { writeShims } from "../store/shims.js";
-import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store-layout.js";
-import { recordVerifiedProject } from "../verified-project.js";
+import { recordVerifiedProject } from "../store/verified-project.js";
 
 /** Downloads in flight at once. */
 const CONCURRENCY = 4;
@@ -112,14 +117,14 @@ function mb(bytes: number): string {
 }
 
 interface Downloader {
-  readonly fetchArtifact: typeof import("../artifact-cache.js").fetchArtifact;
-  readonly client: import("../http-client.js").HttpClient;
+  readonly fetchArtifact: typeof import("../store/artifact-cache.js").fetchArtifact;
+  readonly client: import("../http/client.js").HttpClient;
 }
 
 async function loadDownloader(deps: Deps, token: string | undefined): Promise<Downloader> {
   const [{ fetchArtifact }, { createHttpClient, httpTimeoutFromEnv }] = await Promise.all([
-    import("../artifact-cache.js"),
-    import("../http-client.js"),
+    import("../store/artifact-cache.js"),
+    import("../http/client.js"),
   ]);
   const timeoutMs = httpTimeoutFromEnv(deps.env);
   const client = createHttpClient({

@@ -1,7 +1,7 @@
+import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { NotInstalledError, UsageError } from "../errors.js";
-import type { CommandArgs } from "../main.js";
-import { storeLayout, toolmgrHome } from "../store-layout.js";
+import { storeLayout, toolmgrHome } from "../store/layout.js";
 import { loadToolchain, nextOnPath } from "../toolchain.js";
 
 /**

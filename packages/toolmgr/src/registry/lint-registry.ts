@@ -1,6 +1,7 @@
 import { parse as parseToml } from "smol-toml";
 import { SourceError } from "../errors.js";
-import { commandName, templateHost } from "../source.js";
+import { commandName } from "../source/safe-names.js";
+import { templateHost } from "../source/source.js";
 import { type HostRule, hostAllows, parseHostPolicy } from "./host-policy.js";
 import { parseRecipe, type Recipe } from "./recipe.js";
 

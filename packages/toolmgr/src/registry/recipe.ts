@@ -1,5 +1,5 @@
 import { SourceError } from "../errors.js";
-import { parseSource, type Source } from "../source.js";
+import { parseSource, type Source } from "../source/source.js";
 
 /** A registry recipe: how to resolve one tool (spec: "Registry recipe"). Data only, never a script. */
 export interface Recipe {

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { NotInstalledError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
-import { storeLayout } from "../store-layout.js";
 import { INSTALL_MARKER, installArtifact, installProblem } from "./install.js";
+import { storeLayout } from "./layout.js";
 
 const artifact: LockedArtifact = {
   platform: "linux/amd64",

@@ -1,11 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { access, chmod, constants, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { NotInstalledError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
-import { installDir, type StoreLayout } from "../store-layout.js";
 import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
+import { installDir, type StoreLayout } from "./layout.js";
+import { TEMP_PREFIX, tempPath } from "./replace-file.js";
 
 /** The completion marker: written last inside an install, so its presence means the install is whole. */
 export const INSTALL_MARKER = ".toolmgr-install";
@@ -48,7 +48,7 @@ export async function installArtifact(
   if ((await installProblem(target, tool)) === undefined) return "present";
   await mkdir(dirname(target), { recursive: true });
   await removeAbandonedTemps(dirname(target), options.now().getTime());
-  const temp = join(dirname(target), `.tmp-${randomBytes(8).toString("hex")}`);
+  const temp = tempPath(dirname(target));
   await mkdir(temp);
   try {
     const [rawName = tool.name] = tool.bin;
@@ -100,7 +100,7 @@ const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 async function removeAbandonedTemps(toolDir: string, now: number): Promise<void> {
   const names = await readdir(toolDir).catch(() => [] as string[]);
   for (const name of names) {
-    if (!name.startsWith(".tmp-")) continue;
+    if (!name.startsWith(TEMP_PREFIX)) continue;
     const path = join(toolDir, name);
     const info = await stat(path).catch(() => undefined);
     if (info !== undefined && now - info.mtimeMs > ABANDONED_AFTER_MS) {

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { formatLockfile, type Lockfile } from "../lockfile.js";
-import { installDir, storeLayout } from "../store-layout.js";
 import { INSTALL_MARKER } from "./install.js";
+import { installDir, storeLayout } from "./layout.js";
 import { writeShims } from "./shims.js";
 
 const run = promisify(execFile);

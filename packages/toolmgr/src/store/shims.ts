@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Platform, platformOs } from "../platform.js";
-import type { StoreLayout } from "../store-layout.js";
-import { SHIM_ANSWERS_NAME } from "../verified-project.js";
 import { INSTALL_MARKER } from "./install.js";
+import type { StoreLayout } from "./layout.js";
+import { replaceFile } from "./replace-file.js";
+import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**
  * The shim's first, small `awk` program (BEGIN only, reads no input): when `toolmgr.toml` and `toolmgr.lock` equal
@@ -254,10 +254,7 @@ export async function writeShims(
   const written: string[] = [];
   for (const command of [...new Set(commands)].sort()) {
     const path = join(options.layout.shimsDir, windows ? `${command}.cmd` : command);
-    const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-    await writeFile(temp, windows ? cmdShimScript(command) : shimScript(command, options));
-    await chmod(temp, 0o755);
-    await rename(temp, path);
+    await replaceFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 });
     written.push(path);
   }
   return written;

@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** Path of the built launcher, as users run it. */
-export const TOOLMGR_BIN = fileURLToPath(new URL("../../bin/toolmgr.js", import.meta.url));
+export const TOOLMGR_BIN = fileURLToPath(new URL("../../../bin/toolmgr.js", import.meta.url));
 
 /** The package directory (where registry/, policy/ and README.md live). */
-export const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+export const PACKAGE_DIR = fileURLToPath(new URL("../../..", import.meta.url));
 
 /** What one run of the built CLI did. */
 export interface CliResult {

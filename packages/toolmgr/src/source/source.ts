@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { SourceError } from "./errors.js";
+import { SourceError } from "../errors.js";
 import {
   ARCHITECTURES,
   DEFAULT_SOURCE_PLATFORMS,
@@ -8,7 +7,8 @@ import {
   platformArch,
   platformOs,
   tryParsePlatform,
-} from "./platform.js";
+} from "../platform.js";
+import { checkBinPath, checkChannelName, commandName } from "./safe-names.js";
 
 /** How a source finds versions and artifacts (spec: "Source types"). There is no third type. */
 export type SourceType = "github_release" | "http";
@@ -54,9 +54,6 @@ export type Placeholder = (typeof PLACEHOLDERS)[number];
 
 /** Hosts of the code-hosting service: never allowed under type `http` (spec: "Source types", "Errors"). */
 const CODE_HOSTING_HOST = /(^|\.)(github\.com|githubusercontent\.com|githubassets\.com|ghcr\.io)$/i;
-
-/** Longest channel name (spec: "Limits"); it becomes part of a directory name in the store. */
-export const MAX_CHANNEL_LENGTH = 32;
 
 const KNOWN_KEYS = new Set([
   "type",
@@ -173,49 +170,6 @@ export function templatePlaceholders(template: string): Set<string> {
   return new Set([...template.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1] ?? ""));
 }
 
-/**
- * The fingerprint recorded as `tools.source` for a project-local tool: `sha256:` + hex SHA-256 of the canonical
- * JSON of the parsed definition (defaults applied, object keys sorted, arrays in written order). Spelling out a
- * default or reordering keys does not change it; changing anything that affects resolution does.
- */
-export function sourceFingerprint(source: Source): string {
-  return `sha256:${createHash("sha256").update(canonicalJson(source)).digest("hex")}`;
-}
-
-/** Validates a channel name (spec: Version forms, rules 1–2): it becomes part of a directory name in the store. */
-export function checkChannelName(name: string, where: string): void {
-  if (name.length === 0 || name.length > MAX_CHANNEL_LENGTH) {
-    throw new SourceError(
-      `Invalid channel "${name}" in ${where}: a channel name has 1 to ${MAX_CHANNEL_LENGTH} characters`,
-    );
-  }
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes("..")) {
-    throw new SourceError(
-      `Invalid channel "${name}" in ${where}: use letters, digits, ".", "_" and "-" (no "/", "\\" or "..")`,
-    );
-  }
-}
-
-/**
- * Validates an executable path from a recipe or a lock: relative, no `..`, no empty or `.` segments, no backslash,
- * so it can never point outside its install directory (a lock arrives through pull requests too).
- */
-export function checkBinPath(path: string, where: string): void {
-  const segments = path.split("/");
-  if (
-    path.length === 0 ||
-    path.startsWith("/") ||
-    path.includes("\\") ||
-    path.includes("\0") ||
-    /^[A-Za-z]:/.test(path) ||
-    segments.some((s) => s === "" || s === "." || s === "..")
-  ) {
-    throw new SourceError(
-      `Invalid executable path "${path}" in ${where}: use a relative path inside the archive`,
-    );
-  }
-}
-
 function checkTemplate(source: Source, template: string, where: string): void {
   for (const name of templatePlaceholders(template)) {
     if (!(PLACEHOLDERS as readonly string[]).includes(name)) {
@@ -313,12 +267,6 @@ function parseBin(raw: unknown, where: string): readonly string[] {
   return bin;
 }
 
-/** The command name an executable path provides (its last segment, without a Windows `.exe`). */
-export function commandName(binPath: string): string {
-  const base = binPath.slice(binPath.lastIndexOf("/") + 1);
-  return base.toLowerCase().endsWith(".exe") ? base.slice(0, -4) : base;
-}
-
 function parseStripComponents(raw: unknown, where: string): number {
   if (raw === undefined) return 0;
   if (typeof raw === "bigint" && raw >= 0n && raw <= 16n) return Number(raw);
@@ -379,15 +327,4 @@ function show(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object" && value !== null) return "a table";
   return String(value);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }

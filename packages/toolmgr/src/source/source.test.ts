@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { SourceError } from "./errors.js";
-import { checkBinPath, checkChannelName, parseSource, renderTemplate, sourceFingerprint } from "./source.js";
+import { SourceError } from "../errors.js";
+import { sourceFingerprint } from "./fingerprint.js";
+import { checkBinPath, checkChannelName } from "./safe-names.js";
+import { parseSource, renderTemplate } from "./source.js";
 
 const foundry = {
   type: "github_release",

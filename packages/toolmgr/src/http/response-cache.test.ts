@@ -3,7 +3,7 @@ import { mkdtemp, readdir, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createFileResponseCache } from "./http-cache.js";
+import { createFileResponseCache } from "./response-cache.js";
 
 const key = { url: "https://api.example.com/repos/a/b/releases/tags/v1.0.0", accept: "application/json" };
 const other = { url: "https://api.example.com/repos/a/c", accept: "application/json" };

@@ -1,17 +1,18 @@
-import type { CodeHost, Release } from "./code-host-client.js";
-import { matchesPrefix, parseStableTag } from "./constraint.js";
-import { ResolveError, SourceError, UnsupportedPlatformError } from "./errors.js";
-import type { LockedArtifact, LockedTool } from "./lockfile.js";
-import type { Platform } from "./platform.js";
-import type { ProjectTool } from "./project-file.js";
-import { renderTemplate, templateHost, templatePlaceholders } from "./source.js";
+import { ResolveError, SourceError, UnsupportedPlatformError } from "../errors.js";
+import type { CodeHost, Release } from "../http/code-host.js";
+import type { LockedArtifact, LockedTool } from "../lockfile.js";
+import type { Platform } from "../platform.js";
+import { matchesPrefix, parseStableTag } from "../project/constraint.js";
+import type { ProjectTool } from "../project/project-file.js";
+import { renderTemplate, templateHost, templatePlaceholders } from "../source/source.js";
+import { reusedDigest } from "./relock.js";
 
 /** Everything resolution needs from outside: the code host, the policy, and a way to digest an artifact (TOFU). */
 export interface ResolveContext {
   readonly codeHost: CodeHost;
   /** Platforms to record artifacts for. */
   readonly platforms: readonly Platform[];
-  /** The tool's entry in the existing lock: its digests are reused when the URL is unchanged (checksum rule 4). */
+  /** The tool's entry in the existing lock: its digests are reused when the URL is unchanged (relock.ts). */
   readonly previous?: LockedTool | undefined;
   /** Re-resolve at exactly this pinned version instead of the newest match (a kept pin gaining platforms). */
   readonly pin?: string | undefined;
@@ -298,20 +299,10 @@ async function digestArtifact(
   context: ResolveContext,
 ): Promise<LockedArtifact> {
   const { platform, url, apiUrl, hostDigest } = plan;
-  const before = context.previous?.artifacts.find((a) => a.platform === platform && a.url === url);
-  let sha256: string;
-  if (before !== undefined) {
-    // Checksum rule 4: an unchanged URL keeps its digest and is never fetched again; a host digest that now
-    // differs means the asset was replaced upstream (research §4.6), which must not pass silently.
-    if (hostDigest !== undefined && hostDigest !== before.sha256) {
-      throw new ResolveError(
-        `Cannot lock "${tool.name}" for ${platform}: the host now reports sha256 ${hostDigest} for ${url}, but the lock records ${before.sha256}; the asset was replaced upstream — investigate before re-pinning`,
-      );
-    }
-    sha256 = before.sha256;
-  } else {
-    sha256 = hostDigest ?? (await context.digest({ url, apiUrl }));
-  }
+  const sha256 =
+    reusedDigest(context.previous, { tool: tool.name, platform, url, hostDigest }) ??
+    hostDigest ??
+    (await context.digest({ url, apiUrl }));
   return { platform, url, sha256, ...(apiUrl === undefined ? {} : { apiUrl }) };
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { installDir, storeLayout, toolmgrHome } from "./store-layout.js";
+import { installDir, storeLayout, toolmgrHome } from "./layout.js";
 
 test("toolmgrHome() prefers TOOLMGR_HOME, then XDG_DATA_HOME, then ~/.local/share", () => {
   const linux = { platform: "linux", homedir: "/home/u" };

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createCodeHost } from "../src/code-host-client.js";
 import { HttpError, RateLimitError } from "../src/errors.js";
-import { createHttpClient } from "../src/http-client.js";
-import { FakeCodeHost } from "./fake-code-host.js";
+import { createHttpClient } from "../src/http/client.js";
+import { createCodeHost } from "../src/http/code-host.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
 
 let host: FakeCodeHost;
 let assetApiUrl = "";

@@ -1,12 +1,13 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { DigestMismatchError, HttpError, MissingTokenError, ToolmgrError } from "./errors.js";
-import { type HttpClient, redact } from "./http-client.js";
-import { cachedArtifactPath, type StoreLayout } from "./store-layout.js";
+import { DigestMismatchError, HttpError, MissingTokenError, ToolmgrError } from "../errors.js";
+import { type HttpClient, redact } from "../http/client.js";
+import { cachedArtifactPath, type StoreLayout } from "./layout.js";
+import { commitFile, TEMP_PREFIX, tempPath } from "./replace-file.js";
 
 /** What to fetch: the public URL, or for a private repository the API asset URL downloaded with the token. */
 export interface ArtifactRef {
@@ -89,7 +90,7 @@ async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Pr
   const { layout } = options;
   // A private artifact comes from its API URL (the client adds the token there, and drops it along the redirect).
   const response = await options.client.get(ref.apiUrl ?? ref.url, { accept: "application/octet-stream" });
-  const temp = join(layout.cacheDir, `.tmp-${randomBytes(8).toString("hex")}`);
+  const temp = tempPath(layout.cacheDir);
   const hash = createHash("sha256");
   const total = Number(response.headers.get("content-length")) || undefined;
   let received = 0;
@@ -139,7 +140,7 @@ async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Pr
       );
     }
     const path = cachedArtifactPath(layout, actual);
-    await rename(temp, path);
+    await commitFile(temp, path);
     renamed = true;
     return { path, sha256: actual, cacheHit: false };
   } finally {
@@ -175,7 +176,7 @@ async function removeAbandoned(dir: string): Promise<void> {
   const now = Date.now();
   await Promise.all(
     names
-      .filter((name) => name.startsWith(".tmp-"))
+      .filter((name) => name.startsWith(TEMP_PREFIX))
       .map(async (name) => {
         const path = join(dir, name);
         const info = await stat(path).catch(() => undefined);

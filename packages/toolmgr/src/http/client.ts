@@ -1,8 +1,8 @@
-import { HttpError, RateLimitError, UsageError } from "./errors.js";
-import type { ResponseCache } from "./http-cache.js";
-import { fetchTransport, type HttpResponse, nodeTransport, type Transport } from "./http-transport.js";
-import { isLoopbackHost } from "./lockfile.js";
+import { HttpError, RateLimitError, UsageError } from "../errors.js";
+import { isLoopbackHost } from "../lockfile.js";
 import { createRequestLimiter, type RequestLimiter } from "./request-limiter.js";
+import type { ResponseCache } from "./response-cache.js";
+import { fetchTransport, type HttpResponse, nodeTransport, type Transport } from "./transport.js";
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -27,7 +27,7 @@ export interface TextAnswer {
 export interface HttpClientOptions {
   /**
    * A fake network for tests. The global `fetch` (what `cli.ts` passes) is replaced by the equivalent
-   * `node:http(s)` transport, which costs less than half the CPU per request (see `http-transport.ts`).
+   * `node:http(s)` transport, which costs less than half the CPU per request (see `transport.ts`).
    */
   readonly fetch?: typeof fetch;
   /** Base URL of the code-hosting API (`CODEHOST_API_URL`); the token is sent to this origin only. */

@@ -1,12 +1,12 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
-import { LOCKFILE_NAME, type Lockfile, lockedArtifact } from "./lockfile.js";
-import type { Platform } from "./platform.js";
-import { PROJECT_FILE_NAME } from "./project-file.js";
-import type { LockedProject } from "./project-state.js";
-import { commandName } from "./source.js";
-import type { StoreLayout } from "./store-layout.js";
+import { LOCKFILE_NAME, type Lockfile, lockedArtifact } from "../lockfile.js";
+import type { Platform } from "../platform.js";
+import { PROJECT_FILE_NAME } from "../project/project-file.js";
+import type { LockedProject } from "../project/project-state.js";
+import { commandName } from "../source/safe-names.js";
+import type { StoreLayout } from "./layout.js";
+import { replaceFile } from "./replace-file.js";
 
 /**
  * Where the store keeps the copy of a project's `toolmgr.toml` and `toolmgr.lock` last found current:
@@ -87,14 +87,4 @@ async function logicalProjectDir(
   if (logical === undefined || logical === projectDir) return undefined;
   const real = await realpath(logical).catch(() => undefined);
   return real === projectDir ? logical : undefined;
-}
-
-async function replaceFile(path: string, text: string): Promise<void> {
-  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  try {
-    await writeFile(temp, text);
-    await rename(temp, path);
-  } finally {
-    await rm(temp, { force: true });
-  }
 }

@@ -1,5 +1,5 @@
-import { HttpError } from "./errors.js";
-import type { HttpClient, TextAnswer } from "./http-client.js";
+import { HttpError } from "../errors.js";
+import type { HttpClient, TextAnswer } from "./client.js";
 
 /** A tag from `git/matching-refs`. For an annotated tag `sha` is the tag object's, not the commit's. */
 export interface TagRef {

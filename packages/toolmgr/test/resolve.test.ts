@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createCodeHost } from "../src/code-host-client.js";
-import { parseConstraint } from "../src/constraint.js";
 import { ResolveError, UnsupportedPlatformError } from "../src/errors.js";
-import { createHttpClient } from "../src/http-client.js";
+import { createHttpClient } from "../src/http/client.js";
+import { createCodeHost } from "../src/http/code-host.js";
 import type { LockedTool } from "../src/lockfile.js";
 import type { Platform } from "../src/platform.js";
-import type { ProjectTool } from "../src/project-file.js";
-import { type ResolveContext, resolveTool } from "../src/resolve.js";
-import { parseSource } from "../src/source.js";
-import { FakeCodeHost, sha256 } from "./fake-code-host.js";
+import { parseConstraint } from "../src/project/constraint.js";
+import type { ProjectTool } from "../src/project/project-file.js";
+import { type ResolveContext, resolveTool } from "../src/resolve/resolve.js";
+import { parseSource } from "../src/source/source.js";
+import { FakeCodeHost, sha256 } from "./support/fake-code-host.js";
 
 let host: FakeCodeHost;
 const vendorCommit = "0123456789abcdef0123456789abcdef01234567";

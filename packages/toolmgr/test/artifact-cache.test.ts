@@ -3,12 +3,12 @@ import { mkdir, mkdtemp, readdir, readFile, utimes, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fetchArtifact } from "../src/artifact-cache.js";
-import { createCodeHost } from "../src/code-host-client.js";
 import { DigestMismatchError, MissingTokenError } from "../src/errors.js";
-import { createHttpClient } from "../src/http-client.js";
-import { cachedArtifactPath, type StoreLayout, storeLayout } from "../src/store-layout.js";
-import { FakeCodeHost, sha256 } from "./fake-code-host.js";
+import { createHttpClient } from "../src/http/client.js";
+import { createCodeHost } from "../src/http/code-host.js";
+import { fetchArtifact } from "../src/store/artifact-cache.js";
+import { cachedArtifactPath, type StoreLayout, storeLayout } from "../src/store/layout.js";
+import { FakeCodeHost, sha256 } from "./support/fake-code-host.js";
 
 let host: FakeCodeHost;
 const data = Buffer.from("the artifact bytes\n".repeat(1000));

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { LockfileError } from "../errors.js";
+import { LOCKFILE_NAME, type Lockfile, lockedArtifact, parseLockfile } from "../lockfile.js";
+import type { Platform } from "../platform.js";
+import { findRecipe } from "../registry/registry.js";
 import { constraintAllows } from "./constraint.js";
-import { LockfileError } from "./errors.js";
-import { LOCKFILE_NAME, type Lockfile, lockedArtifact, parseLockfile } from "./lockfile.js";
-import type { Platform } from "./platform.js";
 import { loadProjectWithText, type ProjectConfig, readProjectFile } from "./project-file.js";
-import { findRecipe } from "./registry/registry.js";
 
 /** A project with its lock, both parsed. */
 export interface LockedProject {

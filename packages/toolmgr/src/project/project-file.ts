@@ -1,10 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { ProjectFileError, SourceError } from "../errors.js";
+import { type Platform, tryParsePlatform } from "../platform.js";
+import { sourceFingerprint } from "../source/fingerprint.js";
+import { parseSource, type Source } from "../source/source.js";
 import { type Constraint, parseConstraint } from "./constraint.js";
-import { ProjectFileError, SourceError } from "./errors.js";
-import { type Platform, tryParsePlatform } from "./platform.js";
-import { parseSource, type Source, sourceFingerprint } from "./source.js";
 
 /** File name of the project file. */
 export const PROJECT_FILE_NAME = "toolmgr.toml";

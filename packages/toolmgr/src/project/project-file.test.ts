@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ProjectFileError } from "./errors.js";
+import { ProjectFileError } from "../errors.js";
+import { parseSource } from "../source/source.js";
 import { findProjectFile, loadProject, parseProjectFile, type RecipeLookup } from "./project-file.js";
-import { parseSource } from "./source.js";
 
 const hello = parseSource(
   { type: "github_release", repo: "acme/hello", asset: "hello-{version}-{os}-{arch}.tar.gz", bin: ["hello"] },

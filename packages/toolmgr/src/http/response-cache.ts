@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { replaceFileSync } from "../store/replace-file.js";
 
 /** One remembered answer: the validator the host gave and the body it validates. */
 export interface CachedAnswer {
@@ -79,17 +79,11 @@ export function createFileResponseCache(path: string, options: { now?: () => num
     flush() {
       if (!changed) return;
       changed = false;
-      const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
       try {
         mkdirSync(dirname(path), { recursive: true });
-        writeFileSync(temp, JSON.stringify({ version: 1, entries: Object.fromEntries(entries) }));
-        renameSync(temp, path);
+        replaceFileSync(path, JSON.stringify({ version: 1, entries: Object.fromEntries(entries) }));
       } catch {
-        try {
-          rmSync(temp, { force: true });
-        } catch {
-          // Nothing was written where nothing can be written.
-        }
+        // A cache that cannot be written costs the next lock its 304s, nothing more.
       }
     },
   };

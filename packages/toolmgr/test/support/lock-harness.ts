@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Deps } from "../src/deps.js";
-import { main } from "../src/main.js";
+import type { Deps } from "../../src/deps.js";
+import { main } from "../../src/main.js";
 import type { FakeCodeHost } from "./fake-code-host.js";
 
 /** A temp project with `toolmgr.toml` and its own store, wired to a fake code host. */

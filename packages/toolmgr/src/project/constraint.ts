@@ -1,5 +1,5 @@
-import { ProjectFileError, SourceError } from "./errors.js";
-import { checkChannelName } from "./source.js";
+import { ProjectFileError, SourceError } from "../errors.js";
+import { checkChannelName } from "../source/safe-names.js";
 
 /**
  * A version constraint from `toolmgr.toml` (spec: "Version forms"):

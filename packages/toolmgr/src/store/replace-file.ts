@@ -1,0 +1,76 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+
+// Every file toolmgr writes where a reader may look at the same moment (the lock, the shims, the store's artifacts,
+// the recorded project copies, the remembered API answers) is written here: into a temporary file beside it, flushed
+// to disk, then renamed over it. rename(2) is atomic within one file system, so a reader sees the old file or the
+// new one, never half of either; the fsync first keeps a crash from leaving the new name on empty content.
+
+/** Prefix of every temporary file or directory in the store; `sync` clears old ones a killed run left behind. */
+export const TEMP_PREFIX = ".tmp-";
+
+/** A fresh temporary path in `dir` (the same directory as the target, so the final rename stays on one file system). */
+export function tempPath(dir: string): string {
+  return join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+}
+
+/**
+ * Replaces `path` with `data` atomically (temporary file, fsync, rename). On failure the temporary file is removed
+ * and `path` is untouched.
+ */
+export async function replaceFile(
+  path: string,
+  data: string | Uint8Array,
+  options: { readonly mode?: number } = {},
+): Promise<void> {
+  const temp = tempPath(dirname(path));
+  try {
+    const file = await open(temp, "wx", options.mode ?? 0o644);
+    try {
+      await file.writeFile(data);
+      // `open`'s mode is filtered by the umask; an executable (a shim) must end up executable whatever it is.
+      if (options.mode !== undefined) await file.chmod(options.mode);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** `replaceFile` for the one synchronous writer (the response cache, flushed from a `finally`). */
+export function replaceFileSync(path: string, data: string): void {
+  const temp = tempPath(dirname(path));
+  try {
+    const fd = openSync(temp, "wx", 0o644);
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Moves a finished temporary file (written by a stream, from `tempPath`) to `path`: fsync, then rename. The caller
+ * removes the temporary file when this throws.
+ */
+export async function commitFile(temp: string, path: string): Promise<void> {
+  const file = await open(temp, "r+");
+  try {
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(temp, path);
+}
