@@ -1,12 +1,12 @@
 import type { Server } from "node:http";
 import { PersistenceError, UsageError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
+import { startServer } from "./http/server.js";
+import { loadWebConfig } from "./http/web-config.js";
 import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics } from "./own-metrics.js";
-import { startServer } from "./server.js";
 import { MemoryStore } from "./store/memory-store.js";
 import { readPersistence, writePersistence } from "./store/persistence.js";
-import { loadWebConfig } from "./web-config.js";
 
 /** The version `--version` reports. */
 export const VERSION = "1.11.0";

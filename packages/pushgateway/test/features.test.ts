@@ -4,11 +4,13 @@ import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import bcrypt from "bcryptjs";
-import { startGateway } from "./start-gateway.js";
+import { startGateway, stopAll, track } from "./support/processes.js";
+
+after(stopAll);
 
 const BIN = fileURLToPath(new URL("../../bin/pushgateway.js", import.meta.url));
 
@@ -129,6 +131,7 @@ test("--web.config.file: a sha256:<hex> hash authenticates; a hash in neither fo
         stdio: ["ignore", "ignore", "pipe"],
       },
     );
+    track(bad);
     let log = "";
     bad.stderr.on("data", (d: Buffer) => {
       log += d.toString();
@@ -173,6 +176,7 @@ test("persistence: written on shutdown, restored at start; a corrupt file stops 
         stdio: ["ignore", "ignore", "pipe"],
       },
     );
+    track(bad);
     let log = "";
     bad.stderr.on("data", (d: Buffer) => {
       log += d.toString();

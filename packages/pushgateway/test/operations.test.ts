@@ -3,18 +3,21 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { maskedCrc32c } from "../src/snappy-frames.js";
-import { freePort, startGateway } from "./start-gateway.js";
+import { freePort, startGateway, stopAll, track } from "./support/processes.js";
+
+after(stopAll);
 
 const exec = promisify(execFile);
 const BIN = fileURLToPath(new URL("../../bin/pushgateway.js", import.meta.url));
+const TLS_FIXTURES = fileURLToPath(new URL("../../test/fixtures/tls/", import.meta.url));
 
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => {
@@ -31,26 +34,12 @@ async function eventually(check: () => Promise<boolean>, tries = 100): Promise<b
   return false;
 }
 
-test("TLS from --web.config.file (tls_server_config cert_file/key_file), self-signed cert made by openssl", async () => {
+test("TLS from --web.config.file (tls_server_config cert_file/key_file), a self-signed certificate", async () => {
   const dir = await mkdtemp(join(tmpdir(), "pg-tls-"));
   try {
-    await exec("openssl", [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=127.0.0.1",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-      "-keyout",
-      join(dir, "key.pem"),
-      "-out",
-      join(dir, "cert.pem"),
-    ]);
+    // A committed self-signed certificate (fixtures/tls/README.md), so this suite needs no openssl program.
+    await copyFile(join(TLS_FIXTURES, "cert.pem"), join(dir, "cert.pem"));
+    await copyFile(join(TLS_FIXTURES, "key.pem"), join(dir, "key.pem"));
     // Relative paths resolve against the config file's directory, as exporter-toolkit does.
     await writeFile(join(dir, "web.yml"), "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n");
     const ca = await readFile(join(dir, "cert.pem"));
@@ -233,6 +222,7 @@ async function logsOf(args: string[]): Promise<string[]> {
   const child = spawn(process.execPath, [BIN, `--web.listen-address=127.0.0.1:${port}`, ...args], {
     stdio: ["ignore", "ignore", "pipe"],
   });
+  track(child);
   let log = "";
   child.stderr.on("data", (d: Buffer) => {
     log += d.toString();
@@ -267,7 +257,7 @@ test("--log.level filters: debug shows debug lines, error hides info; a bad leve
   assert.ok(debug.some((l) => l.includes("level=debug")));
   const error = await logsOf(["--log.level=error"]);
   assert.deepEqual(error, []);
-  const bad = await exec(process.execPath, [BIN, "--log.level=loud"]).then(
+  const bad = await exec(process.execPath, [BIN, "--log.level=loud"], { timeout: 30_000 }).then(
     () => undefined,
     (e: { code: number; stderr: string }) => e,
   );
@@ -276,13 +266,13 @@ test("--log.level filters: debug shows debug lines, error hides info; a bad leve
 });
 
 test("--version and --help print to stdout and exit 0 (upstream ≥1.9.0, #651)", async () => {
-  const version = await exec(process.execPath, [BIN, "--version"]);
+  const version = await exec(process.execPath, [BIN, "--version"], { timeout: 30_000 });
   assert.match(
     version.stdout,
     /^pushgateway, version \d+\.\d+\.\d+ \(branch: [^,]*, revision: [^)]*\)\n {2}build user: .*\n {2}build date: .*\n {2}go version: .*\n {2}platform: .*\n/,
   );
   assert.equal(version.stderr, "");
-  const help = await exec(process.execPath, [BIN, "--help"]);
+  const help = await exec(process.execPath, [BIN, "--help"], { timeout: 30_000 });
   assert.match(help.stdout, /^usage: pushgateway \[<flags>\]/);
   for (const flag of [
     "web.listen-address",

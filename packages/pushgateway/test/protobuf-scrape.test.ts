@@ -1,446 +1,52 @@
-// Protobuf exposition on scrape, side by side with Debian's prometheus-pushgateway 1.5.1 (fails, never skips, when
-// it is missing, as peer-parity.test.ts): the format each Accept header negotiates, and the delimited, text and
-// compact-text bodies of the same pushes. Masked as not behaviour: the gateway's own families (a Node process is
-// not a Go one) and push times. Our Content-Type adds current upstream's `; escaping=underscores` (README).
+// Protobuf exposition on scrape, ours alone (the comparison with 1.5.1 is protobuf-scrape.peers.test.ts): the
+// delimited body decodes with an independent schema, families sorted with our own, and the +Inf bucket the text
+// exposition adds is in the protobuf one too.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type IncomingHttpHeaders, request } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import protobuf from "protobufjs";
-import { metricFamilyType } from "./metric-family-type.js";
-import { freePort, startGateway } from "./start-gateway.js";
+import { startGateway, stopAll } from "./support/processes.js";
+import { DELIMITED, decode, PUSHES, type Side, send, splitDelimited } from "./support/scrape-fixtures.js";
 
-const PEER = "/usr/bin/prometheus-pushgateway";
-const MF = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily";
-const DELIMITED = `${MF};encoding=delimited`;
-const OWN = /^(go|process|pushgateway)_/;
-
-const familyType = metricFamilyType;
-
-interface Side {
-  child: ChildProcess;
-  base: string;
-}
-
-interface Answer {
-  status: number;
-  contentType: string | undefined;
-  body: Buffer;
-}
-
-function send(
-  side: Side,
-  method: string,
-  path: string,
-  headers: Record<string, string> = {},
-  body?: Buffer | string,
-): Promise<Answer> {
-  const url = new URL(`${side.base}${path}`);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: url.hostname, port: url.port, path, method, agent: false, headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            contentType: res.headers["content-type"],
-            body: Buffer.concat(chunks),
-          }),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
-async function startPeer(): Promise<Side> {
-  if (!existsSync(PEER)) {
-    throw new Error(`${PEER} is missing: install Debian's prometheus-pushgateway (1.5.1), as .ci/run does`);
-  }
-  const port = await freePort();
-  const child = spawn(PEER, [`--web.listen-address=127.0.0.1:${port}`, "--persistence.file="], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let log = "";
-    child.stderr?.on("data", (d: Buffer) => {
-      log += d.toString();
-      if (log.includes("Listening on")) resolve();
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => reject(new Error(`${PEER} exited ${code}: ${log}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
-}
-
-/** The varint-delimited messages of a body, as raw bytes. */
-function splitDelimited(body: Buffer): Buffer[] {
-  const reader = protobuf.Reader.create(body);
-  const out: Buffer[] = [];
-  while (reader.pos < reader.len) {
-    const length = reader.uint32();
-    out.push(body.subarray(reader.pos, reader.pos + length));
-    reader.skip(length);
-  }
-  return out;
-}
-
-interface Decoded {
-  name: string;
-  metric?: {
-    gauge?: { value: number };
-    histogram?: { bucket?: unknown[] };
-    label?: { name: string; value: string }[];
-  }[];
-  [field: string]: unknown;
-}
-
-function decode(message: Buffer): Decoded {
-  return familyType.toObject(familyType.decode(message), {
-    longs: Number,
-    enums: String,
-    defaults: false,
-  }) as Decoded;
-}
-
-const isPushTime = (name: string) => name === "push_time_seconds" || name === "push_failure_time_seconds";
-
-/** Decoded families without our own, push times other than 0 masked (they differ by when each side was pushed). */
-function comparable(body: Buffer): Decoded[] {
-  return splitDelimited(body)
-    .map(decode)
-    .filter((f) => !OWN.test(f.name))
-    .map((f) => {
-      if (!isPushTime(f.name)) return f;
-      for (const m of f.metric ?? []) if (m.gauge && m.gauge.value !== 0) m.gauge.value = -1;
-      return f;
-    });
-}
-
-/** Text or compact-text bodies without our own families, push times other than 0 masked. */
-function comparableText(body: Buffer, compact: boolean): string {
-  const text = body.toString("utf8");
-  const families = compact ? text.split("\n") : text.split("\n\n");
-  return families
-    .filter((f) => !/^name: ?"(go|process|pushgateway)_/.test(f))
-    .join(compact ? "\n" : "\n\n")
-    .replace(/(value: ?)\d\.\d+e\+09/g, "$1<time>");
-}
-
-const PUSHES: { path: string; body: string | Buffer; headers?: Record<string, string> }[] = [
-  {
-    path: "/metrics/job/j1/instance/i1",
-    body: [
-      "# HELP g a gauge",
-      "# TYPE g gauge",
-      'g{a="x"} 1.5',
-      'g{a="y",b="z"} 2',
-      "g 3",
-      "# TYPE c counter",
-      "c 10",
-      'u{q="w"} 7',
-      "# HELP s a summary",
-      "# TYPE s summary",
-      's{quantile="0.5"} 1',
-      's{quantile="0.9"} 2',
-      "s_sum 3",
-      "s_count 4",
-      "# TYPE h histogram",
-      'h_bucket{le="1"} 1',
-      'h_bucket{le="2"} 2',
-      'h_bucket{le="+Inf"} 4',
-      "h_sum 3",
-      "h_count 4",
-      "",
-    ].join("\n"),
-  },
-  // The same HELP as j1's: where groups differ, Go's map order picks the one the scrape shows.
-  { path: "/metrics/job/j2", body: '# HELP g a gauge\n# TYPE g gauge\ng{a="x"} 9\n' },
-  {
-    path: "/metrics/job/j3",
-    body: [
-      "# TYPE h2 histogram",
-      'h2_bucket{le="1"} 1',
-      'h2_bucket{le="+Inf"} 2',
-      "h2_sum NaN",
-      "h2_count 2",
-      "# HELP sp weird \\\\ help \\n é",
-      'sp{l="a\\nb\\"c\\\\ é\tt"} -Inf',
-      "big 1e21",
-      "small 1e-5",
-      "mid 123456.5",
-      "neg -0.25",
-      "",
-    ].join("\n"),
-  },
-  {
-    path: "/metrics/job@base64/cGI/zone/eu",
-    headers: { "Content-Type": `${DELIMITED}` },
-    body: Buffer.from(
-      familyType
-        .encodeDelimited(
-          familyType.fromObject({
-            name: "pb_gauge",
-            help: "From protobuf.",
-            type: "GAUGE",
-            metric: [
-              { label: [{ name: "k", value: "v2" }], gauge: { value: 2 } },
-              { label: [{ name: "k", value: "v1" }], gauge: { value: 1 } },
-            ],
-          }),
-        )
-        .finish(),
-    ),
-  },
-];
-
-let peer: Side;
 let ours: Side;
 
 before(async () => {
-  [peer, ours] = await Promise.all([startPeer(), startGateway()]);
-  for (const side of [peer, ours]) {
-    for (const p of PUSHES) {
-      const answer = await send(side, "PUT", p.path, p.headers, p.body);
-      assert.equal(answer.status, 200, `${side.base}${p.path}: ${answer.body.toString()}`);
-    }
+  ours = await startGateway();
+  for (const p of PUSHES) {
+    const answer = await send(ours, "PUT", p.path, p.headers, p.body);
+    assert.equal(answer.status, 200, `${p.path}: ${answer.body.toString()}`);
   }
 });
 
-after(() => {
-  peer?.child.kill("SIGTERM");
-  ours?.child.kill("SIGTERM");
-});
+after(stopAll);
 
-describe("scrape format negotiation beside 1.5.1", () => {
-  const ACCEPTS: (string | undefined)[] = [
-    undefined,
-    "",
-    "*/*",
-    "*",
-    "text/plain",
-    "text/plain;version=0.0.4",
-    "text/plain;version=0.0.5",
-    DELIMITED,
-    `${MF};encoding=text`,
-    `${MF};encoding=compact-text`,
-    "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited",
-    ` ${DELIMITED}`,
-    `${MF};encoding=json`,
-    "application/vnd.google.protobuf;encoding=delimited",
-    "application/vnd.google.protobuf;proto=io.prometheus.client.metricfamily;encoding=delimited",
-    "Application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited",
-    "application/openmetrics-text;version=1.0.0",
-    `text/plain;version=0.0.4;q=0.5,${DELIMITED};q=0.7`,
-    `text/plain;version=0.0.4,${DELIMITED};q=0.7`,
-    `${DELIMITED};q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.1`,
-    `${DELIMITED},text/plain`,
-    `text/plain,${DELIMITED}`,
-    `text/html,${MF};encoding=compact-text;q=0.9`,
-    // goautoneg's Less puts any concrete type before `*/*`, whatever the q-values.
-    `*/*;q=1,${MF};encoding=text;q=0.1`,
-    // q=0 does not exclude a type, an unreadable q is 0.
-    `${DELIMITED};q=0`,
-    `${DELIMITED};q=abc,text/plain;version=9;q=0.5`,
-    `${DELIMITED};q=0.5,${MF};encoding=text;q=0.6`,
-    `${DELIMITED};q=0.5,${MF};encoding=compact-text;q=0.50001`,
-    `text/plain;version=0.0.4;q=0.2,${DELIMITED};q=1e-1,*/*;q=0.3`,
-  ];
-  for (const accept of ACCEPTS) {
-    test(`Accept: ${JSON.stringify(accept)}`, async () => {
-      const headers = accept === undefined ? {} : { Accept: accept };
-      const [p, o] = await Promise.all([
-        send(peer, "GET", "/metrics", headers),
-        send(ours, "GET", "/metrics", headers),
-      ]);
-      assert.equal(p.status, 200);
-      assert.equal(o.status, 200);
-      assert.equal(o.contentType, `${p.contentType}; escaping=underscores`);
-    });
-  }
-});
-
-describe("protobuf exposition beside 1.5.1", () => {
-  test("delimited: the same families, series, labels, fields and order", async () => {
-    const headers = { Accept: DELIMITED };
-    const [p, o] = await Promise.all([
-      send(peer, "GET", "/metrics", headers),
-      send(ours, "GET", "/metrics", headers),
-    ]);
-    assert.equal(
-      p.contentType,
-      "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited",
-    );
-    const decoded = comparable(o.body);
-    assert.deepEqual(decoded, comparable(p.body));
-    assert.deepEqual(
-      decoded.map((f) => f.name),
-      [
-        "big",
-        "c",
-        "g",
-        "h",
-        "h2",
-        "mid",
-        "neg",
-        "pb_gauge",
-        "push_failure_time_seconds",
-        "push_time_seconds",
-        "s",
-        "small",
-        "sp",
-        "u",
-      ],
-    );
-    // Byte for byte for the pushed families: no field set that 1.5.1 leaves unset, fields in Go's order.
-    const bytes = (body: Buffer) =>
-      splitDelimited(body).filter((m) => {
-        const name = decode(m).name;
-        return !OWN.test(name) && !isPushTime(name);
-      });
-    assert.deepEqual(bytes(o.body), bytes(p.body));
-  });
-
+describe("protobuf exposition", () => {
   test("delimited: our own families are well-formed and sorted with the pushed ones", async () => {
     const o = await send(ours, "GET", "/metrics", { Accept: DELIMITED });
+    assert.equal(
+      o.contentType,
+      "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited; escaping=underscores",
+    );
     const names = splitDelimited(o.body).map((m) => decode(m).name);
     assert.deepEqual(names, [...names].sort());
     assert.ok(names.includes("pushgateway_build_info"));
     assert.ok(names.includes("process_cpu_seconds_total"));
+    for (const pushed of ["c", "g", "h", "h2", "pb_gauge", "s", "sp", "u"])
+      assert.ok(names.includes(pushed), pushed);
   });
 
-  for (const [encoding, compact] of [
-    ["text", false],
-    ["compact-text", true],
-  ] as const) {
-    test(`encoding=${encoding}: the same text`, async () => {
-      const headers = { Accept: `${MF};encoding=${encoding}` };
-      const [p, o] = await Promise.all([
-        send(peer, "GET", "/metrics", headers),
-        send(ours, "GET", "/metrics", headers),
-      ]);
-      assert.equal(o.contentType, `${p.contentType}; escaping=underscores`);
-      assert.equal(comparableText(o.body, compact), comparableText(p.body, compact));
-    });
-  }
-});
-
-describe("where we differ from 1.5.1", () => {
-  test("a histogram pushed without a +Inf bucket: ours carries the bucket the text exposition adds", async () => {
+  test("a histogram pushed without a +Inf bucket carries the bucket the text exposition adds", async () => {
     const body = '# TYPE hn histogram\nhn_bucket{le="1"} 1\nhn_sum 3\nhn_count 4\n';
-    for (const side of [peer, ours])
-      assert.equal((await send(side, "PUT", "/metrics/job/noinf", {}, body)).status, 200);
+    assert.equal((await send(ours, "PUT", "/metrics/job/noinf", {}, body)).status, 200);
     try {
-      const buckets = async (side: Side) => {
-        const answer = await send(side, "GET", "/metrics", { Accept: DELIMITED });
-        const hn = splitDelimited(answer.body)
-          .map(decode)
-          .find((f) => f.name === "hn");
-        return hn?.metric?.[0]?.histogram?.bucket;
-      };
-      assert.deepEqual(await buckets(peer), [{ cumulativeCount: 1, upperBound: 1 }]);
-      assert.deepEqual(await buckets(ours), [
+      const answer = await send(ours, "GET", "/metrics", { Accept: DELIMITED });
+      const hn = splitDelimited(answer.body)
+        .map(decode)
+        .find((f) => f.name === "hn");
+      assert.deepEqual(hn?.metric?.[0]?.histogram?.bucket, [
         { cumulativeCount: 1, upperBound: 1 },
         { cumulativeCount: 4, upperBound: Number.POSITIVE_INFINITY },
       ]);
     } finally {
-      for (const side of [peer, ours]) await send(side, "DELETE", "/metrics/job/noinf");
+      await send(ours, "DELETE", "/metrics/job/noinf");
     }
   });
-});
-
-test("a real Prometheus (native histograms on) scrapes the delimited protobuf", async () => {
-  // A recording proxy in front of ours shows what Prometheus asked for and what it got.
-  const seen: { accept: string | undefined; contentType: string | undefined }[] = [];
-  const target = new URL(ours.base);
-  const proxy = createServer((req, res) => {
-    const upstream = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: req.url,
-        method: req.method,
-        headers: req.headers,
-        agent: false,
-      },
-      (r) => {
-        seen.push({ accept: req.headers.accept, contentType: r.headers["content-type"] });
-        res.writeHead(r.statusCode ?? 502, r.headers as IncomingHttpHeaders);
-        r.pipe(res);
-      },
-    );
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  const proxyPort = (proxy.address() as AddressInfo).port;
-  const dir = await mkdtemp(join(tmpdir(), "pg-prometheus-pb-"));
-  const promPort = await freePort();
-  const config = join(dir, "prometheus.yml");
-  await writeFile(
-    config,
-    `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n    static_configs:\n      - targets: ["127.0.0.1:${proxyPort}"]\n`,
-  );
-  const prometheus = spawn(
-    "prometheus",
-    [
-      `--config.file=${config}`,
-      `--storage.tsdb.path=${join(dir, "data")}`,
-      `--web.listen-address=127.0.0.1:${promPort}`,
-      "--enable-feature=native-histograms",
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let log = "";
-      prometheus.stderr?.on("data", (d: Buffer) => {
-        log += d.toString();
-        if (log.includes("Server is ready to receive web requests")) resolve();
-      });
-      prometheus.on("error", reject);
-      prometheus.on("exit", (code) => reject(new Error(`prometheus exited ${code}: ${log}`)));
-    });
-    const query = async (q: string) => {
-      const url = `http://127.0.0.1:${promPort}/api/v1/query?query=${encodeURIComponent(q)}`;
-      const body = (await (await fetch(url)).json()) as {
-        data: { result: { metric: Record<string, string>; value: [number, string] }[] };
-      };
-      return body.data.result;
-    };
-    let gauges: Awaited<ReturnType<typeof query>> = [];
-    // Poll until the first scrape lands (bounded: 30 tries).
-    for (let i = 0; i < 30 && gauges.length === 0; i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      gauges = await query('pb_gauge{k="v1"}');
-    }
-    // The gateway's `instance=""` is an absent label to Prometheus.
-    assert.deepEqual(gauges[0]?.metric, { __name__: "pb_gauge", job: "pb", k: "v1", zone: "eu" });
-    assert.equal(gauges[0]?.value[1], "1");
-    assert.equal((await query('s{job="j1",quantile="0.9"}'))[0]?.value[1], "2");
-    // Prometheus's protobuf parser spells `le` as OpenMetrics does (`2.0`); its text parser keeps the text's `2`.
-    assert.equal((await query('h_bucket{job="j1",le="2.0"}'))[0]?.value[1], "2");
-    assert.equal((await query('sp{job="j3"}'))[0]?.metric.l, 'a\nb"c\\ é\tt');
-    assert.ok(seen.length > 0);
-    assert.match(
-      seen[0]?.accept ?? "",
-      /^application\/vnd\.google\.protobuf;proto=io\.prometheus\.client\.MetricFamily;encoding=delimited/,
-    );
-    assert.match(
-      seen[0]?.contentType ?? "",
-      /^application\/vnd\.google\.protobuf; proto=io\.prometheus\.client\.MetricFamily; encoding=delimited/,
-    );
-  } finally {
-    prometheus.kill("SIGTERM");
-    await new Promise((r) => prometheus.once("exit", r));
-    proxy.close();
-    await rm(dir, { recursive: true, force: true });
-  }
 });

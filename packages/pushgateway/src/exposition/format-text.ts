@@ -1,5 +1,3 @@
-import { formatGoFloat } from "./go-float.js";
-import type { Metric, MetricFamily } from "./metric-family.js";
 import { expositionOrder, type RenderedFamily } from "./rendered-family.js";
 
 /**
@@ -17,7 +15,8 @@ const ESCAPING = new Set(["allow-utf-8", "underscores", "dots", "values"]);
 
 /**
  * Writes families in the text format as client_golang does: families sorted by name, series by number of labels and
- * then label values in label-name order (their `seriesKey`), `# HELP` only when set (research §5). Yields chunks of
+ * then label values in label-name order (their `seriesKey`), `# HELP` only when set (client_golang expfmt
+ * text_create.go). Yields chunks of
  * about 64 KiB so a 100k-series scrape is streamed instead of built as one string.
  */
 export function* formatText(families: readonly RenderedFamily[]): Generator<string> {
@@ -35,47 +34,4 @@ export function* formatText(families: readonly RenderedFamily[]): Generator<stri
     }
   }
   if (chunk !== "") yield chunk;
-}
-
-/**
- * The exposition lines of one series: summaries as quantiles, `_sum`, `_count`; histograms as buckets (a `+Inf`
- * bucket added when missing), `_sum`, `_count`; `le`/`quantile` after the sorted labels; Go float formatting.
- */
-export function renderMetric(f: MetricFamily, m: Metric): string {
-  const out: string[] = [];
-  switch (f.type) {
-    case "summary":
-      for (const [q, v] of m.quantiles ?? [])
-        out.push(sample(f.name, m.labels, v, ["quantile", formatGoFloat(q)]));
-      out.push(sample(`${f.name}_sum`, m.labels, m.sum ?? 0));
-      out.push(sample(`${f.name}_count`, m.labels, m.count ?? 0));
-      break;
-    case "histogram": {
-      const buckets = [...(m.buckets ?? [])];
-      if (!buckets.some(([le]) => le === Number.POSITIVE_INFINITY))
-        buckets.push([Number.POSITIVE_INFINITY, m.count ?? 0]);
-      for (const [le, c] of buckets)
-        out.push(sample(`${f.name}_bucket`, m.labels, c, ["le", formatGoFloat(le)]));
-      out.push(sample(`${f.name}_sum`, m.labels, m.sum ?? 0));
-      out.push(sample(`${f.name}_count`, m.labels, m.count ?? 0));
-      break;
-    }
-    default:
-      out.push(sample(f.name, m.labels, m.value ?? 0));
-  }
-  return out.join("\n");
-}
-
-function sample(
-  name: string,
-  labels: readonly [string, string][],
-  value: number,
-  extra?: [string, string],
-): string {
-  const all = extra ? [...labels, extra] : labels;
-  const text =
-    all.length === 0
-      ? ""
-      : `{${all.map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`).join(",")}}`;
-  return `${name}${text} ${formatGoFloat(value)}`;
 }

@@ -1,7 +1,7 @@
 import { flatString } from "../flat-string.js";
-import { renderMetric } from "./format-text.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
 import { parseText } from "./parse-text.js";
+import { renderMetric } from "./render-metric.js";
 
 /**
  * A family in the columnar form the store keeps and the scrape writes: per series only its exposition line(s),

@@ -3,16 +3,15 @@
 // agree. Where 1.5.1 and current upstream differ, the scenario asserts upstream's behaviour deliberately (`diverge`),
 // citing the upstream change. Differences that are not behaviour (Go runtime metrics, timestamps) are masked below.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { maskedCrc32c } from "../src/snappy-frames.js";
-import { metricFamilyType } from "./metric-family-type.js";
-import { freePort, startGateway } from "./start-gateway.js";
+import { metricFamilyType } from "./support/metric-family-type.js";
+import { startPeerGateway } from "./support/peers.js";
+import { startGateway, stop, stopAll } from "./support/processes.js";
 
-const PEER = "/usr/bin/prometheus-pushgateway";
 const PROTO_TYPE =
   "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";
 
@@ -694,26 +693,7 @@ function normalizeExposition(exposition: string, mask: readonly RegExp[] = []): 
   return joined;
 }
 
-async function startPeer(args: string[] = []): Promise<Side> {
-  if (!existsSync(PEER)) {
-    throw new Error(`${PEER} is missing: install Debian's prometheus-pushgateway (1.5.1), as .ci/run does`);
-  }
-  const port = await freePort();
-  // Debian's build defaults --persistence.file to /var/lib/prometheus/pushgateway.data; memory only here.
-  const child = spawn(PEER, [`--web.listen-address=127.0.0.1:${port}`, "--persistence.file=", ...args], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let log = "";
-    child.stderr?.on("data", (d: Buffer) => {
-      log += d.toString();
-      if (log.includes("Listening on")) resolve();
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => reject(new Error(`${PEER} exited ${code}: ${log}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
-}
+const startPeer = startPeerGateway;
 
 let peer: Side;
 let ours: Side;
@@ -723,10 +703,7 @@ before(async () => {
   ours = await startGateway(["--web.enable-admin-api"]);
 });
 
-after(() => {
-  peer?.child.kill("SIGTERM");
-  ours?.child.kill("SIGTERM");
-});
+after(stopAll);
 
 /**
  * Upstream applies writes on one goroutine in order and answers DELETE and wipe before applying them; a checked push
@@ -920,9 +897,9 @@ describe("parity of the gateway's own metrics", () => {
     p = await startPeer();
     o = await startGateway();
   });
-  after(() => {
-    p?.child.kill("SIGTERM");
-    o?.child.kill("SIGTERM");
+  after(async () => {
+    if (p) await stop(p.child);
+    if (o) await stop(o.child);
   });
 
   /** A family's block (HELP, TYPE, samples) from an exposition. */

@@ -10,8 +10,9 @@ import { posix } from "node:path";
 import { type Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createGzip } from "node:zlib";
-import { escapeHtml } from "./escape-html.js";
-import { type GatewayContext, handleRequest } from "./handler.js";
+import { escapeHtml } from "../escape-html.js";
+import type { GatewayContext } from "../handlers/responses.js";
+import { handleRequest } from "../handlers/routes.js";
 import type { WebConfig } from "./web-config.js";
 
 /**

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { UsageError } from "./errors.js";
+import { UsageError } from "../errors.js";
 
 /** What `--web.config.file` (exporter-toolkit format) configures: TLS and basic auth. */
 export interface WebConfig {

@@ -1,0 +1,21 @@
+import { type GatewayContext, type GatewayResponse, plain } from "./responses.js";
+
+/** `GET /-/healthy` and `/-/ready`: 200 `OK` (upstream main.go). */
+export function healthy(): GatewayResponse {
+  return { status: 200, headers: { "Content-Type": "text/plain; charset=utf-8" }, body: "OK" };
+}
+
+/**
+ * `PUT`/`POST /-/quit`: with `--web.enable-lifecycle` answers and then shuts down gracefully, else 403. Upstream
+ * writes these with WriteHeader + Write (main.go): no trailing newline, no nosniff.
+ */
+export function quit(ctx: GatewayContext): GatewayResponse {
+  if (!ctx.enableLifecycle) return plain(403, "Lifecycle API is not enabled.");
+  setImmediate(ctx.quit);
+  return plain(200, "Requesting termination... Goodbye!");
+}
+
+/** Any other method on `/-/quit` (upstream main.go registers a plain handler there, not a router route). */
+export function quitMethodNotAllowed(): GatewayResponse {
+  return plain(405, "Only POST or PUT requests allowed.");
+}

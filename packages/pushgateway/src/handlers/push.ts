@@ -1,0 +1,93 @@
+import { gunzipSync } from "node:zlib";
+import { BodyTooLargeError, ConsistencyError, LimitError, ParseError } from "../errors.js";
+import type { MetricFamily } from "../exposition/metric-family.js";
+import { isDelimitedProtobuf, parseDelimitedProtobuf } from "../exposition/parse-protobuf.js";
+import { parseText } from "../exposition/parse-text.js";
+import { type GroupingLabels, parseGroupingKey } from "../grouping-key.js";
+import { decodeSnappyFrames } from "../snappy-frames.js";
+import {
+  errorResponse,
+  type GatewayContext,
+  type GatewayRequest,
+  type GatewayResponse,
+} from "./responses.js";
+
+/**
+ * `PUT` (replace the group) and `POST` (replace the pushed families inside it) on `/metrics/job/...`, as upstream's
+ * handler/push.go: decode the body, parse the grouping key, parse text or delimited protobuf, and submit; 200 once
+ * applied, 202 without the consistency check, 400 with the parser's or the check's message.
+ */
+export async function push(
+  req: GatewayRequest,
+  options: { ctx: GatewayContext; rest: string; replace: boolean },
+): Promise<GatewayResponse> {
+  const { ctx } = options;
+  let labels: GroupingLabels;
+  let families: MetricFamily[];
+  try {
+    const tooLarge = () =>
+      new BodyTooLargeError(
+        `push body exceeds the limit of ${ctx.maxBodyBytes} bytes set by --push.max-body-bytes; split the push or raise the limit`,
+      );
+    if (ctx.maxBodyBytes > 0 && req.body.length > ctx.maxBodyBytes) throw tooLarge();
+    let body = req.body;
+    // Upstream decodes the body before routing (main.go decodeRequest): a bad gzip header fails before the path is
+    // looked at, while snappy errors surface when the body is read, after the grouping key.
+    const encoding = (req.headers["content-encoding"] ?? "").toLowerCase();
+    if (encoding === "gzip") {
+      try {
+        // The limit also bounds the inflated size, so a small gzip bomb cannot get round it.
+        body = gunzipSync(body, ctx.maxBodyBytes > 0 ? { maxOutputLength: ctx.maxBodyBytes } : {});
+      } catch (cause) {
+        if ((cause as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
+        throw new ParseError(gzipErrorText(body), { cause });
+      }
+    }
+    labels = parseGroupingKey(options.rest);
+    if (encoding === "snappy") {
+      try {
+        body = decodeSnappyFrames(body, { maxBytes: ctx.maxBodyBytes });
+      } catch (cause) {
+        if (cause instanceof RangeError) throw tooLarge();
+        throw cause;
+      }
+    }
+    const contentType = req.headers["content-type"] ?? "";
+    families = isDelimitedProtobuf(contentType)
+      ? await parseDelimitedProtobuf(body)
+      : parseText(body.toString("utf8"));
+  } catch (error) {
+    return errorResponse(error);
+  }
+  const rejected = ctx.store.push({
+    labels,
+    families,
+    replace: options.replace,
+    now: ctx.now(),
+    check: ctx.check,
+  });
+  // Unchecked, upstream answers 202 before the write is looked at; a push with timestamps is then dropped silently
+  // (only its failure time is set), as the store did above.
+  if (rejected !== undefined && !(rejected.kind === "inconsistent" && !ctx.check)) {
+    return errorResponse(
+      rejected.kind === "limit"
+        ? new LimitError(rejected.message)
+        : new ConsistencyError(
+            `pushed metrics are invalid or inconsistent with existing metrics: ${rejected.message}`,
+          ),
+    );
+  }
+  return { status: ctx.check ? 200 : 202, headers: {}, body: "" };
+}
+
+/**
+ * Go's gzip reader's error for a body Node could not inflate: it reads a 10-byte header first (`EOF` when empty,
+ * `unexpected EOF` when short), checks the magic (`gzip: invalid header`), and a stream cut short is again
+ * `unexpected EOF` (compress/gzip gunzip.go readHeader).
+ */
+function gzipErrorText(body: Buffer): string {
+  if (body.length === 0) return "EOF";
+  if (body.length < 10) return "unexpected EOF";
+  if (body[0] !== 0x1f || body[1] !== 0x8b || body[2] !== 8) return "gzip: invalid header";
+  return "unexpected EOF";
+}

@@ -1,0 +1,92 @@
+import { httpStatus, PushgatewayError } from "../errors.js";
+import type { MetricFamily } from "../exposition/metric-family.js";
+import { goJson } from "../go-json.js";
+import type { MetricStore } from "../store/metric-store.js";
+
+/** A request as the handlers see it. */
+export interface GatewayRequest {
+  readonly method: string;
+  /** Path without the route prefix, percent-decoded. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly body: Buffer;
+}
+
+/** A response to write. */
+export interface GatewayResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** A string or buffer, or chunks streamed in order (the scrape). */
+  readonly body: string | Buffer | Iterable<string>;
+  /** Send the body gzip-compressed, with `Content-Encoding: gzip` (a scrape whose client accepts it). */
+  readonly gzip?: true;
+}
+
+/** What the handlers need. */
+export interface GatewayContext {
+  readonly store: MetricStore;
+  readonly now: () => Date;
+  /** `--push.disable-consistency-check` turned off. */
+  readonly check: boolean;
+  readonly enableLifecycle: boolean;
+  readonly enableAdminApi: boolean;
+  readonly telemetryPath: string;
+  /** The gateway's own families (process, build info, HTTP counters), exposed with the pushed ones. */
+  readonly ownFamilies: () => Promise<MetricFamily[]>;
+  readonly status: () => Record<string, unknown>;
+  readonly quit: () => void;
+  /** Beyond upstream (0 = unlimited): largest push body. */
+  readonly maxBodyBytes: number;
+  readonly onRequest: (handler: string, method: string, status: number) => void;
+  /** A push was handled (any outcome): its duration and body size, for the push summaries. */
+  readonly onPush: (method: string, seconds: number, bytes: number) => void;
+}
+
+/** Go's `http.Error`: the message plus a newline, as text with nosniff (net/http server.go `Error`). */
+export function textError(status: number, message: string): GatewayResponse {
+  return {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" },
+    body: `${message}\n`,
+  };
+}
+
+/** httprouter's answer to a method its path does not have, naming the ones it has. */
+export function methodNotAllowed(allow: string): GatewayResponse {
+  return {
+    status: 405,
+    headers: {
+      Allow: allow,
+      "Content-Type": "text/plain; charset=utf-8",
+      "X-Content-Type-Options": "nosniff",
+    },
+    body: "Method Not Allowed\n",
+  };
+}
+
+/** A gateway error as its status and message (errors.ts `httpStatus`); anything else is a bug and propagates. */
+export function errorResponse(error: unknown): GatewayResponse {
+  if (error instanceof PushgatewayError) return textError(httpStatus(error), error.message);
+  throw error;
+}
+
+/** A text body written with `WriteHeader` + `Write` (no trailing newline, no nosniff), as upstream's main.go does. */
+export function plain(status: number, body: string): GatewayResponse {
+  return { status, headers: { "Content-Type": "text/plain; charset=utf-8" }, body };
+}
+
+/** The API's CORS and caching headers and Go's JSON encoding (upstream api/v1/api.go `respond`). */
+export function apiJson(value: unknown): GatewayResponse {
+  return {
+    status: 200,
+    headers: {
+      "Access-Control-Allow-Headers": "Accept, Authorization, Content-Type, Origin",
+      "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
+      "Access-Control-Allow-Origin": "*",
+      "Access-Control-Expose-Headers": "Date",
+      "Cache-Control": "no-cache, no-store, must-revalidate",
+      "Content-Type": "application/json",
+    },
+    body: goJson(value),
+  };
+}

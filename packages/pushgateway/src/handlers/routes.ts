@@ -1,0 +1,124 @@
+import { apiMetrics, apiOptions, apiStatus, wipe } from "./api-v1.js";
+import { deleteGroup } from "./delete.js";
+import { healthy, quit, quitMethodNotAllowed } from "./lifecycle.js";
+import { scrape } from "./metrics.js";
+import { push } from "./push.js";
+import {
+  type GatewayContext,
+  type GatewayRequest,
+  type GatewayResponse,
+  methodNotAllowed,
+  textError,
+} from "./responses.js";
+import { statusPage } from "./status-page.js";
+
+type Handler = (req: GatewayRequest, ctx: GatewayContext) => GatewayResponse | Promise<GatewayResponse>;
+
+/** One path of the route table, with a handler per method. */
+interface Route {
+  readonly path: string | RegExp | ((ctx: GatewayContext) => string);
+  readonly methods: Readonly<Record<string, Handler>>;
+  /**
+   * The answer to a method the path does not have: httprouter's 405 naming `allow`, a handler of its own, or
+   * `"next"` when the path is also served by a later route (the API's OPTIONS on any path under /api/v1/).
+   */
+  readonly otherMethods: { allow: string } | Handler | "next";
+  /** The `handler` label of `pushgateway_http_requests_total` (per method where they differ), when counted. */
+  readonly counted?: string | Readonly<Record<string, string>>;
+  /** Only registered when this holds (upstream registers the wipe route only with the admin API). */
+  readonly when?: (ctx: GatewayContext) => boolean;
+}
+
+/** The path after `/metrics/`, where the grouping key starts. */
+const groupingKey = (req: GatewayRequest) => req.path.slice("/metrics/".length);
+
+const PUSH_ALLOW = "DELETE, OPTIONS, POST, PUT";
+const GET_ALLOW = { allow: "GET, OPTIONS" } as const;
+
+/**
+ * The route table, in upstream main.go's order. Upstream's push routes are /metrics/job/:job{/*labels} and
+ * /metrics/job@base64/:job{...}; httprouter redirects the bare trailing slash (307, keeping the method) and answers
+ * 404 for everything else there.
+ */
+const ROUTES: readonly Route[] = [
+  {
+    path: "/metrics/job/",
+    methods: {},
+    otherMethods: () => ({ status: 307, headers: { Location: "/metrics/job" }, body: "" }),
+  },
+  {
+    path: /^\/metrics\/job(@base64)?\/[^/]/,
+    methods: {
+      OPTIONS: () => ({ status: 200, headers: { Allow: PUSH_ALLOW }, body: "" }),
+      PUT: (req, ctx) => push(req, { ctx, rest: groupingKey(req), replace: true }),
+      POST: (req, ctx) => push(req, { ctx, rest: groupingKey(req), replace: false }),
+      DELETE: (req, ctx) => deleteGroup(groupingKey(req), ctx),
+    },
+    otherMethods: { allow: PUSH_ALLOW },
+    counted: { PUT: "push", POST: "push", DELETE: "delete" },
+  },
+  { path: (ctx) => ctx.telemetryPath, methods: { GET: scrape }, otherMethods: GET_ALLOW },
+  { path: /^\/api\/v1\//, methods: { OPTIONS: apiOptions }, otherMethods: "next", counted: "api/v1/options" },
+  { path: "/-/healthy", methods: { GET: healthy }, otherMethods: GET_ALLOW, counted: "healthy" },
+  { path: "/-/ready", methods: { GET: healthy }, otherMethods: GET_ALLOW, counted: "ready" },
+  {
+    path: "/-/quit",
+    methods: { PUT: (_, ctx) => quit(ctx), POST: (_, ctx) => quit(ctx) },
+    otherMethods: quitMethodNotAllowed,
+  },
+  {
+    path: "/api/v1/status",
+    methods: { GET: (_, ctx) => apiStatus(ctx) },
+    otherMethods: GET_ALLOW,
+    counted: "api/v1/status",
+  },
+  {
+    path: "/api/v1/metrics",
+    methods: { GET: (_, ctx) => apiMetrics(ctx) },
+    otherMethods: GET_ALLOW,
+    counted: "api/v1/metrics",
+  },
+  {
+    path: "/api/v1/admin/wipe",
+    methods: { PUT: (_, ctx) => wipe(ctx) },
+    otherMethods: { allow: "OPTIONS, PUT" },
+    counted: "wipe",
+    when: (ctx) => ctx.enableAdminApi,
+  },
+  { path: "/", methods: { GET: (_, ctx) => statusPage(ctx) }, otherMethods: GET_ALLOW, counted: "status" },
+  {
+    path: "/status",
+    methods: { GET: (_, ctx) => statusPage(ctx) },
+    otherMethods: GET_ALLOW,
+    counted: "status",
+  },
+];
+
+function matches(route: Route, req: GatewayRequest, ctx: GatewayContext): boolean {
+  if (route.when !== undefined && !route.when(ctx)) return false;
+  const { path } = route;
+  if (typeof path === "string") return req.path === path;
+  if (typeof path === "function") return req.path === path(ctx);
+  return path.test(req.path);
+}
+
+/**
+ * Answers a request from the route table with upstream's statuses and texts: an unknown path is 404
+ * `404 page not found`, a known path with another method 405 with `Allow` (httprouter).
+ */
+export async function handleRequest(req: GatewayRequest, ctx: GatewayContext): Promise<GatewayResponse> {
+  for (const route of ROUTES) {
+    if (!matches(route, req, ctx)) continue;
+    const handler = route.methods[req.method];
+    if (handler === undefined) {
+      if (route.otherMethods === "next") continue;
+      if (typeof route.otherMethods === "function") return route.otherMethods(req, ctx);
+      return methodNotAllowed(route.otherMethods.allow);
+    }
+    const response = await handler(req, ctx);
+    const counted = typeof route.counted === "string" ? route.counted : route.counted?.[req.method];
+    if (counted !== undefined) ctx.onRequest(counted, req.method, response.status);
+    return response;
+  }
+  return textError(404, "404 page not found");
+}

@@ -1,0 +1,62 @@
+// Raw HTTP/1.1 exchanges on a socket, for what fetch cannot send or show (malformed requests, idle connections,
+// chunked framing).
+import { connect } from "node:net";
+
+/** Two requests on one connection, the second after 6 s idle; resolves with both raw answers. */
+export function idleSession(port: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    const answers: string[] = [];
+    let text = "";
+    const ask = () => socket.write(`GET /-/healthy HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    socket.on("connect", ask);
+    socket.setTimeout(20_000, () => {
+      socket.destroy();
+      reject(new Error(`no answer within 20 s after ${answers.length} answer(s)`));
+    });
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+      if (!text.endsWith("\r\n\r\nOK")) return;
+      answers.push(text);
+      text = "";
+      if (answers.length === 1) setTimeout(ask, 6000);
+      else {
+        socket.end();
+        resolve(answers);
+      }
+    });
+    socket.on("error", reject);
+    socket.on("end", () => reject(new Error(`closed after ${answers.length} answer(s)`)));
+  });
+}
+
+/** Writes `bytes` as they are and reads the answer until the server closes (or 5 s pass); Date lines removed. */
+export function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    let text = "";
+    const done = () => resolve(text.replace(/^Date: [^\r]*\r\n/m, ""));
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      done();
+    });
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
+    socket.on("end", done);
+    socket.on("error", (e) => (text === "" ? reject(e) : done()));
+  });
+}
+
+/** The payload of a chunked body. */
+export function dechunk(data: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = data.indexOf("\r\n", at);
+    const size = Number.parseInt(data.subarray(at, eol).toString("latin1"), 16);
+    if (!(size > 0)) return Buffer.concat(parts);
+    parts.push(data.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+}

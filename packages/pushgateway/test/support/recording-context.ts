@@ -1,0 +1,92 @@
+// Handler tests without a port, after upstream's handler/handler_test.go MockMetricStore: the store records the
+// calls the handlers make and answers reads from what a test gives it; validation is the store's own tests' job.
+
+import type { RenderedFamily } from "../../src/exposition/rendered-family.js";
+import type { GroupingLabels } from "../../src/grouping-key.js";
+import type { GatewayContext, GatewayRequest } from "../../src/handlers/responses.js";
+import type { Group, MetricStore, PushRejection, PushRequest } from "../../src/store/metric-store.js";
+
+/** One call a handler made on the store. */
+export type StoreCall =
+  | { readonly op: "push"; readonly request: PushRequest }
+  | { readonly op: "delete"; readonly labels: GroupingLabels }
+  | { readonly op: "wipe" };
+
+/** A store that records writes and serves the groups, families and inconsistency a test sets. */
+export class RecordingStore implements MetricStore {
+  readonly calls: StoreCall[] = [];
+  /** What the next push returns. */
+  rejection: PushRejection | undefined;
+  storedGroups: Group[] = [];
+  storedFamilies: RenderedFamily[] = [];
+  problem: string | undefined;
+
+  push(request: PushRequest): PushRejection | undefined {
+    this.calls.push({ op: "push", request });
+    return this.rejection;
+  }
+  delete(labels: GroupingLabels): void {
+    this.calls.push({ op: "delete", labels });
+  }
+  wipe(): void {
+    this.calls.push({ op: "wipe" });
+  }
+  families(): RenderedFamily[] {
+    return this.storedFamilies;
+  }
+  inconsistency(): string | undefined {
+    return this.problem;
+  }
+  groups(): Group[] {
+    return this.storedGroups;
+  }
+}
+
+/** A handler context over a recording store, with the counter calls recorded; `overrides` set flags. */
+export function recordingContext(overrides: Partial<GatewayContext> = {}): {
+  ctx: GatewayContext;
+  store: RecordingStore;
+  counted: [string, string, number][];
+  quits: number[];
+} {
+  const store = new RecordingStore();
+  const counted: [string, string, number][] = [];
+  const quits: number[] = [];
+  const ctx: GatewayContext = {
+    store,
+    now: () => new Date("2026-01-02T03:04:05.678Z"),
+    check: true,
+    enableLifecycle: false,
+    enableAdminApi: false,
+    telemetryPath: "/metrics",
+    ownFamilies: async () => [],
+    status: () => ({ flags: { "web.telemetry-path": "/metrics" } }),
+    quit: () => quits.push(1),
+    maxBodyBytes: 0,
+    onRequest: (handler, method, status) => counted.push([handler, method, status]),
+    onPush: () => {},
+    ...overrides,
+  };
+  return { ctx, store, counted, quits };
+}
+
+/** A literal request: method and path, optional headers and body. */
+export function request(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
+): GatewayRequest {
+  return {
+    method,
+    path,
+    headers: options.headers ?? {},
+    body: typeof options.body === "string" ? Buffer.from(options.body) : (options.body ?? Buffer.alloc(0)),
+  };
+}
+
+/** A response body as one string (a scrape's body is a chunk iterator). */
+export function bodyText(body: string | Buffer | Iterable<string>): string {
+  if (typeof body === "string") return body;
+  if (Buffer.isBuffer(body)) return body.toString("utf8");
+  return [...body].join("");
+}
