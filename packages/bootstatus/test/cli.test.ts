@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { FIXTURES, runCli } from "./run-cli.js";
+import { FIXTURES, runCli } from "./support/run-cli.js";
 
 function copyFixture(name: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), "bootstatus-"));

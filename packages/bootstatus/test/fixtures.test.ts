@@ -4,7 +4,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { main } from "../src/main.js";
 import { runSystemctl } from "../src/systemd.js";
-import { FIXTURES, runCli } from "./run-cli.js";
+import { FIXTURES, runCli } from "./support/run-cli.js";
 
 // One row per output: the CLI flags and the expected file holding its bytes.
 const OUTPUTS: [string[], string][] = [

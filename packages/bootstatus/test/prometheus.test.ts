@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { FIXTURES, runCli } from "./run-cli.js";
+import { FIXTURES, runCli } from "./support/run-cli.js";
 
 // Our own Pushgateway (packages/pushgateway), started on a loopback port it picks itself.
 const PUSHGATEWAY = fileURLToPath(new URL("../../../pushgateway/bin/pushgateway.js", import.meta.url));
