@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { bootCode } from "./boot-code.js";
 import type { BootState } from "./state-files.js";
+import { emptyStatusV1 } from "./status-file.js";
 import type { RunSystemctl } from "./systemd.js";
 
 function state(overrides: Partial<BootState>): BootState {
@@ -13,7 +14,8 @@ function state(overrides: Partial<BootState>): BootState {
     runDir: "/run/cloud-init",
     generatorDisabled: false,
     generatorEnabled: true,
-    statusFile: { kind: "missing" },
+    statusFileExists: false,
+    statusV1: emptyStatusV1(),
     resultExists: false,
     ...overrides,
   };

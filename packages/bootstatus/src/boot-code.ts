@@ -1,5 +1,5 @@
+import { DISABLED_MARKER } from "./cloud-init-paths.js";
 import type { BootState } from "./state-files.js";
-import { DISABLED_MARKER } from "./state-files.js";
 import type { QueryOptions, RunSystemctl } from "./systemd.js";
 import { querySystemctl } from "./systemd.js";
 

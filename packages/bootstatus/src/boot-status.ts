@@ -1,10 +1,9 @@
 import type { BootStatusCode } from "./boot-code.js";
 import { bootCode, isDisabledCode } from "./boot-code.js";
 import { formatLastUpdate } from "./last-update.js";
-import { comparePythonStrings, pythonNumber } from "./python-repr.js";
+import { comparePythonStrings, pythonNumber } from "./python/repr.js";
 import type { BootState } from "./state-files.js";
-import type { StatusV1 } from "./status-json.js";
-import { emptyStatusV1, parseStatusJson } from "./status-json.js";
+import type { StatusV1 } from "./status-file.js";
 import type { QueryOptions, RunSystemctl } from "./systemd.js";
 import { systemdFailed } from "./systemd.js";
 
@@ -23,6 +22,10 @@ export interface RecoverableLevel {
 export interface BootStatus {
   running: RunningStatus;
   condition: Condition;
+  /** The `status` shown to users (status.py translate_status): `error` or the running status. */
+  status: RunningStatus | "error";
+  /** The `extended_status` shown to users (status.py translate_status): `degraded done`, `error - running`, ... */
+  extendedStatus: string;
   bootStatusCode: BootStatusCode;
   detail: string;
   errors: string[];
@@ -86,20 +89,10 @@ export interface StatusDeps {
   query: QueryOptions;
 }
 
-function readV1(state: BootState): StatusV1 {
-  const file = `${state.runDir}/status.json`;
-  if (state.statusFile.kind === "text") return parseStatusJson(state.statusFile.text, file);
-  const empty = emptyStatusV1();
-  if (state.statusFile.kind === "unreadable") {
-    empty.problems.push(`Cannot read ${file}: ${state.statusFile.message}`);
-  }
-  return empty;
-}
-
 /** Computes the boot status from the state, as current cloud-init's get_status_details does. */
 export async function computeBootStatus(state: BootState, deps: StatusDeps): Promise<BootStatus> {
   const boot = await bootCode(state, deps);
-  const v1 = readV1(state);
+  const v1 = state.statusV1;
   const latest = latestEvent(v1);
   const { errors, recoverable } = collectErrors(v1);
   // A malformed status.json is an error report, never a crash: its problems count as errors.
@@ -114,7 +107,7 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
   let condition: Condition = errors.length > 0 ? "error" : recoverable.length > 0 ? "degraded" : "healthy";
   let running: RunningStatus;
   if (isDisabledCode(boot.code)) running = "disabled";
-  else if (state.statusFile.kind !== "missing" && !state.resultExists) running = "running";
+  else if (state.statusFileExists && !state.resultExists) running = "running";
   else if (latest > 0) running = "done";
   else running = "not started";
   let detail = v1.datasource
@@ -134,9 +127,12 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
     }
   }
   const { datasource: _dropped, ...rest } = v1.raw;
+  const shown = translateStatus(running, condition);
   return {
     running,
     condition,
+    status: shown.status,
+    extendedStatus: shown.extended,
     bootStatusCode: boot.code,
     detail,
     errors,
@@ -154,16 +150,11 @@ export function recoverableByLevel(levels: readonly RecoverableLevel[]): Record<
   return Object.fromEntries(levels.map((r) => [r.level, r.messages]));
 }
 
-/** cloud-init's exit code: 1 on error, 2 when degraded (recoverable errors only), else 0. */
-export function exitCodeFor(condition: Condition): number {
-  return condition === "error" ? 1 : condition === "degraded" ? 2 : 0;
-}
-
 /** status.py translate_status: the (status, extended_status) pair shown to users. */
-export function translateStatus(
+function translateStatus(
   running: RunningStatus,
   condition: Condition,
-): { status: string; extended: string } {
+): { status: RunningStatus | "error"; extended: string } {
   if (condition === "error") return { status: "error", extended: `error - ${running}` };
   if (condition === "degraded" && (running === "done" || running === "running")) {
     return { status: running, extended: `degraded ${running}` };

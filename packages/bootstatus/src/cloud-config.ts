@@ -1,5 +1,5 @@
 import { parse } from "yaml";
-import { DEFAULT_RUN_DIR } from "./state-files.js";
+import { CLOUD_CFG, DEFAULT_CLOUD_DIR, DEFAULT_RUN_DIR } from "./cloud-init-paths.js";
 
 /** Read access to the inspected system's files, by their paths on that system (state-files maps them). */
 export interface ConfigFiles {
@@ -16,9 +16,6 @@ export interface RunDirInput {
   /** env CLOUD_CFG: a config file of the highest priority (cloudinit/settings.py CFG_ENV_NAME). */
   cloudCfg: string | undefined;
 }
-
-const DEFAULT_CLOUD_DIR = "/var/lib/cloud";
-const CLOUD_CFG = "/etc/cloud/cloud.cfg";
 
 type Config = Record<string, unknown>;
 

@@ -5,7 +5,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-// Spellings of older cloud-init releases and their current names (research §1.2, §1.10).
+// Spellings of older cloud-init releases and their current names: 24.2 renamed `*-kernel-cmdline` to
+// `*-kernel-command-line` (status.py EnabledStatus, canonical/cloud-init fa1b8688e), 24.1 `not run` to `not started`
+// (status.py RunningStatus, d175170ae).
 const OLD_CODES: Record<string, string> = {
   "enabled-by-kernel-cmdline": "enabled-by-kernel-command-line",
   "disabled-by-kernel-cmdline": "disabled-by-kernel-command-line",

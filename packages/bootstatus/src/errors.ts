@@ -1,4 +1,4 @@
-/** Base of every expected bootstatus failure; `code` is stable and mapped to an exit code only in main.ts. */
+/** Base of every expected bootstatus failure; `code` is stable; exit-code.ts maps failures to exit codes. */
 export class BootstatusError extends Error {
   readonly code: string;
   constructor(message: string, options: { code: string; cause?: unknown }) {

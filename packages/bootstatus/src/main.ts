@@ -1,12 +1,14 @@
 import type { BootStatus } from "./boot-status.js";
-import { computeBootStatus, exitCodeFor } from "./boot-status.js";
+import { computeBootStatus } from "./boot-status.js";
 import { BootstatusError, InputError, UsageError } from "./errors.js";
+import { EXIT_ERROR, EXIT_OK, EXIT_TIMEOUT, exitCodeFor, exitCodeForError } from "./exit-code.js";
 import type { Flags } from "./flags.js";
 import { FLAG_SPECS, parseFlags, usageLine } from "./flags.js";
-import { formatCloudInitJson } from "./format-cloud-init-json.js";
-import { formatPrometheus } from "./format-prometheus.js";
-import { formatTabular } from "./format-tabular.js";
-import type { ReportV1 } from "./report.js";
+import { formatCloudInitJson } from "./format/cloud-init-json.js";
+import { formatJson } from "./format/json.js";
+import { formatPrometheus } from "./format/prometheus.js";
+import { formatTabular } from "./format/tabular.js";
+import { formatYaml } from "./format/yaml.js";
 import { toReport } from "./report.js";
 import { readBootState } from "./state-files.js";
 import type { RunSystemctl } from "./systemd.js";
@@ -24,9 +26,6 @@ export interface Io {
   sleep(ms: number): Promise<void>;
   systemctl: RunSystemctl;
 }
-
-/** Exit code when `--timeout` ran out while cloud-init was still not started or running. */
-const EXIT_TIMEOUT = 3;
 
 function helpText(): string {
   const flags = FLAG_SPECS.map((s) => {
@@ -53,11 +52,6 @@ exit status: 0 healthy, 1 error, 2 degraded (recoverable errors only) or usage e
 `;
 }
 
-async function formatYaml(report: ReportV1): Promise<string> {
-  const { stringify } = await import("yaml");
-  return stringify(report, { indent: 2, lineWidth: 0 });
-}
-
 async function render(status: BootStatus, flags: Flags): Promise<string> {
   switch (flags.format ?? "tabular") {
     case "tabular":
@@ -65,7 +59,7 @@ async function render(status: BootStatus, flags: Flags): Promise<string> {
     case "cloud-init-json":
       return formatCloudInitJson(status);
     case "json":
-      return `${JSON.stringify(toReport(status), null, 2)}\n`;
+      return formatJson(toReport(status));
     case "yaml":
       return formatYaml(toReport(status));
     case "prometheus":
@@ -76,7 +70,8 @@ async function render(status: BootStatus, flags: Flags): Promise<string> {
 async function runStatus(flags: Flags, io: Io): Promise<number> {
   const root = flags.root ?? (io.env.BOOTSTATUS_ROOT || "/");
   const deadline = flags.timeout === undefined ? undefined : io.now() + flags.timeout * 1000;
-  // --timeout bounds systemctl retries too (issue 9); running out there is an expired wait as well.
+  // --timeout bounds the whole wait, systemctl retries included (cloud-init retries those forever while waiting,
+  // status.py query_systemctl); running out there is an expired wait as well.
   let systemctlGaveUp = false;
   const evaluate = async (): Promise<BootStatus> => {
     const state = await readBootState({ root, env: io.env });
@@ -141,10 +136,10 @@ async function runValidate(flags: Flags, io: Io): Promise<number> {
   const name = inputName(flags.file);
   if (violations.length === 0) {
     io.stdout.write(`${name}: valid boot status report v1\n`);
-    return 0;
+    return EXIT_OK;
   }
   for (const v of violations) io.stdout.write(`${name}: ${v.pointer}: ${v.message}\n`);
-  return 1;
+  return EXIT_ERROR;
 }
 
 async function runConvert(flags: Flags, io: Io): Promise<number> {
@@ -155,19 +150,19 @@ async function runConvert(flags: Flags, io: Io): Promise<number> {
   const doc = await readJson(flags.file, io, "convert");
   const { convertCloudInitJson } = await import("./convert.js");
   const report = convertCloudInitJson(doc);
-  io.stdout.write(format === "json" ? `${JSON.stringify(report, null, 2)}\n` : await formatYaml(report));
-  return 0;
+  io.stdout.write(format === "json" ? formatJson(report) : await formatYaml(report));
+  return EXIT_OK;
 }
 
 async function run(argv: readonly string[], io: Io): Promise<number> {
   const flags = parseFlags(argv);
   if (flags.help) {
     io.stdout.write(helpText());
-    return 0;
+    return EXIT_OK;
   }
   if (flags.version) {
     io.stdout.write(`bootstatus ${VERSION}\n`);
-    return 0;
+    return EXIT_OK;
   }
   switch (flags.command) {
     case "status":
@@ -175,7 +170,7 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
     case "schema": {
       const { schemaText } = await import("./schema.js");
       io.stdout.write(schemaText());
-      return 0;
+      return EXIT_OK;
     }
     case "validate":
       return runValidate(flags, io);
@@ -184,23 +179,21 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
-/** Runs the bootstatus command line and returns the exit code; the one place errors become exit codes. */
+/** Runs the bootstatus command line and returns the exit code (codes from exit-code.ts); never throws. */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   try {
     return await run(argv, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      // argparse prints the usage and `prog: error: ...` on stderr and exits 2.
+      // argparse prints the usage and `prog: error: ...` on stderr (ArgumentParser.error).
       io.stderr.write(`${usageLine()}bootstatus: error: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof BootstatusError) {
+    } else if (error instanceof BootstatusError) {
       io.stderr.write(`bootstatus: ${error.message}\n`);
-      return 1;
+    } else {
+      io.stderr.write(
+        `bootstatus: internal error (please report): ${(error as Error).stack ?? String(error)}\n`,
+      );
     }
-    io.stderr.write(
-      `bootstatus: internal error (please report): ${(error as Error).stack ?? String(error)}\n`,
-    );
-    return 1;
+    return exitCodeForError(error);
   }
 }

@@ -1,5 +1,4 @@
 import type { BootStatus } from "./boot-status.js";
-import { translateStatus } from "./boot-status.js";
 
 /** The boot status report, version 1 (spec part C): keys in this order. */
 export interface ReportV1 {
@@ -16,14 +15,14 @@ export interface ReportV1 {
 
 /**
  * Builds report v1 from the computed status. It always carries the computed values, even when status.json's
- * v1 has keys of the same names (issue 9; cloud-init's own JSON lets those override).
+ * v1 has keys of the same names: the report is the spec's table of computed fields (spec part C), while
+ * cloud-init's own output lets those keys override (status.py print_status merges `**status_v1` last).
  */
 export function toReport(status: BootStatus): ReportV1 {
-  const { status: shown, extended } = translateStatus(status.running, status.condition);
   return {
     status: {
-      status: shown,
-      extended_status: extended,
+      status: status.status,
+      extended_status: status.extendedStatus,
       boot_status_code: status.bootStatusCode,
       last_update: status.lastUpdate === "" ? null : status.lastUpdate,
       detail: status.detail === "" ? null : status.detail,

@@ -1,19 +1,11 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ConfigFiles } from "./cloud-config.js";
+import { CLOUD_CFG, DEFAULT_CLOUD_DIR, DEFAULT_RUN_DIR, DISABLED_MARKER } from "./cloud-init-paths.js";
 import { InputError } from "./errors.js";
 import { rootedPath } from "./rooted-path.js";
-
-/** cloud-init's default run directory (cloudinit/settings.py DEFAULT_RUN_DIR). */
-export const DEFAULT_RUN_DIR = "/run/cloud-init";
-/** Hard-coded marker file, not under run_dir (cloudinit/cmd/status.py CLOUDINIT_DISABLED_FILE). */
-export const DISABLED_MARKER = "/etc/cloud/cloud-init.disabled";
-
-/** What the status file looked like on disk. */
-export type StatusFileRead =
-  | { kind: "missing" }
-  | { kind: "text"; text: string }
-  | { kind: "unreadable"; message: string };
+import type { StatusV1 } from "./status-file.js";
+import { emptyStatusV1, parseStatusJson } from "./status-file.js";
 
 /** Everything `cloud-init status` reads from the file system and environment, read once. */
 export interface BootState {
@@ -28,7 +20,10 @@ export interface BootState {
   runDir: string;
   generatorDisabled: boolean;
   generatorEnabled: boolean;
-  statusFile: StatusFileRead;
+  /** `<run_dir>/status.json` exists (os.path.exists), readable or not: with no result.json, boot is running. */
+  statusFileExists: boolean;
+  /** Its `v1`, parsed; empty when the file is missing, with `problems` when it is unreadable or malformed. */
+  statusV1: StatusV1;
   resultExists: boolean;
 }
 
@@ -79,15 +74,15 @@ function mayMoveRunDir(
   files: ConfigFiles,
   input: { cmdline: string; cloudCfg: string | undefined },
 ): boolean {
-  const main = files.read("/etc/cloud/cloud.cfg") ?? "";
+  const main = files.read(CLOUD_CFG) ?? "";
   if (main.includes("run_dir") || main.includes("conf_d")) return true;
-  const confd = files.list("/etc/cloud/cloud.cfg.d").filter((n) => n.endsWith(".cfg"));
+  const confd = files.list(`${CLOUD_CFG}.d`).filter((n) => n.endsWith(".cfg"));
   const others = [
-    ...confd.map((n) => `/etc/cloud/cloud.cfg.d/${n}`),
+    ...confd.map((n) => `${CLOUD_CFG}.d/${n}`),
     `${DEFAULT_RUN_DIR}/cloud.cfg`,
-    "/var/lib/cloud/instance/cloud-config.txt",
-    "/var/lib/cloud/instance/vendor2-cloud-config.txt",
-    "/var/lib/cloud/instance/vendor-cloud-config.txt",
+    `${DEFAULT_CLOUD_DIR}/instance/cloud-config.txt`,
+    `${DEFAULT_CLOUD_DIR}/instance/vendor2-cloud-config.txt`,
+    `${DEFAULT_CLOUD_DIR}/instance/vendor-cloud-config.txt`,
     ...(input.cloudCfg === undefined ? [] : [input.cloudCfg]),
   ];
   if (input.cmdline.includes("run_dir")) return true;
@@ -128,20 +123,32 @@ const READ_ERRORS: Record<string, string> = {
 // cloud-init decodes strictly (util.decode_binary) and keeps a BOM, which json.loads then rejects.
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-function readStatusFile(file: string): StatusFileRead {
+/**
+ * Reads and parses `<run_dir>/status.json` (status.py: `load_json(load_text_file(status_file))`), once, here at the
+ * edge. `name` is how messages call it: the path on the inspected system.
+ */
+function readStatusFile(file: string, name: string): { exists: boolean; v1: StatusV1 } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { kind: "missing" };
-    return { kind: "unreadable", message: READ_ERRORS[code ?? ""] ?? code ?? String(error) };
+    if (code === "ENOENT") return { exists: false, v1: emptyStatusV1() };
+    return unreadable(name, READ_ERRORS[code ?? ""] ?? code ?? String(error));
   }
+  let text: string;
   try {
-    return { kind: "text", text: UTF8.decode(bytes) };
+    text = UTF8.decode(bytes);
   } catch {
-    return { kind: "unreadable", message: "not valid UTF-8" };
+    return unreadable(name, "not valid UTF-8");
   }
+  return { exists: true, v1: parseStatusJson(text, name) };
+}
+
+function unreadable(name: string, reason: string): { exists: boolean; v1: StatusV1 } {
+  const v1 = emptyStatusV1();
+  v1.problems.push(`Cannot read ${name}: ${reason}`);
+  return { exists: true, v1 };
 }
 
 /** Reads the inspected system's boot state under `deps.root`; never writes anything. */
@@ -172,6 +179,7 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
   const runDir = mayMoveRunDir(files, config)
     ? (await import("./cloud-config.js")).resolveRunDir(config)
     : DEFAULT_RUN_DIR;
+  const statusFile = readStatusFile(at(`${runDir}/status.json`), `${runDir}/status.json`);
   return {
     // distros.uses_systemd: os.lstat, so a symlink named /run/systemd/system does not count.
     isSystemd: isRealDirectory(path.join(at("/run/systemd"), "system")),
@@ -181,7 +189,8 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
     runDir,
     generatorDisabled: existsSync(at(`${runDir}/disabled`)),
     generatorEnabled: existsSync(at(`${runDir}/enabled`)),
-    statusFile: readStatusFile(at(`${runDir}/status.json`)),
+    statusFileExists: statusFile.exists,
+    statusV1: statusFile.v1,
     resultExists: existsSync(at(`${runDir}/result.json`)),
   };
 }

@@ -7,6 +7,8 @@ function status(running: RunningStatus): BootStatus {
   return {
     running,
     condition: "healthy",
+    status: running,
+    extendedStatus: running,
     bootStatusCode: "enabled-by-generator",
     detail: "x",
     errors: [],

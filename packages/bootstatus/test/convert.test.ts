@@ -4,7 +4,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { convertCloudInitJson } from "../src/convert.js";
 import { validateReport } from "../src/validate.js";
-import { FIXTURES, runCli } from "./run-cli.js";
+import { FIXTURES, runCli } from "./support/run-cli.js";
 
 const SAMPLES = path.join(FIXTURES, "convert");
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { parse } from "yaml";
 import { validateReport } from "../src/validate.js";
-import { FIXTURES, runCli } from "./run-cli.js";
+import { FIXTURES, runCli } from "./support/run-cli.js";
 
 const cases = readdirSync(FIXTURES, { withFileTypes: true })
   .filter((d) => existsSync(path.join(FIXTURES, d.name, "case.json")))

@@ -2,9 +2,9 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** The built CLI, started the way users start it. */
-export const CLI = fileURLToPath(new URL("../src/cli.js", import.meta.url));
+export const CLI = fileURLToPath(new URL("../../src/cli.js", import.meta.url));
 /** Fixture directory (not copied by tsc, so reached from the package root). */
-export const FIXTURES = fileURLToPath(new URL("../../test/fixtures/", import.meta.url));
+export const FIXTURES = fileURLToPath(new URL("../../../test/fixtures/", import.meta.url));
 
 /** What one run of the CLI produced. */
 export interface CliRun {

@@ -1,7 +1,7 @@
-import type { BootStatus } from "./boot-status.js";
-import { recoverableByLevel, translateStatus } from "./boot-status.js";
-import { isPythonFloat } from "./python-float.js";
-import { comparePythonStrings, pythonNumber } from "./python-repr.js";
+import type { BootStatus } from "../boot-status.js";
+import { recoverableByLevel } from "../boot-status.js";
+import { isPythonFloat } from "../python/float.js";
+import { comparePythonStrings, pythonNumber } from "../python/repr.js";
 
 /**
  * cloud-init's own `status --format json` (26.x): the flat details dict with every v1 entry copied to the top
@@ -9,12 +9,11 @@ import { comparePythonStrings, pythonNumber } from "./python-repr.js";
  * `json.dumps(d, indent=2, sort_keys=True, separators=(",", ": "))` with its default ensure_ascii.
  */
 export function formatCloudInitJson(status: BootStatus): string {
-  const { status: shown, extended } = translateStatus(status.running, status.condition);
   const details: Record<string, unknown> = {
     datasource: status.datasource,
     boot_status_code: status.bootStatusCode,
-    status: shown,
-    extended_status: extended,
+    status: status.status,
+    extended_status: status.extendedStatus,
     detail: status.detail,
     errors: status.errors,
     recoverable_errors: recoverableByLevel(status.recoverableErrors),

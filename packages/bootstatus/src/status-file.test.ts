@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseStatusJson } from "./status-json.js";
+import { parseStatusJson } from "./status-file.js";
 
 const FILE = "/run/cloud-init/status.json";
 

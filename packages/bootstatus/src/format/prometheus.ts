@@ -1,4 +1,4 @@
-import type { ReportV1 } from "./report.js";
+import type { ReportV1 } from "../report.js";
 
 function label(value: string): string {
   // Text exposition format: escape backslash, double quote and line feed in label values.

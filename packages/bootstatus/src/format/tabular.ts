@@ -1,7 +1,7 @@
-import type { BootStatus } from "./boot-status.js";
-import { recoverableByLevel, translateStatus } from "./boot-status.js";
-import { isPythonFloat } from "./python-float.js";
-import { pythonStr, pythonTruthy } from "./python-repr.js";
+import type { BootStatus } from "../boot-status.js";
+import { recoverableByLevel } from "../boot-status.js";
+import { isPythonFloat } from "../python/float.js";
+import { pythonStr, pythonTruthy } from "../python/repr.js";
 
 /** What Python's `for item in value` yields for a value loaded from JSON: list items, characters, dict keys. */
 function pythonItems(value: unknown): unknown[] {
@@ -17,17 +17,16 @@ function pythonItems(value: unknown): unknown[] {
  * or with `long` the extended lines, tab-indented error lists and no last_update line when there is none.
  */
 export function formatTabular(status: BootStatus, options: { long: boolean }): string {
-  const { status: shown, extended } = translateStatus(status.running, status.condition);
   // cloud-init prints from details_dict, where `**v1` comes last, so a v1 key named like a field overrides it;
   // f-strings then print it with str() and the error lists iterate it as Python does.
   const v1 = status.v1;
   const pick = (key: string, computed: unknown): unknown => (Object.hasOwn(v1, key) ? v1[key] : computed);
-  const lines = [`status: ${pythonStr(pick("status", shown))}`];
+  const lines = [`status: ${pythonStr(pick("status", status.status))}`];
   if (!options.long) return `${lines.join("\n")}\n`;
   const lastUpdate = pick("last_update", status.lastUpdate);
   const errors = pick("errors", status.errors);
   const recoverable = pick("recoverable_errors", recoverableByLevel(status.recoverableErrors));
-  lines.push(`extended_status: ${pythonStr(pick("extended_status", extended))}`);
+  lines.push(`extended_status: ${pythonStr(pick("extended_status", status.extendedStatus))}`);
   lines.push(`boot_status_code: ${pythonStr(pick("boot_status_code", status.bootStatusCode))}`);
   if (pythonTruthy(lastUpdate)) lines.push(`last_update: ${pythonStr(lastUpdate)}`);
   lines.push(`detail: ${pythonStr(pick("detail", status.detail))}`);

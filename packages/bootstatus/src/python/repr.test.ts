@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseJsonKeepingFloats } from "./python-float.js";
-import { comparePythonStrings, pythonNumber, pythonStr, pythonStringRepr } from "./python-repr.js";
+import { parseJsonKeepingFloats } from "./float.js";
+import { comparePythonStrings, pythonNumber, pythonStr, pythonStringRepr } from "./repr.js";
 
 // Expected strings are Python 3's repr() of the same floats (json.dumps uses float.__repr__).
 const cases: [number, string][] = [

@@ -1,4 +1,4 @@
-import { isPythonFloat } from "./python-float.js";
+import { isPythonFloat } from "./float.js";
 
 /**
  * Python's float repr: the shortest round-trip digits (as JavaScript's), in positional notation when the decimal

@@ -1,5 +1,5 @@
-import { isPythonFloat, parseJsonKeepingFloats } from "./python-float.js";
-import { pythonStr, pythonTruthy } from "./python-repr.js";
+import { isPythonFloat, parseJsonKeepingFloats } from "./python/float.js";
+import { pythonStr, pythonTruthy } from "./python/repr.js";
 
 /** One stage entry of status.json's `v1` (every object-valued entry is a stage, unknown keys included). */
 export interface Stage {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isPythonFloat, parseJsonKeepingFloats } from "./python-float.js";
+import { isPythonFloat, parseJsonKeepingFloats } from "./float.js";
 
 test("parseJsonKeepingFloats() keeps integral floats apart from ints", () => {
   const doc = parseJsonKeepingFloats(

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { computeBootStatus } from "./boot-status.js";
+import type { BootState } from "./state-files.js";
+import { emptyStatusV1, parseStatusJson } from "./status-file.js";
+
+const deps = {
+  systemctl: async () => ({ ok: true, stdout: "", stderr: "" }),
+  query: { retry: false, deadline: undefined, now: () => 0, sleep: async () => {} },
+};
+
+/** A sysvinit host (no systemctl involved) with the given status.json text, or none. */
+function state(options: { statusJson?: string; result?: boolean; markerFile?: boolean }): BootState {
+  const { statusJson } = options;
+  return {
+    isSystemd: options.markerFile === true,
+    cmdline: "",
+    kernelCmdlineEnv: "",
+    markerFile: options.markerFile === true,
+    runDir: "/run/cloud-init",
+    generatorDisabled: false,
+    generatorEnabled: false,
+    statusFileExists: statusJson !== undefined,
+    statusV1: statusJson === undefined ? emptyStatusV1() : parseStatusJson(statusJson, "status.json"),
+    resultExists: options.result === true,
+  };
+}
+
+const errors = '{"v1": {"init": {"start": 1, "finished": 2, "errors": ["boom"]}}}';
+const recoverable = '{"v1": {"init": {"start": 1, "finished": 2, "recoverable_errors": {"WARNING": ["w"]}}}}';
+const degradedNotStarted = '{"v1": {"init": {"recoverable_errors": {"WARNING": ["w"]}}}}';
+
+// status.py translate_status: (running, condition) → (status, extended_status), computed once for every format.
+const cases: [string, BootState, string, string][] = [
+  ["error while running", state({ statusJson: errors }), "error", "error - running"],
+  ["error once done", state({ statusJson: errors, result: true }), "error", "error - done"],
+  ["degraded while running", state({ statusJson: recoverable }), "running", "degraded running"],
+  ["degraded once done", state({ statusJson: recoverable, result: true }), "done", "degraded done"],
+  [
+    "degraded, not started",
+    state({ statusJson: degradedNotStarted, result: true }),
+    "not started",
+    "not started",
+  ],
+  ["healthy, not started", state({}), "not started", "not started"],
+  ["disabled by the marker file", state({ markerFile: true }), "disabled", "disabled"],
+];
+
+for (const [name, input, status, extended] of cases) {
+  test(`computeBootStatus() shows ${name} as "${status}" / "${extended}"`, async () => {
+    const computed = await computeBootStatus(input, deps);
+    assert.equal(computed.status, status);
+    assert.equal(computed.extendedStatus, extended);
+  });
+}

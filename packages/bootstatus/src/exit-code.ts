@@ -1,0 +1,25 @@
+import type { Condition } from "./boot-status.js";
+import { UsageError } from "./errors.js";
+
+// Every exit code bootstatus returns, in one place (README "Exit codes").
+
+/** Healthy (also `not started`, `running`, `disabled` without errors); a valid report; a finished command. */
+export const EXIT_OK = 0;
+/** cloud-init's condition `error`, an invalid report for `validate`, or any failure of ours (BootstatusError). */
+export const EXIT_ERROR = 1;
+/** cloud-init's condition `degraded`: recoverable errors only (cloudinit/cmd/status.py handle_status_args, 23.4+). */
+export const EXIT_DEGRADED = 2;
+/** A bad command line: argparse exits 2 after printing the usage (Python's argparse.ArgumentParser.error). */
+export const EXIT_USAGE = 2;
+/** Ours: `--timeout` ran out while cloud-init was still `not started` or `running` (cloud-init waits forever). */
+export const EXIT_TIMEOUT = 3;
+
+/** cloud-init's exit code for a condition (status.py handle_status_args): 1 on error, 2 when degraded, else 0. */
+export function exitCodeFor(condition: Condition): number {
+  return condition === "error" ? EXIT_ERROR : condition === "degraded" ? EXIT_DEGRADED : EXIT_OK;
+}
+
+/** The exit code of a failure: a usage error as argparse, every other failure (a BootstatusError or a bug) 1. */
+export function exitCodeForError(error: unknown): number {
+  return error instanceof UsageError ? EXIT_USAGE : EXIT_ERROR;
+}
