@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./free-port.js";
-import { type RawResponse, rawRequest } from "./raw-http.js";
+import { freePort } from "./support/free-port.js";
+import { type RawResponse, rawRequest } from "./support/raw-http.js";
+import { ServerGroup } from "./support/server-group.js";
 
 const PEER = "/usr/bin/webhook";
 const OURS = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
@@ -25,12 +26,13 @@ interface Running {
   readonly child: ChildProcess;
   readonly port: number;
   readonly dir: string;
-  log: string;
+  readonly log: string;
 }
 
 let root: string;
 let wd: string;
-const servers = new Map<string, Running>();
+const running = new Map<string, Running>();
+const servers = new ServerGroup();
 
 /** The argv of each server configuration (paths filled in once the fixture exists). */
 function serverArgs(name: ServerName): string[] {
@@ -60,23 +62,20 @@ async function start(side: Side, name: ServerName): Promise<Running> {
   const dir = join(root, side);
   const port = await freePort();
   const argv = [...serverArgs(name), "-ip", "127.0.0.1", "-port", String(port), "-verbose"];
-  const child =
-    side === "peer"
-      ? spawn(PEER, argv, { cwd: dir, env: sideEnv(side), stdio: ["ignore", "pipe", "pipe"] })
-      : spawn(process.execPath, [OURS, ...argv], {
-          cwd: dir,
-          env: sideEnv(side),
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-  const running: Running = { child, port, dir, log: "" };
-  await new Promise<void>((resolve, reject) => {
-    child.stderr?.on("data", (c: Buffer) => {
-      running.log += c.toString();
-      if (running.log.includes("serving hooks on")) resolve();
-    });
-    child.on("exit", (code) => reject(new Error(`${side} ${name} exited ${code}: ${running.log}`)));
+  const [command, args] = side === "peer" ? [PEER, argv] : [process.execPath, [OURS, ...argv]];
+  const started = await servers.start(command, args, {
+    cwd: dir,
+    env: sideEnv(side),
+    ready: "serving hooks on",
   });
-  return running;
+  return {
+    child: started.child,
+    port,
+    dir,
+    get log() {
+      return started.log();
+    },
+  };
 }
 
 /** The environment both servers get; only the side's own directories differ, and the recorder hides them. */
@@ -578,13 +577,6 @@ const D_HOOKS = [
 ];
 
 before(async () => {
-  try {
-    await access(PEER);
-  } catch {
-    throw new Error(
-      `${PEER} (Debian package "webhook" 2.8.0) is missing: the parity suite needs the peer; run .ci/run`,
-    );
-  }
   root = await mkdtemp(join(tmpdir(), "webhook-parity-"));
   wd = join(root, "wd");
   for (const d of ["bin", "wd", "peer/rec", "peer/tmp", "ours/rec", "ours/tmp"])
@@ -608,16 +600,21 @@ before(async () => {
     await chmod(path, 0o755);
   }
   const names: ServerName[] = ["main", "b", "c", "d"];
-  const started = await Promise.all(
+  // allSettled, not all: when one start fails, the others must have spawned (and so be in `servers` for the
+  // after hook to stop) before this hook rejects.
+  const started = await Promise.allSettled(
     names.flatMap((n) =>
       (["peer", "ours"] as const).map(async (side) => [`${side}:${n}`, await start(side, n)] as const),
     ),
   );
-  for (const [key, running] of started) servers.set(key, running);
+  for (const result of started) {
+    if (result.status === "rejected") throw result.reason;
+    running.set(result.value[0], result.value[1]);
+  }
 });
 
 after(async () => {
-  for (const s of servers.values()) s.child.kill("SIGTERM");
+  await servers.stopAll();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -2209,7 +2206,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the scenario against one side; returns the answer and the runs it added (paths checked, then dropped). */
 async function runOn(side: Side, s: Scenario): Promise<{ res: RawResponse; runs: unknown[] }> {
-  const server = servers.get(`${side}:${s.server ?? "main"}`) as Running;
+  const server = running.get(`${side}:${s.server ?? "main"}`) as Running;
   const before = s.rec === undefined ? [] : await records(side, s.rec);
   const res = await rawRequest(server.port, {
     method: s.method ?? "POST",
@@ -2248,7 +2245,7 @@ for (const s of SCENARIOS) {
     }
     if (s.log !== undefined) {
       for (const side of ["peer", "ours"] as const) {
-        const log = (servers.get(`${side}:${s.server ?? "main"}`) as Running).log;
+        const log = (running.get(`${side}:${s.server ?? "main"}`) as Running).log;
         assert.ok(log.includes(s.log), `${side} logged ${JSON.stringify(s.log)}`);
       }
     }
@@ -2283,11 +2280,20 @@ function invoke(side: Side, args: string[]): Promise<{ code: number | null; out:
     let err = "";
     child.stdout?.on("data", (d: Buffer) => (out += d));
     child.stderr?.on("data", (d: Buffer) => (err += d));
+    // A program that cannot start, or an invocation that does not end within 20 s, is an answer the test reports.
+    const deadline = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    child.on("error", (error) => {
+      clearTimeout(deadline);
+      resolve({ code: null, out, err: `cannot start: ${error.message}` });
+    });
     const norm = (s: string) =>
       s
         .replace(/^(\[webhook\] )?\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d /gm, "$1<date> ")
         .replace(/^Usage of \/usr\/bin\/webhook:/m, "Usage of webhook:");
-    child.on("close", (code) => resolve({ code, out: norm(out), err: norm(err) }));
+    child.on("close", (code) => {
+      clearTimeout(deadline);
+      resolve({ code, out: norm(out), err: norm(err) });
+    });
   });
 }
 
@@ -2352,8 +2358,8 @@ const MALFORMED: readonly [string, string][] = [
 
 for (const [name, bytes] of MALFORMED) {
   test(`parity: a request Go cannot read: ${name}`, async () => {
-    const peer = rawExchange((servers.get("peer:main") as Running).port, bytes);
-    const ours = rawExchange((servers.get("ours:main") as Running).port, bytes);
+    const peer = rawExchange((running.get("peer:main") as Running).port, bytes);
+    const ours = rawExchange((running.get("ours:main") as Running).port, bytes);
     assert.match(await peer, /^HTTP\/1\.1 [45]\d\d /);
     assert.equal(await ours, await peer);
   });
@@ -2362,7 +2368,7 @@ for (const [name, bytes] of MALFORMED) {
 test("parity: 1 MB of headers is still read (node's default limit is 16 KiB)", async () => {
   const bytes = `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(1_040_000)}\r\nConnection: close\r\n\r\n`;
   for (const side of ["peer", "ours"] as const) {
-    const answer = await rawExchange((servers.get(`${side}:main`) as Running).port, bytes);
+    const answer = await rawExchange((running.get(`${side}:main`) as Running).port, bytes);
     assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/, side);
     assert.ok(answer.endsWith("\r\n\r\nOK"), side);
   }
@@ -2392,7 +2398,7 @@ test("parity: a kept-alive connection idle for 6 s still serves, and no Keep-Ali
       socket.on("end", () => reject(new Error(`closed after ${answers.length} answer(s)`)));
     });
   const sessions = (["peer", "ours"] as const).map((side) =>
-    session((servers.get(`${side}:main`) as Running).port),
+    session((running.get(`${side}:main`) as Running).port),
   );
   for (const answers of await Promise.all(sessions)) {
     assert.equal(answers.length, 2);
@@ -2424,7 +2430,7 @@ test("parity: -debug and -verbose log lines, request by request", async () => {
   ];
   const logs: Record<Side, string> = { peer: "", ours: "" };
   for (const side of ["peer", "ours"] as const) {
-    const server = servers.get(`${side}:d`) as Running;
+    const server = running.get(`${side}:d`) as Running;
     const start = server.log.length;
     for (const r of requests) {
       const res = await rawRequest(server.port, {
@@ -2471,16 +2477,9 @@ test("parity: -hotreload edits, a broken file, duplicate ids, SIGHUP and removal
       "-port",
       String(port),
     ];
-    const child =
-      side === "peer"
-        ? spawn(PEER, [...argv, "-verbose"], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] })
-        : spawn(process.execPath, [OURS, ...argv, "-verbose"], {
-            cwd: dir,
-            stdio: ["ignore", "ignore", "pipe"],
-          });
-    let log = "";
-    child.stderr?.on("data", (c: Buffer) => (log += c));
-    for (let i = 0; i < 200 && !log.includes("serving hooks on"); i++) await sleep(25);
+    const [command, args] =
+      side === "peer" ? [PEER, [...argv, "-verbose"]] : [process.execPath, [OURS, ...argv, "-verbose"]];
+    const { child } = await servers.start(command, args, { cwd: dir, ready: "serving hooks on" });
     const status = async (id: string) =>
       (await rawRequest(port, { method: "POST", path: `/hooks/${id}` })).status;
     // Waits (at most 5 s) for a reload to show, then records what is served.
@@ -2507,7 +2506,7 @@ test("parity: -hotreload edits, a broken file, duplicate ids, SIGHUP and removal
       await rm(join(dir, "two.json"));
       await settle("b", 404);
     } finally {
-      child.kill("SIGTERM");
+      await servers.stop(child);
     }
   }
   assert.deepEqual(seen.ours, seen.peer);
@@ -2546,10 +2545,15 @@ test("parity: a -pidfile naming a live process is fatal; a missing directory is 
       pidfile,
     ];
     const child = side === "peer" ? spawn(PEER, argv) : spawn(process.execPath, [OURS, ...argv]);
-    for (let i = 0; i < 200 && !existsSync(pidfile); i++) await sleep(25);
-    dirs[side] = String(child.pid === Number(await readFile(pidfile, "utf8")));
-    child.kill("SIGTERM");
-    await new Promise((r) => child.on("close", r));
+    // Without -verbose there is no log line to wait for, only the pid file; a program that cannot start leaves none.
+    child.on("error", () => undefined);
+    try {
+      for (let i = 0; i < 200 && !existsSync(pidfile); i++) await sleep(25);
+      dirs[side] = String(child.pid === Number(await readFile(pidfile, "utf8")));
+    } finally {
+      child.kill("SIGTERM");
+      if (child.pid !== undefined && child.exitCode === null) await new Promise((r) => child.on("close", r));
+    }
     dirs[side] += ` ${existsSync(pidfile)}`;
   }
   assert.deepEqual(dirs, { peer: "true false", ours: "true false" });
