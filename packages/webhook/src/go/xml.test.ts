@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goMarshal } from "./go-json.js";
-import { decodeGoXml } from "./go-xml.js";
+import { goMarshal } from "./json.js";
+import { decodeGoXml } from "./xml.js";
 
 const json = (xml: string) => {
   const d = decodeGoXml(xml);

@@ -1,7 +1,7 @@
 import { isLosslessNumber } from "lossless-json";
-import { decodeGoJson } from "./go-json-decode.js";
-import { goParseQuery } from "./go-query.js";
-import { decodeGoXml } from "./go-xml.js";
+import { decodeGoJson } from "../go/json-decode.js";
+import { goParseQuery } from "../go/query.js";
+import { decodeGoXml } from "../go/xml.js";
 
 /** The outcome of parsing a body: a payload, nothing (unsupported or invalid, only logged), or a multipart failure. */
 export interface ParsedBody {

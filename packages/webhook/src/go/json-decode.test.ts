@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goMarshal } from "./go-json.js";
-import { decodeGoJson } from "./go-json-decode.js";
+import { goMarshal } from "./json.js";
+import { decodeGoJson } from "./json-decode.js";
 
 const marshal = (text: string) => {
   const d = decodeGoJson(text);

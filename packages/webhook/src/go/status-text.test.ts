@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goStatusReason, goStatusText } from "./go-status-text.js";
+import { goStatusReason, goStatusText } from "./status-text.js";
 
 test("goStatusText words codes as Go does, not as node does", () => {
   assert.equal(goStatusText(200), "OK");

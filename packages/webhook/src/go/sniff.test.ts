@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { detectContentType } from "./go-sniff.js";
+import { detectContentType } from "./sniff.js";
 
 const ct = (s: string) => detectContentType(Buffer.from(s, "latin1"));
 

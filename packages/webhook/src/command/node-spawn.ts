@@ -1,5 +1,5 @@
 import type { ChildProcess, SpawnOptions } from "node:child_process";
-import { goErrnoText, goSignalText } from "./go-os-error.js";
+import { goErrnoText, goSignalText } from "../go/os-error.js";
 
 /** One program to run: resolved path, argv after argv[0], full environment, working directory. */
 export interface RunRequest {
@@ -32,7 +32,7 @@ export interface ProcessDeps {
  * `CombinedOutput`); resolves when the output pipes close, as Go waits for them (adnanh/webhook#245). The error texts
  * are Go's `exec` ones (`exit status 3`, `signal: killed`).
  */
-export function runProcess(request: RunRequest, deps: ProcessDeps): Promise<CommandResult> {
+export function nodeSpawn(request: RunRequest, deps: ProcessDeps): Promise<CommandResult> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {

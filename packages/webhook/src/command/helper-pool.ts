@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import type { CommandResult, RunRequest } from "./run-process.js";
+import type { CommandResult, RunRequest } from "./node-spawn.js";
 
 /** A request to a helper, and its answer (`output` arrives as a Uint8Array through advanced serialisation). */
 export interface HelperRequest {
@@ -13,7 +13,7 @@ export interface HelperReply {
 }
 
 /** A pool of spawn helpers. */
-export interface SpawnHelpers {
+export interface HelperPool {
   readonly run: (request: RunRequest) => Promise<CommandResult>;
 }
 
@@ -30,7 +30,7 @@ interface Helper {
  * helper; helpers start on first use (after `-setuid`/`-setgid` have dropped privileges) and are replaced when one
  * dies, its runs in flight failing like a command that could not run. Idle helpers do not keep the server alive.
  */
-export function createSpawnHelpers(options: { size: number; start: () => ChildProcess }): SpawnHelpers {
+export function createHelperPool(options: { size: number; start: () => ChildProcess }): HelperPool {
   const helpers: (Helper | undefined)[] = Array.from({ length: options.size }, () => undefined);
   let nextId = 0;
   const startHelper = (slot: number): Helper => {

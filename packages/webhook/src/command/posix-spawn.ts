@@ -1,6 +1,6 @@
 import { constants } from "node:os";
-import { goErrnoText, goSignalText } from "./go-os-error.js";
-import type { CommandResult, RunRequest } from "./run-process.js";
+import { goErrnoText, goSignalText } from "../go/os-error.js";
+import type { CommandResult, RunRequest } from "./node-spawn.js";
 
 /** A C function bound by koffi: called in place, or with `.async(...args, callback)` on libuv's thread pool. */
 export interface NativeFunction {
@@ -59,7 +59,7 @@ const READ_SIZE = 64 * 1024;
 /**
  * Runs programs with libc's `posix_spawn`, as Go's `os/exec` starts them with `clone(CLONE_VFORK)`: the cost does not
  * grow with the server's memory, unlike node's `child_process`, whose libuv forks the whole process (bench/webhook:
- * about 3x the spawn rate). The same contract as {@link runProcess}: no shell and no `/bin/sh` fallback for a file
+ * about 3x the spawn rate). The same contract as {@link nodeSpawn}: no shell and no `/bin/sh` fallback for a file
  * without `#!` (Go's `exec format error`), stdin empty, stdout and stderr merged in arrival order, resolved once the
  * output pipe has closed and the exit status is known, Go's error texts.
  *

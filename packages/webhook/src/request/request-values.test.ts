@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ParameterNodeError } from "./errors.js";
+import { ParameterNodeError } from "../errors.js";
 import { parseBody } from "./payload.js";
 import { canonicalHeaderKey, getArgument, getParameter, type RequestData } from "./request-values.js";
 

@@ -1,4 +1,4 @@
-import { TlsError } from "./errors.js";
+import { TlsError } from "../errors.js";
 
 /**
  * The cipher suites upstream's `-list-cipher-suites` prints (Go's `tls.CipherSuites()`, in Go's order), each with the

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goParseQuery } from "./go-query.js";
+import { goParseQuery } from "./query.js";
 
 const plain = (r: { values: Record<string, string> }) => ({ ...r.values });
 

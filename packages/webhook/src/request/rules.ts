@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { BlockList, isIP } from "node:net";
-import { ParameterNodeError, RuleError, SignatureError } from "./errors.js";
-import type { MatchRule, Rule } from "./hook.js";
+import { ParameterNodeError, RuleError, SignatureError } from "../errors.js";
+import type { MatchRule, Rule } from "../hooks/hook.js";
 import { getArgument, type RequestData } from "./request-values.js";
 
 /** Upstream returns `(bool, error)`: the outcome and, separately, why evaluation failed. */

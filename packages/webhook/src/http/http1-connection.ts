@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
-import { endAndClose, goErrorResponse } from "./go-refusal.js";
-import { goStatusReason } from "./go-status-text.js";
+import { endAndClose, goErrorResponse } from "../go/refusal.js";
+import { goStatusReason } from "../go/status-text.js";
 
 /** One request read off the wire. */
 export interface Http1Request {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goDuration, goQuote, goQuoteList, iBytes } from "./go-log-format.js";
+import { goDuration, goQuote, goQuoteList, iBytes } from "./log-format.js";
 
 test("goQuote escapes as Go's strconv.Quote", () => {
   assert.equal(goQuote('a"b\\c'), '"a\\"b\\\\c"');

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goBase64Decode } from "./go-base64.js";
+import { goBase64Decode } from "./base64.js";
 
 test("valid base64 decodes like Buffer, newlines skipped", () => {
   for (const s of ["", "aGk=", "aGVsbG8gd29ybGQ=", "YWI=", "YWJj", "YW\nJj\r\n"]) {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goErrnoText, goPathError, goSignalText } from "./go-os-error.js";
+import { goErrnoText, goPathError, goSignalText } from "./os-error.js";
 
 const err = (code: string, path?: string) => Object.assign(new Error(`${code}: node text`), { code, path });
 

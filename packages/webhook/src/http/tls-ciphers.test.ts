@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { getCiphers } from "node:tls";
-import { TlsError } from "./errors.js";
+import { TlsError } from "../errors.js";
 import { listCipherSuites, openSslCiphers } from "./tls-ciphers.js";
 
 test("-list-cipher-suites prints Go's names; TLS 1.3 minimum keeps only the 1.3 suites", () => {

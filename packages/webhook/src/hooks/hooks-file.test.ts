@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { HooksFileError } from "./errors.js";
+import { HooksFileError } from "../errors.js";
 import { expandTemplate, parseHooks } from "./hooks-file.js";
 
 test("JSON and YAML hooks files give the same hooks", () => {

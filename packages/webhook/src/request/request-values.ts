@@ -1,7 +1,7 @@
 import { isLosslessNumber } from "lossless-json";
-import { ParameterNodeError, WebhookError } from "./errors.js";
-import { goMarshal, renderValue } from "./go-json.js";
-import type { Argument } from "./hook.js";
+import { ParameterNodeError, WebhookError } from "../errors.js";
+import { goMarshal, renderValue } from "../go/json.js";
+import type { Argument } from "../hooks/hook.js";
 
 /** Everything a hook can read from one request, parsed once at the edge. */
 export interface RequestData {

@@ -2,18 +2,18 @@ import { randomInt } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
-import { goBase64Decode } from "./go-base64.js";
-import { goList, goQuoteList } from "./go-log-format.js";
-import { goPathError } from "./go-os-error.js";
-import type { Argument, Hook } from "./hook.js";
-import { argumentError, getArgument, type RequestData } from "./request-values.js";
-import type { CommandResult, RunRequest } from "./run-process.js";
+import { goBase64Decode } from "../go/base64.js";
+import { goList, goQuoteList } from "../go/log-format.js";
+import { goPathError } from "../go/os-error.js";
+import type { Argument, Hook } from "../hooks/hook.js";
+import { argumentError, getArgument, type RequestData } from "../request/request-values.js";
+import type { CommandResult, RunRequest } from "./node-spawn.js";
 
-export type { CommandResult } from "./run-process.js";
+export type { CommandResult } from "./node-spawn.js";
 
 /** What running a command needs from outside. */
 export interface CommandDeps {
-  /** Starts the program and collects its output: here, or in a spawn helper process (spawn-helpers.ts). */
+  /** Starts the program and collects its output: here, or in a spawn helper process (helper-pool.ts). */
   readonly run: (request: RunRequest) => Promise<CommandResult>;
   /** The server's environment; the command inherits it plus the hook's variables. */
   readonly env: Readonly<Record<string, string | undefined>>;

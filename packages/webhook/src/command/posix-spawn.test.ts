@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import koffi from "koffi";
 import { killGroup } from "./kill-group.js";
+import type { RunRequest } from "./node-spawn.js";
 import { createPosixSpawn, exitError } from "./posix-spawn.js";
-import type { RunRequest } from "./run-process.js";
 
 const run = createPosixSpawn({
   libc: koffi.load("libc.so.6"),

@@ -1,5 +1,5 @@
-import { goStatusText } from "./go-status-text.js";
-import { canonicalHeaderKey } from "./request-values.js";
+import { goStatusText } from "../go/status-text.js";
+import { canonicalHeaderKey } from "../request/request-values.js";
 
 /** The request as `-debug` dumps it. */
 export interface DumpedRequest {

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
-import { HooksFileError } from "./errors.js";
+import { HooksFileError } from "../errors.js";
 import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
 
 /**

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { test } from "node:test";
-import { ParameterNodeError, RuleError, SignatureError } from "./errors.js";
-import type { Rule } from "./hook.js";
-import { parseHooks } from "./hooks-file.js";
+import { ParameterNodeError, RuleError, SignatureError } from "../errors.js";
+import type { Rule } from "../hooks/hook.js";
+import { parseHooks } from "../hooks/hooks-file.js";
 import type { RequestData } from "./request-values.js";
 import { checkPayloadSignature, constantTimeEqual, evaluateRule, goRegExp } from "./rules.js";
 

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { type ChildProcess, fork } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { RunRequest } from "./run-process.js";
-import { createSpawnHelpers } from "./spawn-helpers.js";
+import { createHelperPool } from "./helper-pool.js";
+import type { RunRequest } from "./node-spawn.js";
 
-const HELPER = fileURLToPath(new URL("./spawn-helper.js", import.meta.url));
+const HELPER = fileURLToPath(new URL("./helper-entry.js", import.meta.url));
 const started: ChildProcess[] = [];
 const start = () => {
   const child = fork(HELPER, [], {
@@ -26,7 +26,7 @@ const sh = (script: string): RunRequest => ({
 });
 
 test("commands run in helpers with their argv, env and cwd; output bytes come back intact", async () => {
-  const helpers = createSpawnHelpers({ size: 2, start });
+  const helpers = createHelperPool({ size: 2, start });
   const results = await Promise.all([
     helpers.run(sh('printf "%s|" "$X" "$0"; pwd')),
     helpers.run(sh("printf '\\377\\000\\001'; exit 4")),
@@ -40,7 +40,7 @@ test("commands run in helpers with their argv, env and cwd; output bytes come ba
 });
 
 test("a helper that dies fails its runs in flight, and the next run gets a new helper", async () => {
-  const helpers = createSpawnHelpers({ size: 1, start });
+  const helpers = createHelperPool({ size: 1, start });
   const running = helpers.run(sh("sleep 5"));
   await new Promise((r) => setTimeout(r, 200));
   started[0]?.kill("SIGKILL");
