@@ -5,17 +5,17 @@ import { access, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { killGroup } from "./kill-group.js";
+import { createHelperPool } from "./command/helper-pool.js";
+import { killGroup } from "./command/kill-group.js";
+import type { CommandResult, RunRequest } from "./command/node-spawn.js";
+import { createPosixSpawn, type NativeLibrary } from "./command/posix-spawn.js";
 import { main } from "./main.js";
-import { createPosixSpawn, type NativeLibrary } from "./posix-spawn.js";
-import type { CommandResult, RunRequest } from "./run-process.js";
-import { createSpawnHelpers } from "./spawn-helpers.js";
 
 let runner: Promise<(request: RunRequest) => Promise<CommandResult>> | undefined;
 
 /**
  * How commands start, picked on the first run (after `-setuid`/`-setgid`): libc's posix_spawn through koffi where it
- * loads, else node's spawn in two helper processes (spawn-helpers.ts). Two helpers: the machines this targets have
+ * loads, else node's spawn in two helper processes (command/helper-pool.ts). Two helpers: the machines this targets have
  * a few cores, and more helpers only add memory.
  */
 async function chooseRunner(): Promise<(request: RunRequest) => Promise<CommandResult>> {
@@ -33,10 +33,10 @@ async function chooseRunner(): Promise<(request: RunRequest) => Promise<CommandR
       // No koffi build for this platform, or a libc without posix_spawn_file_actions_addchdir_np.
     }
   }
-  return createSpawnHelpers({
+  return createHelperPool({
     size: 2,
     start: () =>
-      fork(fileURLToPath(new URL("./spawn-helper.js", import.meta.url)), [], {
+      fork(fileURLToPath(new URL("./command/helper-entry.js", import.meta.url)), [], {
         serialization: "advanced",
         execArgv: [],
         stdio: ["ignore", "ignore", "inherit", "ipc"],

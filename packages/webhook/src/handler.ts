@@ -1,18 +1,18 @@
-import { type CommandDeps, runCommand } from "./command.js";
+import { type CommandDeps, runCommand } from "./command/command.js";
 import { ParameterNodeError } from "./errors.js";
-import { goParseQuery } from "./go-query.js";
-import { detectContentType } from "./go-sniff.js";
-import { goStatusText } from "./go-status-text.js";
-import type { Hook } from "./hook.js";
-import { decodeGoJsonObject, parseBody } from "./payload.js";
+import { goParseQuery } from "./go/query.js";
+import { detectContentType } from "./go/sniff.js";
+import { goStatusText } from "./go/status-text.js";
+import type { Hook } from "./hooks/hook.js";
+import { decodeGoJsonObject, parseBody } from "./request/payload.js";
 import {
   argumentError,
   canonicalHeaderKey,
   getArgument,
   getParameter,
   type RequestData,
-} from "./request-values.js";
-import { evaluateRule } from "./rules.js";
+} from "./request/request-values.js";
+import { evaluateRule } from "./request/rules.js";
 
 /** A request as the handler sees it, read by the server adapter. */
 export interface HookRequest {

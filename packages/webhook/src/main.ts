@@ -1,13 +1,13 @@
 import type { Server } from "node:http";
 import { basename, dirname } from "node:path";
-import type { CommandDeps } from "./command.js";
+import type { CommandDeps } from "./command/command.js";
 import { HooksFileError, ListenError, TlsError, UsageError } from "./errors.js";
 import { type Config, parseFlags, usage } from "./flags.js";
-import { goErrnoText, goPathError } from "./go-os-error.js";
-import type { Hook } from "./hook.js";
-import { loadHooksFile } from "./hooks-file.js";
-import { checkTlsSettings, startServer, tlsVersion } from "./server.js";
-import { listCipherSuites } from "./tls-ciphers.js";
+import { goErrnoText, goPathError } from "./go/os-error.js";
+import type { Hook } from "./hooks/hook.js";
+import { loadHooksFile } from "./hooks/hooks-file.js";
+import { checkTlsSettings, startServer, tlsVersion } from "./http/server.js";
+import { listCipherSuites } from "./http/tls-ciphers.js";
 
 /** The version `-version` prints: that of the Debian/Ubuntu package this replaces (research §0); features of 2.8.1/2.8.2 are a superset. */
 export const VERSION = "2.8.0";

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./free-port.js";
-import { rawRequest } from "./raw-http.js";
+import { freePort } from "./support/free-port.js";
+import { rawRequest } from "./support/raw-http.js";
 
 // Beyond upstream, each off by default: concurrency limit, command timeout, body limit, JSON logs, rule explanations.
 const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));

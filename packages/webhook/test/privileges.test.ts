@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./free-port.js";
+import { freePort } from "./support/free-port.js";
 
 // -setuid/-setgid through the built server. Both cases need root: one to drop to another user, one to start as
 // another user (runuser) who may not switch.

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./free-port.js";
+import { freePort } from "./support/free-port.js";
 
 const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 const SECRET = "s3cret";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./free-port.js";
+import { freePort } from "./support/free-port.js";
 
 // Commands start with libc's posix_spawn (koffi) by default, and from node spawn helpers where koffi cannot load
 // (forced here with WEBHOOK_NODE_SPAWN=1). Both must run commands alike, through the built server.

@@ -1,0 +1,345 @@
+import { constants } from "node:os";
+import { goErrnoText, goSignalText } from "../go/os-error.js";
+import type { CommandResult, RunRequest } from "./node-spawn.js";
+
+/** A C function bound by koffi: called in place, or with `.async(...args, callback)` on libuv's thread pool. */
+export interface NativeFunction {
+  (...args: unknown[]): unknown;
+  async: (...args: unknown[]) => void;
+}
+
+/** The part of a koffi library handle this module uses. */
+export interface NativeLibrary {
+  func(signature: string): NativeFunction;
+}
+
+/** What spawning with libc needs from outside: the C library, the SIGCHLD signal and a process-group kill. */
+export interface PosixSpawnDeps {
+  /** libc, loaded by koffi (`koffi.load("libc.so.6")`). */
+  readonly libc: NativeLibrary;
+  /** The calling thread's errno after a failed call (`koffi.errno`). */
+  readonly errno: () => number;
+  /** Calls `listener` on every SIGCHLD. */
+  readonly onChildExit: (listener: () => void) => void;
+  /** Signals a whole process group (a negative-pid `kill`), for the command timeout. */
+  readonly killGroup: (pid: number, signal: NodeJS.Signals) => void;
+}
+
+// Linux values (glibc and musl alike, every architecture node runs on).
+const O_CLOEXEC = 0o2000000;
+const O_RDONLY = 0;
+const POSIX_SPAWN_SETPGROUP = 0x02;
+const POSIX_SPAWN_SETSIGDEF = 0x04;
+const POSIX_SPAWN_SETSIGMASK = 0x08;
+const WNOHANG = 1;
+/** The errno reported when koffi itself fails the call. */
+const EIO = constants.errno.EIO;
+/** Spawns handed to the thread pool at once (koffi allows 64 asynchronous calls). */
+const MAX_SPAWNING = 16;
+// Opaque libc structures, sized generously: glibc's are 80 (file actions), 336 (attributes) and 128 bytes (sigset).
+const FILE_ACTIONS_SIZE = 256;
+const ATTR_SIZE = 512;
+const SIGSET_SIZE = 128;
+const F_SETFL = 4;
+const F_SETPIPE_SZ = 1031;
+const O_NONBLOCK = 0o4000;
+const EAGAIN = constants.errno.EAGAIN;
+const EINTR = constants.errno.EINTR;
+/**
+ * How often a running command's output is drained (at once again while it keeps writing), and its exit checked
+ * should a SIGCHLD be missed.
+ */
+const DRAIN_MS = 10;
+/** Checks a millisecond apart for the end of output once the command has exited, before falling back to DRAIN_MS. */
+const QUICK_CHECKS = 50;
+/** The output pipe's size where the system allows it (Linux's default limit for unprivileged processes). */
+const PIPE_SIZE = 1 << 20;
+const READ_SIZE = 64 * 1024;
+
+/**
+ * Runs programs with libc's `posix_spawn`, as Go's `os/exec` starts them with `clone(CLONE_VFORK)`: the cost does not
+ * grow with the server's memory, unlike node's `child_process`, whose libuv forks the whole process (bench/webhook:
+ * about 3x the spawn rate). The same contract as {@link nodeSpawn}: no shell and no `/bin/sh` fallback for a file
+ * without `#!` (Go's `exec format error`), stdin empty, stdout and stderr merged in arrival order, resolved once the
+ * output pipe has closed and the exit status is known, Go's error texts.
+ *
+ * @throws {Error} when a libc function is missing (the caller then falls back to node's spawn)
+ */
+export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) => Promise<CommandResult> {
+  const c = bindLibc(deps.libc);
+  // Every bit set, not sigfillset(): that leaves out glibc's two internal signals, which posix_spawn would then hand
+  // down ignored where Go's and libuv's children have them at their default.
+  const allSignals = Buffer.alloc(SIGSET_SIZE, 0xff);
+  const noSignals = Buffer.alloc(SIGSET_SIZE);
+  c.sigemptyset(noSignals);
+  // Every signal back to its default and none blocked, as libuv and Go's exec leave them; with a timeout, its own
+  // process group, so the timeout can stop it and everything it started. posix_spawn only reads its attributes, so
+  // the two variants are built once and shared by every run.
+  const attribute = (flags: number) => {
+    const attr = Buffer.alloc(ATTR_SIZE);
+    c.attrInit(attr);
+    c.attrSetFlags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | flags);
+    c.attrSetSigDefault(attr, allSignals);
+    c.attrSetSigMask(attr, noSignals);
+    return attr;
+  };
+  const plainAttr = attribute(0);
+  const groupAttr = attribute(POSIX_SPAWN_SETPGROUP);
+  /** One read buffer for every command: reads are synchronous, on this thread. */
+  const readBuffer = Buffer.alloc(READ_SIZE);
+  /** Children started and not yet reaped, by pid. */
+  const exits = new Map<number, (status: number) => void>();
+  const reap = (pid: number): boolean => {
+    const status = new Int32Array(1);
+    if (c.waitpid(pid, status, WNOHANG) !== pid) return false;
+    const done = exits.get(pid);
+    exits.delete(pid);
+    done?.(status[0] as number);
+    return true;
+  };
+  // Only our own pids are waited for: node's child_process reaps its children by pid too, so neither steals the
+  // other's exit status.
+  deps.onChildExit(() => {
+    for (const pid of [...exits.keys()]) reap(pid);
+  });
+
+  // koffi refuses more than 64 asynchronous calls at once; the thread pool runs four anyway, so runs beyond a few
+  // wait here for their turn to spawn (not to finish).
+  let spawning = 0;
+  const queued: (() => void)[] = [];
+  const turn = (): Promise<void> => {
+    if (spawning < MAX_SPAWNING) {
+      spawning++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => queued.push(resolve));
+  };
+  const done = () => {
+    const next = queued.shift();
+    if (next === undefined) spawning--;
+    else next();
+  };
+
+  return async (request) => {
+    const { path, args, env } = request;
+    const envp = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    // A C string ends at NUL; Go's exec refuses such an argv or environment with EINVAL.
+    if ([path, request.argv0, request.cwd, ...args, ...envp].some((s) => s.includes("\0"))) {
+      return { output: Buffer.alloc(0), error: `fork/exec ${path}: invalid argument` };
+    }
+    await turn();
+    return new Promise((resolve) => {
+      const fds = new Int32Array(2);
+      if (c.pipe2(fds, O_CLOEXEC) !== 0) {
+        done();
+        resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: ${errnoText(deps.errno())}` });
+        return;
+      }
+      const [readEnd, writeEnd] = fds as unknown as [number, number];
+      const actions = Buffer.alloc(FILE_ACTIONS_SIZE);
+      c.fileActionsInit(actions);
+      c.addOpen(actions, 0, "/dev/null", O_RDONLY, 0);
+      c.addDup2(actions, writeEnd, 1);
+      c.addDup2(actions, writeEnd, 2);
+      c.addChdir(actions, request.cwd);
+      const attr = request.timeout > 0 ? groupAttr : plainAttr;
+      const pidOut = new Int32Array(1);
+      const spawned = (rc: number) => {
+        done();
+        c.fileActionsDestroy(actions);
+        c.close(writeEnd);
+        if (rc !== 0) {
+          c.close(readEnd);
+          resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: ${errnoText(rc)}` });
+          return;
+        }
+        void collectOutput(pidOut[0] as number, {
+          fd: readEnd,
+          timeout: request.timeout,
+          libc: c,
+          deps,
+          readBuffer,
+          exits,
+          reap,
+        }).then(resolve);
+      };
+      // On the thread pool: the calling thread waits until the child has exec'd, which is the slow part.
+      try {
+        c.spawn.async(
+          pidOut,
+          path,
+          actions,
+          attr,
+          [request.argv0, ...args, null],
+          [...envp, null],
+          (error: unknown, rc: number) => spawned(error === null || error === undefined ? rc : EIO),
+        );
+      } catch {
+        spawned(EIO);
+      }
+    });
+  };
+}
+
+/**
+ * Reads a started command's merged output in place from the non-blocking read end of its pipe, on its exit and by a
+ * timer while it runs (a node stream per command cost ~90 µs of CPU, bench/webhook/README.md), and resolves once the
+ * output has ended and the exit status is known. The timeout stops the command's process group.
+ */
+function collectOutput(
+  pid: number,
+  options: {
+    fd: number;
+    timeout: number;
+    libc: ReturnType<typeof bindLibc>;
+    deps: PosixSpawnDeps;
+    readBuffer: Buffer;
+    /** Where the SIGCHLD handler finds this pid's exit callback. */
+    exits: Map<number, (status: number) => void>;
+    reap: (pid: number) => boolean;
+  },
+): Promise<CommandResult> {
+  const { fd, libc: c, deps, readBuffer, exits, reap } = options;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let status: number | undefined;
+    let eof = false;
+    let settled = false;
+    let poll: NodeJS.Timeout | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let killer: NodeJS.Timeout | undefined;
+    c.fcntl(fd, F_SETFL, "int", O_NONBLOCK);
+    // Fewer wake-ups for a command that writes a lot; refused (EPERM) past the system's limit, which is fine.
+    c.fcntl(fd, F_SETPIPE_SZ, "int", PIPE_SIZE);
+    /** Reads what is there; true when something was. */
+    const drain = (): boolean => {
+      let got = false;
+      while (!eof) {
+        const n = Number(c.read(fd, readBuffer, READ_SIZE));
+        if (n > 0) {
+          chunks.push(Buffer.from(readBuffer.subarray(0, n)));
+          got = true;
+          continue;
+        }
+        const errno = n < 0 ? deps.errno() : 0;
+        if (errno === EINTR) continue;
+        if (errno === EAGAIN) break;
+        // End of output: every writer (the command and anything it left running) has closed the pipe, which Go's
+        // CombinedOutput also waits for.
+        eof = true;
+        c.close(fd);
+      }
+      return got;
+    };
+    const settle = () => {
+      if (settled || status === undefined || !eof) return;
+      settled = true;
+      clearTimeout(poll);
+      clearTimeout(timer);
+      clearTimeout(killer);
+      const output = Buffer.concat(chunks);
+      const error = exitError(status);
+      resolve(error === undefined ? { output } : { output, error });
+    };
+    // After the exit, a child another thread is starting may briefly hold a copy of the pipe's write end (until its
+    // exec closes it): the end of output is then looked for every millisecond for a while.
+    let quickChecks = 0;
+    const check = () => {
+      const busy = drain();
+      if (status === undefined) reap(pid);
+      settle();
+      if (settled) return;
+      const soon = busy || (status !== undefined && quickChecks++ < QUICK_CHECKS);
+      poll = setTimeout(check, soon ? 1 : DRAIN_MS);
+    };
+    exits.set(pid, (s) => {
+      status = s;
+      drain();
+      settle();
+      if (!settled) {
+        clearTimeout(poll);
+        poll = setTimeout(check, 1);
+      }
+    });
+    if (options.timeout > 0) {
+      timer = setTimeout(() => {
+        deps.killGroup(pid, "SIGTERM");
+        killer = setTimeout(() => deps.killGroup(pid, "SIGKILL"), 5000);
+      }, options.timeout * 1000);
+    }
+    check();
+  });
+}
+
+/** The libc functions used, bound once. */
+function bindLibc(libc: NativeLibrary) {
+  return {
+    pipe2: libc.func("int pipe2(int *fds, int flags)") as (fds: Int32Array, flags: number) => number,
+    close: libc.func("int close(int fd)") as (fd: number) => number,
+    read: libc.func("long read(int fd, void *buf, unsigned long count)") as (
+      fd: number,
+      buf: Buffer,
+      count: number,
+    ) => number | bigint,
+    fcntl: libc.func("int fcntl(int fd, int cmd, ...)") as (
+      fd: number,
+      cmd: number,
+      type: "int",
+      arg: number,
+    ) => number,
+    waitpid: libc.func("int waitpid(int pid, int *status, int options)") as (
+      pid: number,
+      status: Int32Array,
+      options: number,
+    ) => number,
+    sigemptyset: libc.func("int sigemptyset(void *set)") as (set: Buffer) => number,
+    fileActionsInit: libc.func("int posix_spawn_file_actions_init(void *fa)") as (fa: Buffer) => number,
+    fileActionsDestroy: libc.func("int posix_spawn_file_actions_destroy(void *fa)") as (fa: Buffer) => number,
+    addOpen: libc.func(
+      "int posix_spawn_file_actions_addopen(void *fa, int fd, const char *path, int oflag, int mode)",
+    ) as (fa: Buffer, fd: number, path: string, oflag: number, mode: number) => number,
+    addDup2: libc.func("int posix_spawn_file_actions_adddup2(void *fa, int fd, int newfd)") as (
+      fa: Buffer,
+      fd: number,
+      newfd: number,
+    ) => number,
+    // glibc 2.29+, musl 1.1.24+; without it binding throws and the server spawns with node instead.
+    addChdir: libc.func("int posix_spawn_file_actions_addchdir_np(void *fa, const char *path)") as (
+      fa: Buffer,
+      path: string,
+    ) => number,
+    attrInit: libc.func("int posix_spawnattr_init(void *attr)") as (attr: Buffer) => number,
+    attrSetFlags: libc.func("int posix_spawnattr_setflags(void *attr, short flags)") as (
+      attr: Buffer,
+      flags: number,
+    ) => number,
+    attrSetSigDefault: libc.func("int posix_spawnattr_setsigdefault(void *attr, void *set)") as (
+      attr: Buffer,
+      set: Buffer,
+    ) => number,
+    attrSetSigMask: libc.func("int posix_spawnattr_setsigmask(void *attr, void *set)") as (
+      attr: Buffer,
+      set: Buffer,
+    ) => number,
+    spawn: libc.func(
+      "int posix_spawn(int *pid, const char *path, void *fa, void *attr, const char **argv, const char **envp)",
+    ),
+  };
+}
+
+/** Go's text for an errno number (`exec format error`), through node's name for it. */
+function errnoText(errno: number): string {
+  const name = Object.entries(constants.errno).find(([, n]) => n === errno)?.[0];
+  return goErrnoText(Object.assign(new Error(`errno ${errno}`), { code: name }));
+}
+
+/** A `waitpid` status as Go's `*exec.ExitError` text (`exit status 3`, `signal: killed`); undefined for success. */
+export function exitError(status: number): string | undefined {
+  const signal = status & 0x7f;
+  if (signal === 0) {
+    const code = (status >> 8) & 0xff;
+    return code === 0 ? undefined : `exit status ${code}`;
+  }
+  const name = Object.entries(constants.signals).find(([, n]) => n === signal)?.[0];
+  return `signal: ${name === undefined ? `signal ${signal}` : goSignalText(name as NodeJS.Signals)}`;
+}
