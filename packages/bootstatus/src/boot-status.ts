@@ -34,8 +34,11 @@ export interface BootStatus {
   latestEvent: number;
   /** cloud-init's `last_update`: "" when latestEvent is 0. */
   lastUpdate: string;
-  /** cloud-init's `datasource` key: lowercased short name, "" when absent, null when status.json says null. */
-  datasource: string | null;
+  /**
+   * cloud-init's `datasource` key: the lowercased short name, "" when absent, and status.json's value as it is
+   * when that is false to Python (`null`, `""`, `0`, `false`, `[]`, `{}`).
+   */
+  datasource: unknown;
   /** status.json's v1 (minus `datasource`), copied into cloud-init's own JSON. */
   v1: Record<string, unknown>;
   /** Messages for stderr (systemctl trouble), not part of the report. */
@@ -76,10 +79,10 @@ function collectErrors(v1: StatusV1): { errors: string[]; recoverable: Recoverab
   return { errors, recoverable: [...byLevel].map(([level, messages]) => ({ level, messages })) };
 }
 
-function datasourceName(ds: string | null | undefined): string | null {
+/** status.py get_datasource: "DataSourceNoCloud [seed=...]" → "nocloud"; a false value as it is; "" when absent. */
+function datasourceName(ds: unknown): unknown {
   if (ds === undefined) return "";
-  if (ds === null || ds === "") return ds;
-  // "DataSourceNoCloud [seed=...]" → "nocloud" (status.py get_datasource).
+  if (typeof ds !== "string" || ds === "") return ds;
   return (ds.split(" ")[0] ?? "").toLowerCase().replaceAll("datasource", "");
 }
 
@@ -110,11 +113,13 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
   else if (state.statusFileExists && !state.resultExists) running = "running";
   else if (latest > 0) running = "done";
   else running = "not started";
-  let detail = v1.datasource
-    ? v1.datasource
-    : v1.stage !== undefined
-      ? `Running in stage: ${v1.stage}`
-      : boot.reason;
+  // status.py get_description: a truthy datasource (always a string, see status-file.ts), else the stage.
+  let detail =
+    typeof v1.datasource === "string" && v1.datasource !== ""
+      ? v1.datasource
+      : v1.stage !== undefined
+        ? `Running in stage: ${v1.stage}`
+        : boot.reason;
   const warnings: string[] = [];
   if (running === "running" && state.isSystemd) {
     const verdict = await systemdFailed(deps.systemctl, deps.query);

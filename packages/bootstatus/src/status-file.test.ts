@@ -30,6 +30,12 @@ const malformed: [string, RegExp][] = [
   ['{"v1": {"init": {"start": "now"}}}', /v1.init.start must be a number or null, got string "now"/],
   ['{"v1": {"init": {"recoverable_errors": []}}}', /v1.init.recoverable_errors must be an object/],
   ['{"v1": {"datasource": 5}}', /v1.datasource must be a string or null, got number 5/],
+  ['{"v1": {"datasource": ["DataSourceLXD"]}}', /v1.datasource must be a string or null, got an array/],
+  ['{"v1": {"init": {"errors": null}}}', /v1.init.errors must be an array of strings, got null/],
+  [
+    '{"v1": {"init": {"recoverable_errors": null}}}',
+    /v1.init.recoverable_errors must be an object.*got null/,
+  ],
 ];
 for (const [text, message] of malformed) {
   test(`parseStatusJson() reports ${text} without throwing`, () => {
@@ -60,5 +66,13 @@ test("parseStatusJson() renders a truthy non-string stage as Python's str() and 
   assert.equal(parseStatusJson('{"v1": {"stage": true}}', FILE).stage, "True");
   for (const falsy of ['""', "0", "0.0", "[]", "{}", "false", "null"]) {
     assert.equal(parseStatusJson(`{"v1": {"stage": ${falsy}}}`, FILE).stage, undefined, falsy);
+  }
+});
+
+test("parseStatusJson() keeps a datasource that is false to Python as it is (get_datasource accepts it)", () => {
+  for (const falsy of ["null", '""', "0", "false", "[]", "{}"]) {
+    const v1 = parseStatusJson(`{"v1": {"datasource": ${falsy}}}`, FILE);
+    assert.deepEqual(v1.problems, [], falsy);
+    assert.deepEqual(v1.datasource, JSON.parse(falsy), falsy);
   }
 });

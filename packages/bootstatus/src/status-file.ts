@@ -12,8 +12,12 @@ export interface Stage {
 
 /** status.json's `v1`, parsed: typed fields for what the status computation uses, plus the raw object. */
 export interface StatusV1 {
-  /** `v1.datasource`: undefined when absent (cloud-init's `get_datasource` distinguishes absent from null). */
-  datasource: string | null | undefined;
+  /**
+   * `v1.datasource`: undefined when absent (cloud-init's `get_datasource` distinguishes absent from null), a string
+   * whenever Python finds it truthy; a false value of another type (`null`, `0`, `false`, `[]`, `{}`) is kept as it
+   * is, since cloud-init accepts and prints those.
+   */
+  datasource: unknown;
   /** `v1.stage` when Python finds it truthy, rendered as cloud-init's f-string would (`['a']` for a list). */
   stage: string | undefined;
   /** Stage entries by key. */
@@ -49,8 +53,9 @@ function time(value: unknown, where: string, problems: string[]): number | null 
 
 function parseStage(key: string, entry: Record<string, unknown>, problems: string[]): Stage {
   const where = `v1.${key}`;
-  const errors = entry.errors ?? [];
-  const recoverable = entry.recoverable_errors ?? {};
+  // `.get("errors", [])`: only an absent key defaults; `null` makes get_errors raise (extend(None), None.keys()).
+  const errors = entry.errors === undefined ? [] : entry.errors;
+  const recoverable = entry.recoverable_errors === undefined ? {} : entry.recoverable_errors;
   const stage: Stage = {
     start: time(entry.start, `${where}.start`, problems),
     finished: time(entry.finished, `${where}.finished`, problems),
@@ -121,7 +126,8 @@ export function parseStatusJson(text: string, file: string): StatusV1 {
     if (isRecord(value)) result.stages.set(key, parseStage(key, value, problems));
   }
   const ds = v1.datasource;
-  if (ds === undefined || ds === null || typeof ds === "string") result.datasource = ds;
+  // get_datasource calls `.partition(" ")` on a truthy datasource only, so a false value of any type passes.
+  if (typeof ds === "string" || !pythonTruthy(ds)) result.datasource = ds;
   else problems.push(`v1.datasource must be a string or null, got ${describe(ds)}`);
   // status.py get_description: `elif status_v1.get("stage"): f"Running in stage: {status_v1['stage']}"`.
   result.stage = pythonTruthy(v1.stage) ? pythonStr(v1.stage) : undefined;
