@@ -99,6 +99,7 @@ for (const prefix of ["", "/pg"]) {
     const dialog = page.locator("dialog#confirm");
     await dialog.waitFor({ state: "visible" });
     assert.match(await dialog.innerText(), /job="nightly", instance="db1"/);
+    await page.screenshot({ path: join(shots, `confirm${prefix.replace("/", "-")}.png`) });
     await dialog.getByRole("button", { name: "Delete", exact: true }).click();
     await group.waitFor({ state: "detached" });
     assert.equal(await page.locator("#group-count").innerText(), "1 group");
@@ -135,6 +136,9 @@ test("Cancel keeps the group; the filter, TTL countdown, failure time in red, st
   );
   assert.match(await beta.locator(".ttl").innerText(), /TTL left 59 min \d+ s/);
   assert.match(await beta.locator("summary .pushed .ago").innerText(), /^\(\d+ s ago\)$/);
+
+  await beta.locator("summary").click();
+  await page.screenshot({ path: join(shots, "failed-push-and-ttl.png"), fullPage: true });
 
   // Cancel leaves everything as it was.
   await beta.getByRole("button", { name: "Delete Group" }).click();
