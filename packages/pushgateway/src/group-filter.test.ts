@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { matchesFilter, parseGroupFilter } from "./group-filter.js";
+import { FILTER_TERM, matchesFilter, parseGroupFilter } from "./group-filter.js";
 
 const terms = (input: string) => {
   const parsed = parseGroupFilter(input);
@@ -40,4 +41,10 @@ test("matchesFilter: every term must hold; a missing label is the empty value; r
   assert.equal(matchesFilter(labels, terms("instance!~db.")), false);
   assert.equal(matchesFilter(labels, terms("DB1")), true, 'words match name="value" case-insensitively');
   assert.equal(matchesFilter(labels, terms("nothing")), false);
+});
+
+test("the page's script reads the filter with the same expression as the server", () => {
+  // Built as dist/src/group-filter.test.js, two levels below the package.
+  const script = readFileSync(new URL("../../static/pushgateway.js", import.meta.url), "utf8");
+  assert.ok(script.includes(`/${FILTER_TERM.source}/y`), "static/pushgateway.js has FILTER_TERM");
 });

@@ -16,8 +16,10 @@ export type GroupFilter =
   | { readonly ok: false; readonly error: string };
 
 // `name op value` with the value quoted ("..." with \" and \\ escapes) or bare up to a space or comma; or a bare
-// word. static/pushgateway.js parses the same syntax for the live filter, so a typed filter and a submitted one agree.
-const TERM =
+// word. static/pushgateway.js parses the same syntax for the live filter, so a typed filter and a submitted one agree
+// (group-filter.test.ts checks the script carries this very expression).
+/** One filter term, read sticky from the start of the rest of the input. */
+export const FILTER_TERM =
   /\s*,?\s*(?:([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!~|!=|=)\s*("(?:[^"\\]|\\.)*"|[^\s,]*)|("(?:[^"\\]|\\.)*"|[^\s,]+))/y;
 
 /**
@@ -27,11 +29,11 @@ const TERM =
  */
 export function parseGroupFilter(input: string): GroupFilter {
   const terms: FilterTerm[] = [];
-  TERM.lastIndex = 0;
+  FILTER_TERM.lastIndex = 0;
   let rest = input.trim();
   while (rest !== "") {
-    TERM.lastIndex = 0;
-    const m = TERM.exec(rest);
+    FILTER_TERM.lastIndex = 0;
+    const m = FILTER_TERM.exec(rest);
     if (m === null || m[0].trim() === "") return { ok: false, error: `cannot read the filter at "${rest}"` };
     rest = rest.slice(m[0].length).trim();
     const [, name, op, rawValue, word] = m;

@@ -153,6 +153,14 @@ test("Cancel keeps the group; the filter, TTL countdown, failure time in red, st
   assert.equal(await page.locator("#group-count").innerText(), "1 of 2 groups");
   assert.match(page.url(), /\?filter=env%3D%7E%22pro\.\*%22$/);
   await page.screenshot({ path: join(shots, "filtered.png"), fullPage: true });
+  // The live filter and the server's ?filter= agree.
+  for (const filter of ["env=prod", 'job!="alpha"', "job=~.*a", "TEST", 'env!~"p.*" job=beta', "nomatch"]) {
+    await page.locator("#filter").fill(filter);
+    const live = await page.locator("section.group:visible .label-job").allInnerTexts();
+    const served = await (await fetch(`${base}/?filter=${encodeURIComponent(filter)}`)).text();
+    const expected = [...served.matchAll(/label-job">(job=&quot;|job=")(\w+)/g)].map((m) => `job="${m[2]}"`);
+    assert.deepEqual(live, expected, filter);
+  }
   await page.locator("#filter").fill("");
 
   await page.getByRole("link", { name: "Status" }).click();
