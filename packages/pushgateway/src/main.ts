@@ -141,6 +141,8 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
         enableLifecycle: config.enableLifecycle,
         enableAdminApi: config.enableAdminApi,
         telemetryPath: config.telemetryPath,
+        pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : prefix,
+        groupTtlMs: config.groupTtl,
         ownFamilies: () => own.families(),
         status: () => ({
           build_information: {

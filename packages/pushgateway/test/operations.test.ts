@@ -88,19 +88,19 @@ test("the web UI lists the groups and its Delete Group button's request deletes 
     assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
     const html = await page.text();
     assert.match(html, /<title>Prometheus Pushgateway<\/title>/);
-    assert.match(html, /job="ui"<\/span> <span class="label">instance="a b"/);
-    assert.match(html, /ui_metric <em>GAUGE<\/em> \(1 series\)/);
+    assert.match(html, /job="ui"<\/span> <span class="label label-instance">instance="a b"/);
+    assert.match(html, /<code class="name">ui_metric<\/code> <span class="type">GAUGE<\/span>/);
     assert.match(html, /job="ui2".*Last push failed!/);
-    assert.match(html, /Delete All 2 Groups/);
-    const paths = [...html.matchAll(/data-delete="([^"]+)"/g)].map((m) => m[1] ?? "");
+    assert.match(html, /Delete All <span id="group-total">2<\/span> Groups/);
+    const paths = [...html.matchAll(/class="delete danger" data-url="([^"]+)"/g)].map((m) => m[1] ?? "");
     assert.equal(paths.length, 2);
-    // What the button does: DELETE to its relative path, resolved against the page's URL.
+    // What the button does: DELETE to its path (absolute, below the prefix).
     for (const path of paths) {
       const r = await fetch(new URL(path, `${base}/pg/`), { method: "DELETE" });
       assert.equal(r.status, 202);
     }
     const after = await (await fetch(`${base}/pg/status`)).text();
-    assert.doesNotMatch(after, /class="group"/);
+    assert.doesNotMatch(after, /class="group/);
     assert.doesNotMatch(await (await fetch(`${base}/pg/metrics`)).text(), /job="ui/);
   } finally {
     child.kill("SIGTERM");

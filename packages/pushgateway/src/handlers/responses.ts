@@ -8,6 +8,8 @@ export interface GatewayRequest {
   readonly method: string;
   /** Path without the route prefix, percent-decoded. */
   readonly path: string;
+  /** The query string without `?` (the status page's filter, the static assets' `v`); absent when none. */
+  readonly query?: string | undefined;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly body: Buffer;
 }
@@ -31,6 +33,13 @@ export interface GatewayContext {
   readonly enableLifecycle: boolean;
   readonly enableAdminApi: boolean;
   readonly telemetryPath: string;
+  /**
+   * The path the browser reaches the gateway under, for the status page's links: `--web.external-url`'s path, else
+   * the route prefix; no trailing slash ("" at the root).
+   */
+  readonly pathPrefix: string;
+  /** Beyond upstream (0 = off): `--push.group-ttl` in milliseconds, for the status page's "TTL left". */
+  readonly groupTtlMs: number;
   /** The gateway's own families (process, build info, HTTP counters), exposed with the pushed ones. */
   readonly ownFamilies: () => Promise<MetricFamily[]>;
   readonly status: () => Record<string, unknown>;

@@ -10,6 +10,7 @@ import {
   methodNotAllowed,
   textError,
 } from "./responses.js";
+import { staticAsset } from "./static-assets.js";
 import { statusPage } from "./status-page.js";
 
 type Handler = (req: GatewayRequest, ctx: GatewayContext) => GatewayResponse | Promise<GatewayResponse>;
@@ -85,10 +86,11 @@ const ROUTES: readonly Route[] = [
     counted: "wipe",
     when: (ctx) => ctx.enableAdminApi,
   },
-  { path: "/", methods: { GET: (_, ctx) => statusPage(ctx) }, otherMethods: GET_ALLOW, counted: "status" },
+  { path: /^\/static\//, methods: { GET: staticAsset }, otherMethods: GET_ALLOW, counted: "static" },
+  { path: "/", methods: { GET: statusPage }, otherMethods: GET_ALLOW, counted: "status" },
   {
     path: "/status",
-    methods: { GET: (_, ctx) => statusPage(ctx) },
+    methods: { GET: statusPage },
     otherMethods: GET_ALLOW,
     counted: "status",
   },

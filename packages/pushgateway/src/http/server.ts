@@ -120,7 +120,13 @@ async function serve(
   const started = performance.now();
   try {
     response = await handleRequest(
-      { method: req.method ?? "GET", path, headers, body: Buffer.concat(chunks) },
+      {
+        method: req.method ?? "GET",
+        path,
+        query: queryStart < 0 ? undefined : url.slice(queryStart + 1),
+        headers,
+        body: Buffer.concat(chunks),
+      },
       options.ctx,
     );
   } catch (error) {

@@ -59,6 +59,8 @@ export function recordingContext(overrides: Partial<GatewayContext> = {}): {
     enableLifecycle: false,
     enableAdminApi: false,
     telemetryPath: "/metrics",
+    pathPrefix: "",
+    groupTtlMs: 0,
     ownFamilies: async () => [],
     status: () => ({ flags: { "web.telemetry-path": "/metrics" } }),
     quit: () => quits.push(1),
