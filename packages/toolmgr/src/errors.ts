@@ -62,6 +62,9 @@ export class HttpError extends ToolmgrError {
   }
 }
 
+/** The proxy named by `HTTPS_PROXY`/`HTTP_PROXY` cannot be reached. */
+export class ProxyError extends HttpError {}
+
 /** The code host's rate limit was reached and the wait is too long to retry. */
 export class RateLimitError extends ToolmgrError {
   constructor(message: string, options?: ErrorOptions) {

@@ -5,7 +5,7 @@ import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
 import { asStoreError, LockfileError, ProjectFileError, ToolmgrError } from "../errors.js";
-import { createHttpClient, httpTimeoutFromEnv } from "../http/client.js";
+import { createHttpClient, networkOptionsFromEnv } from "../http/client.js";
 import { createCodeHost } from "../http/code-host.js";
 import { createFileResponseCache } from "../http/response-cache.js";
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
@@ -73,20 +73,14 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       `Cannot lock for this machine (${deps.runtime.platform}/${deps.runtime.arch}): it is not a supported platform; list platforms in toolmgr.toml`,
     );
   }
-  const token = deps.env.CODEHOST_TOKEN || undefined;
+  const network = networkOptionsFromEnv(deps.env);
+  const token = network.token;
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
-  const timeoutMs = httpTimeoutFromEnv(deps.env);
   // Re-locks ask "changed?" with the ETag of the last answer: a 304 costs no rate limit (GitHub REST docs).
   const cache = createFileResponseCache(
     join(layout.httpCacheDir, `${createHash("sha256").update(project.path).digest("hex")}.json`),
   );
-  const client = createHttpClient({
-    fetch: deps.fetch,
-    apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
-    token,
-    cache,
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-  });
+  const client = createHttpClient({ fetch: deps.fetch, ...network, cache });
   const codeHost = createCodeHost(client);
   const policy = hostPolicy();
 
@@ -125,6 +119,11 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
   } finally {
     // After resolution, off its critical path; also after a failure, so a retry starts with what was learnt.
     cache.flush();
+    if (token === undefined && client.rateLimited) {
+      deps.io.stderr.write(
+        "toolmgr: note: the code host rate-limited these anonymous requests; set CODEHOST_TOKEN (or GH_TOKEN, GITHUB_TOKEN) for a higher limit\n",
+      );
+    }
   }
   checkCommandConflicts(tools);
 

@@ -32,11 +32,12 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   if (stale.size > 0) {
     throw new LockfileError(`Cannot sync: ${staleMessage(locked.lockPath, stale)}`);
   }
-  const token = deps.env.CODEHOST_TOKEN || undefined;
+  const network = (await import("../http/network-env.js")).codeHostToken(deps.env);
+  const token = network?.value;
   // The download code loads only when something is missing, so re-syncing an installed toolchain stays cheap.
   let downloader: Promise<Downloader> | undefined;
   const download = () => {
-    downloader ??= loadDownloader(deps, token);
+    downloader ??= loadDownloader(deps);
     return downloader;
   };
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
@@ -121,17 +122,11 @@ interface Downloader {
   readonly client: import("../http/client.js").HttpClient;
 }
 
-async function loadDownloader(deps: Deps, token: string | undefined): Promise<Downloader> {
-  const [{ fetchArtifact }, { createHttpClient, httpTimeoutFromEnv }] = await Promise.all([
+async function loadDownloader(deps: Deps): Promise<Downloader> {
+  const [{ fetchArtifact }, { createHttpClient, networkOptionsFromEnv }] = await Promise.all([
     import("../store/artifact-cache.js"),
     import("../http/client.js"),
   ]);
-  const timeoutMs = httpTimeoutFromEnv(deps.env);
-  const client = createHttpClient({
-    fetch: deps.fetch,
-    apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
-    token,
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-  });
+  const client = createHttpClient({ fetch: deps.fetch, ...networkOptionsFromEnv(deps.env) });
   return { fetchArtifact, client };
 }

@@ -46,6 +46,8 @@ export class FakeCodeHost {
   readonly token = "test-token-0123456789";
   /** Path → number of requests. */
   readonly requests = new Map<string, number>();
+  /** Every `authorization` header the API origin received (which token a client chose to send). */
+  readonly apiAuthorizations: string[] = [];
   /** Descriptions of requests that carried the token to a non-API origin. */
   readonly tokenLeaks: string[] = [];
   /** Added latency per request (every origin), in milliseconds. */
@@ -169,6 +171,7 @@ export class FakeCodeHost {
       );
       return;
     }
+    if (req.headers.authorization !== undefined) this.apiAuthorizations.push(req.headers.authorization);
     const authorized = req.headers.authorization === `Bearer ${this.token}`;
     const json = (_res: ServerResponse, body: unknown, type = "application/json") =>
       answer(req, res, {
