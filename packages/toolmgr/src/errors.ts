@@ -32,6 +32,13 @@ export class LockfileError extends ToolmgrError {
   }
 }
 
+/** The user's configuration (`$XDG_CONFIG_HOME/toolmgr/config.toml`) is invalid. */
+export class ConfigError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_CONFIG", message, options);
+  }
+}
+
 /** A recipe or project-local source definition is invalid. */
 export class SourceError extends ToolmgrError {
   constructor(message: string, options?: ErrorOptions) {

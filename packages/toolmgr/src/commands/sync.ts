@@ -73,13 +73,21 @@ async function installAll(
       if ((await installProblem(dir, tool)) === undefined) return { tool, state: "present" as const };
       const started = deps.now().getTime();
       let lastDraw = 0;
-      const { fetchArtifact, client } = await download();
+      const { fetchArtifact, client, mirrors } = await download();
       const cached = await fetchArtifact(
-        { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl, sha256: artifact.sha256 },
+        {
+          tool: tool.name,
+          url: artifact.url,
+          apiUrl: artifact.apiUrl,
+          sha256: artifact.sha256,
+          version: tool.version,
+        },
         {
           layout,
           client,
           hasToken: token !== undefined,
+          mirrors,
+          onWarning: (text) => deps.io.stderr.write(`${tty ? "\r\x1b[K" : ""}${text}\n`),
           onProgress: ({ received, total }) => {
             const now = deps.now().getTime();
             if (!tty || now - lastDraw < 100) return;
@@ -120,13 +128,16 @@ function mb(bytes: number): string {
 interface Downloader {
   readonly fetchArtifact: typeof import("../store/artifact-cache.js").fetchArtifact;
   readonly client: import("../http/client.js").HttpClient;
+  readonly mirrors: import("../store/mirrors.js").MirrorConfig;
 }
 
 async function loadDownloader(deps: Deps): Promise<Downloader> {
-  const [{ fetchArtifact }, { createHttpClient, networkOptionsFromEnv }] = await Promise.all([
-    import("../store/artifact-cache.js"),
-    import("../http/client.js"),
-  ]);
+  const [{ fetchArtifact }, { createHttpClient, networkOptionsFromEnv }, { mirrorConfig }] =
+    await Promise.all([
+      import("../store/artifact-cache.js"),
+      import("../http/client.js"),
+      import("../store/mirrors.js"),
+    ]);
   const client = createHttpClient({ fetch: deps.fetch, ...networkOptionsFromEnv(deps.env) });
-  return { fetchArtifact, client };
+  return { fetchArtifact, client, mirrors: await mirrorConfig(deps.env, deps.runtime) };
 }

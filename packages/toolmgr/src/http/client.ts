@@ -11,6 +11,8 @@ export interface RequestOptions {
   readonly accept?: string;
   /** Statuses returned to the caller instead of thrown (for example 404 "no release for this tag"). */
   readonly allowStatus?: readonly number[];
+  /** An `Authorization` value for the request's own origin (a mirror's token); dropped along a redirect elsewhere. */
+  readonly authorization?: string;
   /** Nothing waits for this answer yet: it yields its place in the queue to requests that something waits for. */
   readonly background?: boolean;
 }
@@ -156,13 +158,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   async function once(
     url: URL,
-    request: { accept: string; etag?: string | undefined; background?: boolean | undefined },
+    request: {
+      accept: string;
+      etag?: string | undefined;
+      background?: boolean | undefined;
+      authorization?: string | undefined;
+    },
   ): Promise<HttpResponse> {
     let current = url;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       checkScheme(current);
       const headers: Record<string, string> = { accept: request.accept, "user-agent": "toolmgr" };
       if (options.token && current.origin === apiOrigin) headers.authorization = `Bearer ${options.token}`;
+      else if (request.authorization !== undefined && current.origin === url.origin)
+        headers.authorization = request.authorization;
       if (request.etag !== undefined && hop === 0) headers["if-none-match"] = request.etag;
       const target = current;
       const response = await slotsFor(target).run(() => transport(target, { headers, timeoutMs }), {
@@ -193,7 +202,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse;
       try {
-        response = await once(url, { accept, etag: request.etag, background: request.background });
+        response = await once(url, {
+          accept,
+          etag: request.etag,
+          background: request.background,
+          authorization: request.authorization,
+        });
       } catch (error) {
         if (error instanceof HttpError) throw error;
         if (attempt >= retries) {

@@ -112,6 +112,13 @@ export class FakeCodeHost {
     r.releases.set(release.tag, { ...release, ids, digests: release.assets.map((a) => sha256(a.data)) });
   }
 
+  /** Deletes a release and its assets, as projects delete old nightly builds (downloads then answer 404). */
+  deleteRelease(repo: string, tag: string): void {
+    const release = this.#repo(repo).releases.get(tag);
+    for (const id of release?.ids ?? []) this.#assets.delete(id);
+    this.#repo(repo).releases.delete(tag);
+  }
+
   /**
    * Answers the next `count` API requests whose path starts with `prefix` with `status` and `headers`; status 0 resets
    * the connection instead of answering.
