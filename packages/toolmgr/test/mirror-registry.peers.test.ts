@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { mkdtemp, open as openFile, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { promisify } from "node:util";
 import { parseLockfile } from "../src/lockfile.js";
 import { buildArtifact } from "./support/archives.js";
-import { type DockerRegistry, startDockerRegistry } from "./support/docker-registry.js";
+import { DOCKER_REGISTRY, type DockerRegistry, startDockerRegistry } from "./support/docker-registry.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { localTool, makeProject } from "./support/lock-harness.js";
 
@@ -46,6 +48,12 @@ test("mirror push to Debian's docker-registry, sync from it into an empty store 
   assert.match(pushed.stdout, /: 2 pushed, 0 already there\n$/);
   const again = await p.run(["mirror", "push", mirror]);
   assert.match(again.stdout, /: 0 pushed, 2 already there\n$/);
+  const tags = (await (await fetch(`http://${registry.host}/v2/team/toolmgr/tags/list`)).json()) as {
+    tags: string[];
+  };
+  assert.match(tags.tags.join(","), /lock-[0-9a-f]{16}/);
+  // The registry's garbage collector keeps blobs a tagged manifest references: the mirror survives it.
+  await promisify(execFile)(DOCKER_REGISTRY, ["garbage-collect", registry.config], { timeout: 60_000 });
 
   const offline = { TOOLMGR_MIRRORS: mirror, TOOLMGR_OFFLINE: "1", CODEHOST_API_URL: "http://127.0.0.1:1" };
   const downloads = host.count("web:") + host.count("storage:");

@@ -69,9 +69,16 @@ test("mirror push uploads every locked artifact (all platforms) with the bearer 
   const again = await p.run(["mirror", "push", ref], { DOCKER_CONFIG: dockerDir });
   assert.match(again.stdout, /: 0 pushed, 2 already there\n$/);
   assert.deepEqual(
-    registry.requests.slice(seen).map((q) => q.split(" ")[0]),
-    ["HEAD", "HEAD"],
+    registry.requests.slice(seen).filter((q) => q.includes("/blobs/uploads/")),
+    [],
     "HEAD first, nothing uploaded again",
+  );
+  const [tagged] = [...registry.manifests];
+  assert.match(tagged?.[0] ?? "", /^team\/toolmgr:lock-[0-9a-f]{16}$/);
+  assert.deepEqual(
+    tagged?.[1].layers.map((l) => l.digest.slice(7)).sort(),
+    (await digests(p)).sort(),
+    "a tagged manifest references every artifact, so garbage collection keeps them",
   );
 });
 
@@ -236,4 +243,31 @@ test("a channel build pin warns once at lock; when upstream deleted it, sync nam
   );
   assert.match(message, /Pin a release .* or fetch it from a mirror/);
   assert.doesNotMatch(s.stderr, /HTTP 404/);
+});
+
+test("a mirror that wants credentials for pulls gets them from the Docker config (token flow); without them it is skipped, named", async () => {
+  const p = await lockedProject();
+  const locked = await OciBlobServer.start({ user: "reader", password: "pw" }, { authPulls: true });
+  try {
+    for (const d of await digests(p)) locked.blobs.set(d, registry.blobs.get(d) ?? Buffer.alloc(0));
+    const env = { TOOLMGR_MIRRORS: `oci://${locked.host}/team/toolmgr`, TOOLMGR_OFFLINE: "1" };
+    const ok = await p.run(["sync"], {
+      ...env,
+      TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+      DOCKER_CONFIG: await dockerConfig(locked, "reader", "pw"),
+    });
+    assert.equal(ok.code, 0, ok.stderr);
+    const none = await p.run(["sync"], {
+      ...env,
+      TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+      DOCKER_CONFIG: join(p.home, "no-docker-config"),
+    });
+    assert.equal(none.code, 1);
+    assert.match(
+      none.stderr,
+      /warning: mirror oci:\S+ refused for "alpha": .*token service .* refused \(HTTP 401\); log in with `docker login/,
+    );
+  } finally {
+    await locked.close();
+  }
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
@@ -7,7 +8,11 @@ import { loadLockedProject } from "../project/project-state.js";
 import { fetchArtifact } from "../store/artifact-cache.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
 import { mirrorConfig, parseOciReference } from "../store/mirrors.js";
-import { createOciPusher, registryCredentials } from "../store/oci-push.js";
+import { createOciPusher, createPullAuthorizer, registryCredentials } from "../store/oci-push.js";
+
+/** Media types of what `mirror push` tags: the lock as the manifest's config, each artifact as a layer. */
+const LOCK_TYPE = "application/vnd.toolmgr.lock.v1+toml";
+const ARTIFACT_TYPE = "application/vnd.toolmgr.artifact.v1";
 
 /**
  * `toolmgr mirror push oci://host[:port]/repository`: uploads every artifact the nearest `toolmgr.lock` records, for
@@ -24,7 +29,10 @@ export async function mirrorCommand(args: CommandArgs, deps: Deps): Promise<numb
   const locked = await loadLockedProject(deps.cwd);
   const network = networkOptionsFromEnv(deps.env);
   const client = createHttpClient({ fetch: deps.fetch, ...network });
-  const mirrors = await mirrorConfig(deps.env, deps.runtime);
+  const mirrors = {
+    ...(await mirrorConfig(deps.env, deps.runtime)),
+    authorize: createPullAuthorizer({ fetch: deps.fetch, env: deps.env, homedir: deps.runtime.homedir }),
+  };
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const pusher = createOciPusher(registry, {
     fetch: deps.fetch,
@@ -34,6 +42,7 @@ export async function mirrorCommand(args: CommandArgs, deps: Deps): Promise<numb
   let pushed = 0;
   let present = 0;
   const seen = new Set<string>();
+  const sizes = new Map<string, number>();
   for (const tool of locked.lock.tools) {
     for (const artifact of tool.artifacts) {
       if (seen.has(artifact.sha256)) continue;
@@ -59,7 +68,9 @@ export async function mirrorCommand(args: CommandArgs, deps: Deps): Promise<numb
       } catch (error) {
         throw asStoreError(error, layout.home);
       }
-      const uploaded = await pusher.pushBlob(artifact.sha256, await readFile(path));
+      const data = await readFile(path);
+      sizes.set(artifact.sha256, data.length);
+      const uploaded = await pusher.pushBlob(artifact.sha256, data);
       if (uploaded) pushed++;
       else present++;
       lines.push(
@@ -67,7 +78,25 @@ export async function mirrorCommand(args: CommandArgs, deps: Deps): Promise<numb
       );
     }
   }
+  // The lock itself is the manifest's config, and the tag names the lock's digest: the blobs stay referenced (safe
+  // from the registry's garbage collection) and a mirror's operator can see which lock needs them.
+  const lockText = Buffer.from(await readFile(locked.lockPath));
+  const lockDigest = createHash("sha256").update(lockText).digest("hex");
+  await pusher.pushBlob(lockDigest, lockText);
+  const layers = [...seen].map((digest) => ({
+    mediaType: ARTIFACT_TYPE,
+    digest: `sha256:${digest}`,
+    size: sizes.get(digest) ?? 0,
+  }));
+  const tag = `lock-${lockDigest.slice(0, 16)}`;
+  await pusher.pushManifest(tag, {
+    config: { mediaType: LOCK_TYPE, digest: `sha256:${lockDigest}`, size: lockText.length },
+    layers,
+  });
   if (!quiet) {
+    lines.push(
+      `tagged ${registry.repository}:${tag} (references every artifact, so the registry keeps them)`,
+    );
     lines.push(`${target}: ${pushed} pushed, ${present} already there`);
     deps.io.stdout.write(`${lines.join("\n")}\n`);
   }

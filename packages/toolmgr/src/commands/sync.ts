@@ -132,12 +132,19 @@ interface Downloader {
 }
 
 async function loadDownloader(deps: Deps): Promise<Downloader> {
-  const [{ fetchArtifact }, { createHttpClient, networkOptionsFromEnv }, { mirrorConfig }] =
-    await Promise.all([
-      import("../store/artifact-cache.js"),
-      import("../http/client.js"),
-      import("../store/mirrors.js"),
-    ]);
+  const [
+    { fetchArtifact },
+    { createHttpClient, networkOptionsFromEnv },
+    { mirrorConfig },
+    { createPullAuthorizer },
+  ] = await Promise.all([
+    import("../store/artifact-cache.js"),
+    import("../http/client.js"),
+    import("../store/mirrors.js"),
+    import("../store/oci-push.js"),
+  ]);
   const client = createHttpClient({ fetch: deps.fetch, ...networkOptionsFromEnv(deps.env) });
-  return { fetchArtifact, client, mirrors: await mirrorConfig(deps.env, deps.runtime) };
+  const mirrors = await mirrorConfig(deps.env, deps.runtime);
+  const authorize = createPullAuthorizer({ fetch: deps.fetch, env: deps.env, homedir: deps.runtime.homedir });
+  return { fetchArtifact, client, mirrors: { ...mirrors, authorize } };
 }

@@ -78,9 +78,13 @@ export async function fetchArtifact(
     for (const mirror of mirrors.mirrors) {
       const url = mirrorUrl(mirror, { url: ref.url, sha256: ref.sha256 });
       if (url === undefined) continue;
-      const authorization =
-        mirror.kind === "oci" && mirrors.token !== undefined ? `Bearer ${mirrors.token}` : undefined;
       try {
+        const authorization =
+          mirror.kind !== "oci"
+            ? undefined
+            : mirrors.token !== undefined
+              ? `Bearer ${mirrors.token}`
+              : await mirrors.authorize?.(mirror.registry);
         return await downloadOnce({ ...ref, url, apiUrl: undefined }, options, authorization);
       } catch (error) {
         if (!(error instanceof Error)) throw error;

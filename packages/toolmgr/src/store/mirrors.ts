@@ -29,6 +29,8 @@ export interface MirrorConfig {
   readonly offline: boolean;
   /** `TOOLMGR_MIRROR_TOKEN`: sent as a bearer token to OCI mirrors (their origin only). */
   readonly token: string | undefined;
+  /** The `Authorization` a pull from an OCI mirror needs (its challenge answered), when the caller can tell. */
+  readonly authorize?: (registry: OciRepository) => Promise<string | undefined>;
 }
 
 /** Repository names as the OCI distribution spec allows them (`[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*(\/...)*`). */

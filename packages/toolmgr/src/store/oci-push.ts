@@ -46,10 +46,112 @@ export async function registryCredentials(
   return { kind: "none" };
 }
 
+/**
+ * The `Authorization` value that answers a registry's 401 challenge: `Basic` with the credentials, or for `Bearer
+ * realm=...,service=...,scope=...` a token from the realm (asked with the basic credentials when there are any:
+ * the Docker registry token flow, "Token Authentication Specification").
+ *
+ * @throws {HttpError} naming `docker login` and `TOOLMGR_MIRROR_TOKEN` when the registry wants credentials
+ */
+export async function answerRegistryChallenge(
+  challenge: string,
+  options: { registry: OciRepository; fetch: typeof fetch; basic: string | undefined; scope: string },
+): Promise<string> {
+  const { registry, basic } = options;
+  const needsCredentials = () =>
+    new HttpError(
+      `Cannot use ${registry.origin}/${registry.repository}: the registry wants credentials; log in with \`docker login ${registry.host}\` (~/.docker/config.json "auths") or set TOOLMGR_MIRROR_TOKEN`,
+      { status: 401 },
+    );
+  const scheme = /^\s*(\w+)/.exec(challenge)?.[1]?.toLowerCase();
+  if (scheme === "basic") {
+    if (basic === undefined) throw needsCredentials();
+    return basic;
+  }
+  if (scheme !== "bearer") throw needsCredentials();
+  const params = new Map<string, string>();
+  for (const m of challenge.matchAll(/(\w+)="([^"]*)"/g)) params.set((m[1] ?? "").toLowerCase(), m[2] ?? "");
+  const realm = params.get("realm");
+  if (realm === undefined) throw needsCredentials();
+  const url = new URL(realm);
+  if (params.has("service")) url.searchParams.set("service", params.get("service") ?? "");
+  url.searchParams.set("scope", params.get("scope") ?? options.scope);
+  const answer = await options.fetch(url, basic === undefined ? {} : { headers: { authorization: basic } });
+  const body = (await answer.json().catch(() => ({}))) as { token?: unknown; access_token?: unknown };
+  const token = typeof body.token === "string" ? body.token : body.access_token;
+  if (!answer.ok || typeof token !== "string") {
+    throw new HttpError(
+      `Cannot use ${registry.origin}/${registry.repository}: the registry's token service ${url.origin}${url.pathname} refused (HTTP ${answer.status}); log in with \`docker login ${registry.host}\` or set TOOLMGR_MIRROR_TOKEN`,
+    );
+  }
+  return `Bearer ${token}`;
+}
+
+/** `Basic <base64>` for basic credentials, else undefined. */
+export function basicAuthorization(credentials: RegistryCredentials): string | undefined {
+  return credentials.kind === "basic"
+    ? `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString("base64")}`
+    : undefined;
+}
+
+/**
+ * The `Authorization` a pull from `registry` needs, or undefined when it answers anonymously: `GET /v2/` and, on a
+ * 401, the answer to its challenge with the pull scope (OCI distribution spec, "Determining support").
+ */
+export async function pullAuthorization(
+  registry: OciRepository,
+  options: { fetch: typeof fetch; credentials: RegistryCredentials },
+): Promise<string | undefined> {
+  if (options.credentials.kind === "token") return `Bearer ${options.credentials.token}`;
+  const ping = await options.fetch(`${registry.origin}/v2/`, { redirect: "manual" }).catch(() => undefined);
+  await ping?.body?.cancel();
+  if (ping?.status !== 401) return undefined;
+  return answerRegistryChallenge(ping.headers.get("www-authenticate") ?? "", {
+    registry,
+    fetch: options.fetch,
+    basic: basicAuthorization(options.credentials),
+    scope: `repository:${registry.repository}:pull`,
+  });
+}
+
+/**
+ * `pullAuthorization` per registry repository, asked once per process (a sync may pull many blobs from one mirror).
+ */
+export function createPullAuthorizer(options: {
+  fetch: typeof fetch;
+  env: Env;
+  homedir: string;
+}): (registry: OciRepository) => Promise<string | undefined> {
+  const known = new Map<string, Promise<string | undefined>>();
+  return (registry) => {
+    const key = `${registry.origin}/${registry.repository}`;
+    let auth = known.get(key);
+    if (auth === undefined) {
+      auth = registryCredentials(registry, options).then((credentials) =>
+        pullAuthorization(registry, { fetch: options.fetch, credentials }),
+      );
+      known.set(key, auth);
+    }
+    return auth;
+  };
+}
+
 /** A session with one registry repository: remembers the token a challenge earned. */
 export interface OciPusher {
   /** Uploads `data` as the blob `sha256:<digest>` unless the registry has it; returns whether it uploaded. */
   pushBlob(sha256: string, data: Buffer): Promise<boolean>;
+  /** Tags an OCI image manifest listing `layers` (and `config`), so the registry keeps the blobs it references. */
+  pushManifest(
+    tag: string,
+    manifest: { config: OciDescriptor; layers: readonly OciDescriptor[] },
+  ): Promise<void>;
+}
+
+/** A content descriptor (OCI image spec, "Descriptors"). */
+export interface OciDescriptor {
+  readonly mediaType: string;
+  readonly digest: string;
+  readonly size: number;
 }
 
 /**
@@ -65,10 +167,7 @@ export function createOciPusher(
 ): OciPusher {
   let authorization: string | undefined =
     options.credentials.kind === "token" ? `Bearer ${options.credentials.token}` : undefined;
-  const basic =
-    options.credentials.kind === "basic"
-      ? `Basic ${Buffer.from(`${options.credentials.user}:${options.credentials.password}`).toString("base64")}`
-      : undefined;
+  const basic = basicAuthorization(options.credentials);
 
   async function send(
     url: string,
@@ -97,38 +196,13 @@ export function createOciPusher(
     }
   }
 
-  async function answerChallenge(challenge: string): Promise<string> {
-    const scheme = /^\s*(\w+)/.exec(challenge)?.[1]?.toLowerCase();
-    if (scheme === "basic") {
-      if (basic === undefined) throw needsCredentials();
-      return basic;
-    }
-    if (scheme !== "bearer") throw needsCredentials();
-    const params = new Map<string, string>();
-    for (const m of challenge.matchAll(/(\w+)="([^"]*)"/g))
-      params.set((m[1] ?? "").toLowerCase(), m[2] ?? "");
-    const realm = params.get("realm");
-    if (realm === undefined) throw needsCredentials();
-    const url = new URL(realm);
-    if (params.has("service")) url.searchParams.set("service", params.get("service") ?? "");
-    url.searchParams.set("scope", params.get("scope") ?? `repository:${registry.repository}:pull,push`);
-    const answer = await options.fetch(url, basic === undefined ? {} : { headers: { authorization: basic } });
-    const body = (await answer.json().catch(() => ({}))) as { token?: unknown; access_token?: unknown };
-    const token = typeof body.token === "string" ? body.token : body.access_token;
-    if (!answer.ok || typeof token !== "string") {
-      throw new HttpError(
-        `Cannot push to ${registry.origin}/${registry.repository}: the registry's token service ${url.origin}${url.pathname} refused (HTTP ${answer.status}); log in with \`docker login ${registry.host}\` or set TOOLMGR_MIRROR_TOKEN`,
-      );
-    }
-    return `Bearer ${token}`;
-  }
-
-  function needsCredentials(): HttpError {
-    return new HttpError(
-      `Cannot push to ${registry.origin}/${registry.repository}: the registry wants credentials; log in with \`docker login ${registry.host}\` (~/.docker/config.json "auths") or set TOOLMGR_MIRROR_TOKEN`,
-      { status: 401 },
-    );
-  }
+  const answerChallenge = (challenge: string) =>
+    answerRegistryChallenge(challenge, {
+      registry,
+      fetch: options.fetch,
+      basic,
+      scope: `repository:${registry.repository}:pull,push`,
+    });
 
   function refused(step: string, response: Response): HttpError {
     return new HttpError(
@@ -158,6 +232,25 @@ export function createOciPusher(
       await done.body?.cancel();
       if (done.status !== 201) throw refused(`uploading sha256:${sha256}`, done);
       return true;
+    },
+    async pushManifest(tag, manifest) {
+      // An image manifest with an artifact config type, as ORAS pushes artifacts: registries keep blobs a tagged
+      // manifest references and may garbage-collect the others (distribution's `registry garbage-collect`).
+      const body = Buffer.from(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: "application/vnd.oci.image.manifest.v1+json",
+          config: manifest.config,
+          layers: manifest.layers,
+        }),
+      );
+      const put = await send(`${registry.origin}/v2/${registry.repository}/manifests/${tag}`, {
+        method: "PUT",
+        headers: { "content-type": "application/vnd.oci.image.manifest.v1+json" },
+        body,
+      });
+      await put.body?.cancel();
+      if (put.status !== 201) throw refused(`tagging ${tag}`, put);
     },
   };
 }

@@ -10,6 +10,8 @@ export interface DockerRegistry {
   readonly host: string;
   /** The filesystem storage root (`<root>/docker/registry/v2/blobs/sha256/<ab>/<hex>/data`). */
   readonly root: string;
+  /** The config file (for `docker-registry garbage-collect <config>`). */
+  readonly config: string;
   stop(): Promise<void>;
 }
 
@@ -65,7 +67,7 @@ export async function startDockerRegistry(): Promise<DockerRegistry> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { host: `127.0.0.1:${port}`, root, stop };
+  return { host: `127.0.0.1:${port}`, root, config, stop };
 }
 
 async function freePort(): Promise<number> {

@@ -12,6 +12,8 @@ export class OciBlobServer {
   readonly blobs = new Map<string, Buffer>();
   /** Static files by path (below `/files/`). */
   readonly files = new Map<string, Buffer>();
+  /** Tagged manifests by `<repo>:<tag>`, parsed. */
+  readonly manifests = new Map<string, { config: { digest: string }; layers: { digest: string }[] }>();
   /** Requests by `METHOD path`. */
   readonly requests: string[] = [];
   #server: Server;
@@ -19,15 +21,20 @@ export class OciBlobServer {
   #uploads = new Set<string>();
   #auth: { user: string; password: string } | undefined;
   #tokens = new Set<string>();
+  #authPulls: boolean;
 
-  private constructor(auth: { user: string; password: string } | undefined) {
+  private constructor(auth: { user: string; password: string } | undefined, authPulls: boolean) {
     this.#auth = auth;
+    this.#authPulls = authPulls;
     this.#server = createServer((req, res) => void this.#handle(req, res));
   }
 
-  /** Starts the registry; with `auth`, pushes and pulls need a token earned with those credentials. */
-  static async start(auth?: { user: string; password: string }): Promise<OciBlobServer> {
-    const server = new OciBlobServer(auth);
+  /** Starts the registry; with `auth`, pushes (and with `authPulls` pulls too) need a token earned with them. */
+  static async start(
+    auth?: { user: string; password: string },
+    options: { authPulls?: boolean } = {},
+  ): Promise<OciBlobServer> {
+    const server = new OciBlobServer(auth, options.authPulls === true);
     await new Promise<void>((r) => server.#server.listen(0, "127.0.0.1", r));
     server.#url = `127.0.0.1:${(server.#server.address() as AddressInfo).port}`;
     return server;
@@ -71,24 +78,41 @@ export class OciBlobServer {
     }
     // Anonymous pulls, authenticated pushes: how most team registries are set up.
     const write = req.method !== "GET" && req.method !== "HEAD";
-    if (this.#auth !== undefined && write && url.pathname.startsWith("/v2/")) {
+    if (this.#auth !== undefined && (write || this.#authPulls) && url.pathname.startsWith("/v2/")) {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
       if (token === undefined || !this.#tokens.has(token)) {
-        const repo = /^\/v2\/(.+?)\/blobs\//.exec(url.pathname)?.[1] ?? "";
+        const repo = /^\/v2\/(.+?)\/blobs\//.exec(url.pathname)?.[1];
+        // The /v2/ ping's challenge names no scope; a repository request's names the one it needs.
+        const scope = repo === undefined ? "" : `,scope="repository:${repo}:pull,push"`;
         res
           .writeHead(401, {
-            "www-authenticate": `Bearer realm="http://${this.#url}/token",service="test-registry",scope="repository:${repo}:pull,push"`,
+            "www-authenticate": `Bearer realm="http://${this.#url}/token",service="test-registry"${scope}`,
           })
           .end();
         return;
       }
     }
+    if (url.pathname === "/v2/") return void res.writeHead(200).end("{}");
     const blob = /^\/v2\/(.+)\/blobs\/sha256:([0-9a-f]{64})$/.exec(url.pathname);
     if (blob && (req.method === "GET" || req.method === "HEAD")) {
       const data = this.blobs.get(blob[2] ?? "");
       if (data === undefined) return void res.writeHead(404).end();
       res.writeHead(200, { "content-length": data.length, "docker-content-digest": `sha256:${blob[2]}` });
       res.end(req.method === "GET" ? data : undefined);
+      return;
+    }
+    const manifest = /^\/v2\/(.+)\/manifests\/([A-Za-z0-9_][A-Za-z0-9._-]{0,127})$/.exec(url.pathname);
+    if (manifest && req.method === "PUT") {
+      // As distribution does: every blob a manifest references must be in the registry already.
+      const parsed = JSON.parse(body.toString()) as {
+        config: { digest: string };
+        layers: { digest: string }[];
+      };
+      const missing = [parsed.config, ...parsed.layers].filter((d) => !this.blobs.has(d.digest.slice(7)));
+      if (missing.length > 0)
+        return void res.writeHead(400).end('{"errors":[{"code":"MANIFEST_BLOB_UNKNOWN"}]}');
+      this.manifests.set(`${manifest[1]}:${manifest[2]}`, parsed);
+      res.writeHead(201).end();
       return;
     }
     const start = /^\/v2\/(.+)\/blobs\/uploads\/$/.exec(url.pathname);
