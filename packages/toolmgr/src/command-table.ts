@@ -79,6 +79,14 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     options: {},
     maxPositionals: 0,
   },
+  mirror: {
+    summary:
+      "Upload every artifact of toolmgr.lock (all platforms) to an OCI registry that then serves as a mirror",
+    usage: "mirror push oci://host[:port]/repository",
+    optionHelp: [["--quiet", "Print nothing but errors"]],
+    options: { quiet: { type: "boolean", short: "q" } },
+    maxPositionals: 2,
+  },
   completion: {
     summary: "Print a shell completion script (bash, zsh, fish, powershell)",
     usage: "completion <bash|zsh|fish|powershell>",

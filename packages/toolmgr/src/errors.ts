@@ -32,6 +32,13 @@ export class LockfileError extends ToolmgrError {
   }
 }
 
+/** The user's configuration (`$XDG_CONFIG_HOME/toolmgr/config.toml`) is invalid. */
+export class ConfigError extends ToolmgrError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("TOOLMGR_CONFIG", message, options);
+  }
+}
+
 /** A recipe or project-local source definition is invalid. */
 export class SourceError extends ToolmgrError {
   constructor(message: string, options?: ErrorOptions) {
@@ -61,6 +68,9 @@ export class HttpError extends ToolmgrError {
     this.status = options?.status;
   }
 }
+
+/** The proxy named by `HTTPS_PROXY`/`HTTP_PROXY` cannot be reached. */
+export class ProxyError extends HttpError {}
 
 /** The code host's rate limit was reached and the wait is too long to retry. */
 export class RateLimitError extends ToolmgrError {

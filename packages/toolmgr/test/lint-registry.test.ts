@@ -22,6 +22,14 @@ const cases: [string, RegExp][] = [
   ["missing-key", /registry\/a\.toml.*expected a table, got nothing/],
   ["file-name", /name "good" must equal the file name/],
   ["unknown-placeholder", /unknown placeholder \{cpu\}/],
+  [
+    "override-overlap",
+    /overrides\[1\] versions "1\.2" overlaps overrides\[0\] versions "1"; the first match applies/,
+  ],
+  [
+    "override-unknown-key",
+    /overrides\[0\]: unknown key "assets" \(an override sets "versions" and any of: asset, bin/,
+  ],
   ["bad-platform", /unknown platform "linux\/riscv64"/],
   ["target-undefined", /\{target\} is used but not defined for darwin\/arm64/],
   ["channel-asset", /channels\.nightly": unknown key "url"/],

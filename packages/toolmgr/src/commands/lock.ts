@@ -5,12 +5,12 @@ import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
 import { asStoreError, LockfileError, ProjectFileError, ToolmgrError } from "../errors.js";
-import { createHttpClient, httpTimeoutFromEnv } from "../http/client.js";
+import { createHttpClient, networkOptionsFromEnv } from "../http/client.js";
 import { createCodeHost } from "../http/code-host.js";
 import { createFileResponseCache } from "../http/response-cache.js";
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
 import { detectPlatform, type Platform } from "../platform.js";
-import { loadProject } from "../project/project-file.js";
+import { loadProject, type ProjectTool } from "../project/project-file.js";
 import { hostAllows } from "../registry/host-policy.js";
 import { findRecipe, hostPolicy } from "../registry/registry.js";
 import { lockReport } from "../resolve/lock-report.js";
@@ -19,6 +19,7 @@ import { resolveTool } from "../resolve/resolve.js";
 import { commandName } from "../source/safe-names.js";
 import { fetchArtifact } from "../store/artifact-cache.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
+import { mirrorConfig } from "../store/mirrors.js";
 import { replaceFile } from "../store/replace-file.js";
 
 /**
@@ -73,21 +74,18 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       `Cannot lock for this machine (${deps.runtime.platform}/${deps.runtime.arch}): it is not a supported platform; list platforms in toolmgr.toml`,
     );
   }
-  const token = deps.env.CODEHOST_TOKEN || undefined;
+  const network = networkOptionsFromEnv(deps.env);
+  const token = network.token;
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
-  const timeoutMs = httpTimeoutFromEnv(deps.env);
   // Re-locks ask "changed?" with the ETag of the last answer: a 304 costs no rate limit (GitHub REST docs).
   const cache = createFileResponseCache(
     join(layout.httpCacheDir, `${createHash("sha256").update(project.path).digest("hex")}.json`),
   );
-  const client = createHttpClient({
-    fetch: deps.fetch,
-    apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
-    token,
-    cache,
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-  });
+  const client = createHttpClient({ fetch: deps.fetch, ...network, cache });
   const codeHost = createCodeHost(client);
+  // Trust-on-first-use downloads show progress as sync's do: one redrawn line on a terminal, else a line each.
+  const progress = downloadProgress(deps);
+  const mirrors = await mirrorConfig(deps.env, deps.runtime);
   const policy = hostPolicy();
 
   const resolveAll = () =>
@@ -108,8 +106,15 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
             try {
               const cached = await fetchArtifact(
                 { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl },
-                { layout, client, hasToken: token !== undefined },
+                {
+                  layout,
+                  client,
+                  hasToken: token !== undefined,
+                  mirrors,
+                  onProgress: ({ received, total }) => progress.draw(tool.name, { received, total }),
+                },
               );
+              progress.done(tool.name, { url: artifact.url, cacheHit: cached.cacheHit });
               return cached.sha256;
             } catch (error) {
               throw asStoreError(error, layout.home);
@@ -125,8 +130,14 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
   } finally {
     // After resolution, off its critical path; also after a failure, so a retry starts with what was learnt.
     cache.flush();
+    if (token === undefined && client.rateLimited) {
+      deps.io.stderr.write(
+        "toolmgr: note: the code host rate-limited these anonymous requests; set CODEHOST_TOKEN (or GH_TOKEN, GITHUB_TOKEN) for a higher limit\n",
+      );
+    }
   }
   checkCommandConflicts(tools);
+  warnChannelBuilds(project.tools, tools, deps);
 
   const lock: Lockfile = { version: 1, tools };
   const text = formatLockfile(lock);
@@ -151,6 +162,44 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
   }
   deps.io.stdout.write(`${out}wrote ${LOCKFILE_NAME}\n`);
   return 0;
+}
+
+/**
+ * One warning for every channel-build pin (`nightly-<commit>`): projects such as foundry delete old nightly releases
+ * (foundry-rs/foundry#5818), and then a lock that pinned one cannot sync anywhere that lacks a copy.
+ */
+function warnChannelBuilds(wanted: readonly ProjectTool[], tools: readonly LockedTool[], deps: Deps): void {
+  const channel = new Set(
+    wanted
+      .filter((t) => t.constraint.kind === "channel" || t.constraint.kind === "channel-commit")
+      .map((t) => t.name),
+  );
+  const pins = tools.filter((t) => channel.has(t.name)).map((t) => `${t.name} ${t.version}`);
+  if (pins.length === 0) return;
+  deps.io.stderr.write(
+    `toolmgr: warning: ${pins.join(", ")} ${pins.length === 1 ? "is a channel build" : "are channel builds"}: such builds may disappear upstream (they are deleted when newer ones come), and then this lock cannot sync. Pin a release instead, or keep a copy in a mirror (\`toolmgr mirror push oci://...\`, TOOLMGR_MIRRORS)\n`,
+  );
+}
+
+function downloadProgress(deps: Deps): {
+  draw(tool: string, p: { received: number; total: number | undefined }): void;
+  done(tool: string, d: { url: string; cacheHit: boolean }): void;
+} {
+  const tty = deps.io.stderr.isTTY === true;
+  let lastDraw = 0;
+  const mb = (bytes: number) => (bytes / 1_000_000).toFixed(1);
+  return {
+    draw(tool, { received, total }) {
+      const now = deps.now().getTime();
+      if (!tty || now - lastDraw < 100) return;
+      lastDraw = now;
+      deps.io.stderr.write(`\r\x1b[Kdownloading ${tool}: ${mb(received)}${total ? `/${mb(total)}` : ""} MB`);
+    },
+    done(tool, { url, cacheHit }) {
+      if (tty) deps.io.stderr.write("\r\x1b[K");
+      else if (!cacheHit) deps.io.stderr.write(`downloaded ${tool} (${url}) to compute its sha256\n`);
+    },
+  };
 }
 
 /** Two tools providing one command would make the shim's choice depend on order: refuse it (issue 10). */

@@ -44,10 +44,13 @@ export async function statusCommand(args: CommandArgs, deps: Deps): Promise<numb
   if (args.values.json === true) {
     deps.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   } else {
+    // Columns as wide as their longest value: a nightly pin (`nightly-<40 hex>`) would otherwise run into the next.
     const width = Math.max(4, ...rows.map((r) => r.name.length)) + 2;
+    const cWidth = Math.max(10, ...rows.map((r) => (r.constraint ?? "-").length)) + 2;
+    const vWidth = Math.max(12, ...rows.map((r) => (r.version ?? "-").length)) + 2;
     const lines = rows.map(
       (r) =>
-        `${r.name.padEnd(width)}${(r.constraint ?? "-").padEnd(12)}${(r.version ?? "-").padEnd(14)}${r.installed ? "installed" : "not installed"}${r.stale ? "  stale" : ""}${r.reason ? `  (${r.reason})` : ""}`,
+        `${r.name.padEnd(width)}${(r.constraint ?? "-").padEnd(cWidth)}${(r.version ?? "-").padEnd(vWidth)}${r.installed ? "installed" : "not installed"}${r.stale ? "  stale" : ""}${r.reason ? `  (${r.reason})` : ""}`,
     );
     deps.io.stdout.write(`${lines.join("\n")}\n`);
   }

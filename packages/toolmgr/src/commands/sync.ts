@@ -32,11 +32,12 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   if (stale.size > 0) {
     throw new LockfileError(`Cannot sync: ${staleMessage(locked.lockPath, stale)}`);
   }
-  const token = deps.env.CODEHOST_TOKEN || undefined;
+  const network = (await import("../http/network-env.js")).codeHostToken(deps.env);
+  const token = network?.value;
   // The download code loads only when something is missing, so re-syncing an installed toolchain stays cheap.
   let downloader: Promise<Downloader> | undefined;
   const download = () => {
-    downloader ??= loadDownloader(deps, token);
+    downloader ??= loadDownloader(deps);
     return downloader;
   };
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
@@ -72,13 +73,21 @@ async function installAll(
       if ((await installProblem(dir, tool)) === undefined) return { tool, state: "present" as const };
       const started = deps.now().getTime();
       let lastDraw = 0;
-      const { fetchArtifact, client } = await download();
+      const { fetchArtifact, client, mirrors } = await download();
       const cached = await fetchArtifact(
-        { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl, sha256: artifact.sha256 },
+        {
+          tool: tool.name,
+          url: artifact.url,
+          apiUrl: artifact.apiUrl,
+          sha256: artifact.sha256,
+          version: tool.version,
+        },
         {
           layout,
           client,
           hasToken: token !== undefined,
+          mirrors,
+          onWarning: (text) => deps.io.stderr.write(`${tty ? "\r\x1b[K" : ""}${text}\n`),
           onProgress: ({ received, total }) => {
             const now = deps.now().getTime();
             if (!tty || now - lastDraw < 100) return;
@@ -119,19 +128,23 @@ function mb(bytes: number): string {
 interface Downloader {
   readonly fetchArtifact: typeof import("../store/artifact-cache.js").fetchArtifact;
   readonly client: import("../http/client.js").HttpClient;
+  readonly mirrors: import("../store/mirrors.js").MirrorConfig;
 }
 
-async function loadDownloader(deps: Deps, token: string | undefined): Promise<Downloader> {
-  const [{ fetchArtifact }, { createHttpClient, httpTimeoutFromEnv }] = await Promise.all([
+async function loadDownloader(deps: Deps): Promise<Downloader> {
+  const [
+    { fetchArtifact },
+    { createHttpClient, networkOptionsFromEnv },
+    { mirrorConfig },
+    { createPullAuthorizer },
+  ] = await Promise.all([
     import("../store/artifact-cache.js"),
     import("../http/client.js"),
+    import("../store/mirrors.js"),
+    import("../store/oci-push.js"),
   ]);
-  const timeoutMs = httpTimeoutFromEnv(deps.env);
-  const client = createHttpClient({
-    fetch: deps.fetch,
-    apiBase: deps.env.CODEHOST_API_URL || "https://api.github.com",
-    token,
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-  });
-  return { fetchArtifact, client };
+  const client = createHttpClient({ fetch: deps.fetch, ...networkOptionsFromEnv(deps.env) });
+  const mirrors = await mirrorConfig(deps.env, deps.runtime);
+  const authorize = createPullAuthorizer({ fetch: deps.fetch, env: deps.env, homedir: deps.runtime.homedir });
+  return { fetchArtifact, client, mirrors: { ...mirrors, authorize } };
 }

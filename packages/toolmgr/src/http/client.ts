@@ -1,8 +1,9 @@
 import { HttpError, RateLimitError, UsageError } from "../errors.js";
 import { isLoopbackHost } from "../lockfile.js";
+import { apiBaseFromEnv, codeHostToken, type ProxyRule, proxyRuleFromEnv } from "./network-env.js";
 import { createRequestLimiter, type RequestLimiter } from "./request-limiter.js";
 import type { ResponseCache } from "./response-cache.js";
-import { fetchTransport, type HttpResponse, nodeTransport, type Transport } from "./transport.js";
+import { createNodeTransport, fetchTransport, type HttpResponse, type Transport } from "./transport.js";
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -10,6 +11,8 @@ export interface RequestOptions {
   readonly accept?: string;
   /** Statuses returned to the caller instead of thrown (for example 404 "no release for this tag"). */
   readonly allowStatus?: readonly number[];
+  /** An `Authorization` value for the request's own origin (a mirror's token); dropped along a redirect elsewhere. */
+  readonly authorization?: string;
   /** Nothing waits for this answer yet: it yields its place in the queue to requests that something waits for. */
   readonly background?: boolean;
 }
@@ -32,8 +35,12 @@ export interface HttpClientOptions {
   readonly fetch?: typeof fetch;
   /** Base URL of the code-hosting API (`CODEHOST_API_URL`); the token is sent to this origin only. */
   readonly apiBase: string;
-  /** `CODEHOST_TOKEN`, if set. Never logged, never sent to another origin. */
+  /** The token (`CODEHOST_TOKEN`, `GH_TOKEN` or `GITHUB_TOKEN`), if set. Never logged, never sent to another origin. */
   readonly token?: string | undefined;
+  /** The variable the token came from, for messages. @default "CODEHOST_TOKEN" */
+  readonly tokenVariable?: string;
+  /** Which requests go through a proxy (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`). @default direct */
+  readonly proxyRule?: ProxyRule;
   /** Waits between retries; injected so tests do not sleep. */
   readonly sleep?: (ms: number) => Promise<void>;
   /** Longest rate-limit wait worth sitting out before failing. @default 10_000 */
@@ -77,6 +84,8 @@ export interface HttpClient {
   backoff(attempt: number): Promise<void>;
   /** The API base URL without a trailing slash. */
   readonly apiBase: string;
+  /** Whether the code host answered with a rate limit at least once (even one waited out). */
+  readonly rateLimited: boolean;
 }
 
 const MAX_REDIRECTS = 5;
@@ -97,6 +106,20 @@ export function httpTimeoutFromEnv(env: Readonly<Record<string, string | undefin
     );
   }
   return Math.round(seconds * 1000);
+}
+
+/** What the environment says about the network: API base, token, proxies, stall timeout. */
+export function networkOptionsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Pick<HttpClientOptions, "apiBase" | "token" | "tokenVariable" | "proxyRule" | "timeoutMs"> {
+  const token = codeHostToken(env);
+  const timeoutMs = httpTimeoutFromEnv(env);
+  return {
+    apiBase: apiBaseFromEnv(env),
+    ...(token === undefined ? {} : { token: token.value, tokenVariable: token.variable }),
+    proxyRule: proxyRuleFromEnv(env),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  };
 }
 
 /**
@@ -127,17 +150,28 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const fake = options.fetch;
   const transport: Transport =
-    fake === undefined || fake === globalThis.fetch ? nodeTransport : fetchTransport(fake);
+    fake === undefined || fake === globalThis.fetch
+      ? createNodeTransport(options.proxyRule)
+      : fetchTransport(fake);
+  const tokenVariable = options.tokenVariable ?? "CODEHOST_TOKEN";
+  let rateLimited = false;
 
   async function once(
     url: URL,
-    request: { accept: string; etag?: string | undefined; background?: boolean | undefined },
+    request: {
+      accept: string;
+      etag?: string | undefined;
+      background?: boolean | undefined;
+      authorization?: string | undefined;
+    },
   ): Promise<HttpResponse> {
     let current = url;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       checkScheme(current);
       const headers: Record<string, string> = { accept: request.accept, "user-agent": "toolmgr" };
       if (options.token && current.origin === apiOrigin) headers.authorization = `Bearer ${options.token}`;
+      else if (request.authorization !== undefined && current.origin === url.origin)
+        headers.authorization = request.authorization;
       if (request.etag !== undefined && hop === 0) headers["if-none-match"] = request.etag;
       const target = current;
       const response = await slotsFor(target).run(() => transport(target, { headers, timeoutMs }), {
@@ -168,7 +202,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse;
       try {
-        response = await once(url, { accept, etag: request.etag, background: request.background });
+        response = await once(url, {
+          accept,
+          etag: request.etag,
+          background: request.background,
+          authorization: request.authorization,
+        });
       } catch (error) {
         if (error instanceof HttpError) throw error;
         if (attempt >= retries) {
@@ -185,6 +224,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (response.status === 403 || response.status === 429) {
         const wait = rateLimitWait(response, now());
         if (wait !== undefined) {
+          rateLimited = true;
           await response.discard();
           if (wait <= maxWait && attempt < retries) {
             await sleep(wait);
@@ -193,7 +233,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           const reset = response.headers.get("x-ratelimit-reset");
           const when = reset ? ` It resets at ${new Date(Number(reset) * 1000).toISOString()}.` : "";
           throw new RateLimitError(
-            `Cannot query ${redact(url)}: the code host's rate limit is exhausted.${when} Set CODEHOST_TOKEN for a higher limit, or wait`,
+            options.token
+              ? `Cannot query ${redact(url)}: the code host's rate limit is exhausted.${when} It is the limit of the token in ${tokenVariable}: wait, or use another token`
+              : `Cannot query ${redact(url)}: the code host's rate limit is exhausted.${when} Set CODEHOST_TOKEN (or GH_TOKEN, GITHUB_TOKEN) for a higher limit, or wait`,
           );
         }
       }
@@ -201,7 +243,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         // A stale token turns even public lookups into 401s (research §0.10, jdx/mise#2910): name the variable.
         await response.discard();
         throw new HttpError(
-          `Cannot query ${redact(url)}: the code host refused CODEHOST_TOKEN (HTTP 401); renew the token, or unset it to reach public repositories without one`,
+          `Cannot query ${redact(url)}: the code host refused ${tokenVariable} (HTTP 401); renew the token, or unset it to reach public repositories without one`,
           { status: 401 },
         );
       }
@@ -251,7 +293,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   }
 
-  return { get, getText, apiBase, retries, backoff: (attempt) => sleep(backoff(attempt)) };
+  return {
+    get,
+    getText,
+    apiBase,
+    retries,
+    backoff: (attempt) => sleep(backoff(attempt)),
+    get rateLimited() {
+      return rateLimited;
+    },
+  };
 }
 
 function checkScheme(url: URL): void {

@@ -5,6 +5,7 @@ import { ProjectFileError, SourceError } from "../errors.js";
 import { type Platform, tryParsePlatform } from "../platform.js";
 import { sourceFingerprint } from "../source/fingerprint.js";
 import { parseSource, type Source } from "../source/source.js";
+import { describeTomlError } from "../toml-error.js";
 import { type Constraint, parseConstraint } from "./constraint.js";
 
 /** File name of the project file. */
@@ -92,9 +93,7 @@ export function parseProjectFile(
   try {
     raw = parseToml(text) as Record<string, unknown>;
   } catch (cause) {
-    throw new ProjectFileError(`Cannot parse ${options.path}: ${(cause as Error).message.split("\n")[0]}`, {
-      cause,
-    });
+    throw new ProjectFileError(`Cannot parse ${describeTomlError(cause, options.path)}`, { cause });
   }
   for (const key of Object.keys(raw)) {
     if (key !== "platforms" && key !== "tools") {
@@ -121,6 +120,12 @@ export function parseProjectFile(
   const tools = raw.tools ?? {};
   if (typeof tools !== "object" || tools === null || Array.isArray(tools)) {
     throw new ProjectFileError(`Cannot parse ${options.path}: [tools] must be a table`);
+  }
+  if (Array.isArray((tools as Record<string, unknown>).platforms)) {
+    // TOML puts every key after a [table] header into that table: a platforms line under [tools] is a tool there.
+    throw new ProjectFileError(
+      `Cannot parse ${options.path}: "platforms" is inside [tools] because it comes after the [tools] header; move the platforms = [...] line above [tools], to the top of the file`,
+    );
   }
   const parsed = Object.entries(tools as Record<string, unknown>).map(([name, value]) =>
     parseTool(name, value, options),

@@ -1,7 +1,9 @@
 import { parse as parseToml } from "smol-toml";
 import { SourceError } from "../errors.js";
 import { commandName } from "../source/safe-names.js";
+import type { SourceOverride } from "../source/source.js";
 import { templateHost } from "../source/source.js";
+import { describeTomlError } from "../toml-error.js";
 import { type HostRule, hostAllows, parseHostPolicy } from "./host-policy.js";
 import { parseRecipe, type Recipe } from "./recipe.js";
 
@@ -72,7 +74,9 @@ export function lintRegistry(files: RegistryFiles): string[] {
       recipe = parseRecipe(parseToml(text), where);
     } catch (error) {
       problems.push(
-        error instanceof SourceError ? error.message : `${where}: ${(error as Error).message.split("\n")[0]}`,
+        error instanceof SourceError
+          ? error.message
+          : (describeTomlError(error, where).split("\n")[0] ?? where),
       );
       continue;
     }
@@ -88,6 +92,7 @@ export function lintRegistry(files: RegistryFiles): string[] {
     if (d.length >= 100 || d !== d.trim() || /[\n\r]/.test(d) || /[.!?]\s/.test(d)) {
       problems.push(`${where}: description must be one sentence under 100 characters on one line`);
     }
+    problems.push(...overrideOverlaps(recipe.source.overrides ?? [], where));
     if (recipe.source.type === "http") {
       const templates = [
         recipe.source.template,
@@ -137,5 +142,33 @@ export function lintRegistry(files: RegistryFiles): string[] {
       );
     }
   }
+  return problems;
+}
+
+/**
+ * Overrides whose `versions` overlap: the first match applies, so a later entry that shares versions with an earlier
+ * one is partly dead, which is almost always a mistake in the ranges (`1` and `1.2` overlap; `1.2` and `1.20` do not).
+ */
+function overrideOverlaps(overrides: readonly SourceOverride[], where: string): string[] {
+  const problems: string[] = [];
+  const parts = (text: string) => text.split("-")[0]?.split(".").map(Number) ?? [];
+  const overlap = (a: string, b: string) => {
+    const [x, y] = [parts(a), parts(b)];
+    const n = Math.min(x.length, y.length);
+    return x.slice(0, n).every((v, i) => v === y[i]) && (a.includes("-") && b.includes("-") ? a === b : true);
+  };
+  overrides.forEach((later, j) => {
+    for (let i = 0; i < j; i++) {
+      for (const a of overrides[i]?.versions ?? []) {
+        for (const b of later.versions) {
+          if (overlap(a, b)) {
+            problems.push(
+              `${where}: overrides[${j}] versions "${b}" overlaps overrides[${i}] versions "${a}"; the first match applies, so make the ranges disjoint`,
+            );
+          }
+        }
+      }
+    }
+  });
   return problems;
 }

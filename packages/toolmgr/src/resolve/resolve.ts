@@ -4,7 +4,7 @@ import type { LockedArtifact, LockedTool } from "../lockfile.js";
 import type { Platform } from "../platform.js";
 import { matchesPrefix, parseStableTag } from "../project/constraint.js";
 import type { ProjectTool } from "../project/project-file.js";
-import { renderTemplate, templateHost, templatePlaceholders } from "../source/source.js";
+import { renderTemplate, sourceAt, templateHost, templatePlaceholders } from "../source/source.js";
 import { reusedDigest } from "./relock.js";
 
 /** Everything resolution needs from outside: the code host, the policy, and a way to digest an artifact (TOFU). */
@@ -55,20 +55,25 @@ export async function resolveTool(tool: ProjectTool, context: ResolveContext): P
       ? context.codeHost.isPrivate(tool.source.repo)
       : Promise.resolve(false);
   privacy.catch(() => {}); // awaited below; a failure of the chain must not leave it unhandled
-  const chosen = await chooseRelease(tool, context);
+  const picked = await chooseRelease(tool, context);
+  // The version is known now: an override for it (renamed assets of older releases) decides the rest.
+  const source = sourceAt(tool.source, picked.version);
+  const isChannel = tool.constraint.kind === "channel" || tool.constraint.kind === "channel-commit";
+  const chosen = isChannel ? picked : { ...picked, template: source.template };
+  const resolved: ProjectTool = { ...tool, source };
   const isPrivate = await privacy;
   // Every platform is checked before anything is downloaded, in a fixed order, so the error is deterministic;
   // then the digests that need a download (trust on first use) are fetched concurrently.
   const planned = [...context.platforms]
     .sort()
-    .map((platform) => planArtifact(tool, { chosen, platform, isPrivate, context }));
-  const artifacts = await Promise.all(planned.map((plan) => digestArtifact(tool, plan, context)));
+    .map((platform) => planArtifact(resolved, { chosen, platform, isPrivate, context }));
+  const artifacts = await Promise.all(planned.map((plan) => digestArtifact(resolved, plan, context)));
   return {
     name: tool.name,
     constraint: tool.constraint.text,
     version: chosen.version,
-    bin: tool.source.bin,
-    stripComponents: tool.source.stripComponents,
+    bin: source.bin,
+    stripComponents: source.stripComponents,
     ...(tool.fingerprint === undefined ? {} : { source: tool.fingerprint }),
     artifacts,
   };

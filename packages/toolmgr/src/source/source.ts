@@ -8,6 +8,7 @@ import {
   platformOs,
   tryParsePlatform,
 } from "../platform.js";
+import { constraintAllows, parseConstraint } from "../project/constraint.js";
 import { checkBinPath, checkChannelName, commandName } from "./safe-names.js";
 
 /** How a source finds versions and artifacts (spec: "Source types"). There is no third type. */
@@ -46,7 +47,28 @@ export interface Source {
   readonly arch: Readonly<Record<string, string>>;
   /** Channels by name (spec: `channels.<channel>.asset`). */
   readonly channels: Readonly<Record<string, ChannelSource>>;
+  /**
+   * Version-ranged overrides (`[[source.overrides]]`), for upstreams that renamed their assets; the first whose
+   * `versions` match applies. Absent when there are none (so the fingerprint of older definitions is unchanged).
+   */
+  readonly overrides?: readonly SourceOverride[];
 }
+
+/** One `[[source.overrides]]` entry: the versions it covers and the source keys it replaces. */
+export interface SourceOverride {
+  /** Version prefixes (`1`, `1.2`, `1.2.3`) or exact pre-releases, in the constraint syntax of `toolmgr.toml`. */
+  readonly versions: readonly string[];
+  readonly template?: string;
+  readonly bin?: readonly string[];
+  readonly platforms?: readonly Platform[];
+  readonly stripComponents?: number;
+  readonly target?: Readonly<Partial<Record<Platform, string>>>;
+  readonly os?: Readonly<Record<string, string>>;
+  readonly arch?: Readonly<Record<string, string>>;
+}
+
+/** The keys an override may set, besides `versions` (the asset key is `asset` or `url` by source type). */
+const OVERRIDE_KEYS = ["bin", "platforms", "strip_components", "target", "os", "arch"] as const;
 
 /** Placeholders a template may use (spec: `asset`). */
 export const PLACEHOLDERS = ["version", "os", "arch", "target", "commit"] as const;
@@ -68,6 +90,7 @@ const KNOWN_KEYS = new Set([
   "os",
   "arch",
   "channels",
+  "overrides",
 ]);
 
 /**
@@ -118,7 +141,108 @@ export function parseSource(raw: unknown, where: string): Source {
   for (const [name, channel] of Object.entries(source.channels)) {
     checkTemplate(source, channel.template, `${where} channel "${name}"`);
   }
-  return source;
+  const overrides = parseOverrides(table.overrides, { where, templateKey });
+  if (overrides.length === 0) return source;
+  const withOverrides: Source = { ...source, overrides };
+  overrides.forEach((override, i) => {
+    const merged = applyOverride(source, override);
+    checkTemplate(merged, merged.template, `${where} overrides[${i}] "${templateKey}"`);
+  });
+  return withOverrides;
+}
+
+function parseOverrides(
+  raw: unknown,
+  context: { where: string; templateKey: "asset" | "url" },
+): SourceOverride[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) {
+    throw new SourceError(
+      `Cannot parse ${context.where}: "overrides" must be an array of tables ([[source.overrides]])`,
+    );
+  }
+  return raw.map((entry, i) => {
+    const where = `${context.where} overrides[${i}]`;
+    const table = expectTable(entry, where);
+    const known = new Set<string>(["versions", context.templateKey, ...OVERRIDE_KEYS]);
+    for (const key of Object.keys(table)) {
+      if (!known.has(key)) {
+        throw new SourceError(
+          `Cannot parse ${where}: unknown key "${key}" (an override sets "versions" and any of: ${[...known].filter((k) => k !== "versions").join(", ")})`,
+        );
+      }
+    }
+    const versions = parseOverrideVersions(table.versions, where);
+    const target = table.target === undefined ? undefined : parseTarget(table.target, where);
+    const platforms = parsePlatforms(table.platforms, where);
+    return {
+      versions,
+      ...(table[context.templateKey] === undefined
+        ? {}
+        : { template: expectString(table[context.templateKey], `${where} "${context.templateKey}"`) }),
+      ...(table.bin === undefined ? {} : { bin: parseBin(table.bin, where) }),
+      ...(platforms === undefined ? {} : { platforms }),
+      ...(table.strip_components === undefined
+        ? {}
+        : { stripComponents: parseStripComponents(table.strip_components, where) }),
+      ...(target === undefined ? {} : { target }),
+      ...(table.os === undefined ? {} : { os: parseRenames(table.os, OPERATING_SYSTEMS, `${where} "os"`) }),
+      ...(table.arch === undefined
+        ? {}
+        : { arch: parseRenames(table.arch, ARCHITECTURES, `${where} "arch"`) }),
+    };
+  });
+}
+
+function parseOverrideVersions(raw: unknown, where: string): string[] {
+  const list = typeof raw === "string" ? [raw] : raw;
+  if (!Array.isArray(list) || list.length === 0 || list.some((v) => typeof v !== "string")) {
+    throw new SourceError(
+      `Cannot parse ${where}: "versions" must be a version prefix or a list of them, e.g. "1.2" or ["0", "1"]`,
+    );
+  }
+  for (const text of list as string[]) {
+    let kind: string;
+    try {
+      kind = parseConstraint(text, where).kind;
+    } catch {
+      kind = "invalid";
+    }
+    if (kind !== "prefix" && kind !== "prerelease") {
+      throw new SourceError(
+        `Cannot parse ${where}: "versions" entry "${text}" is not a version prefix; write 1, 1.2, 1.2.3 or 1.2.3-rc.1 (list several for a range, e.g. ["1", "2.0"])`,
+      );
+    }
+  }
+  return list as string[];
+}
+
+/** Whether an override's `versions` cover `version` (whole components, as constraints match). */
+export function overrideMatches(override: SourceOverride, version: string): boolean {
+  return override.versions.some((text) => constraintAllows(parseConstraint(text, "override"), version));
+}
+
+function applyOverride(source: Source, override: SourceOverride): Source {
+  const { overrides: _, ...base } = source;
+  return {
+    ...base,
+    ...(override.template === undefined ? {} : { template: override.template }),
+    ...(override.bin === undefined ? {} : { bin: override.bin }),
+    ...(override.platforms === undefined ? {} : { platforms: override.platforms }),
+    ...(override.stripComponents === undefined ? {} : { stripComponents: override.stripComponents }),
+    ...(override.target === undefined ? {} : { target: override.target }),
+    ...(override.os === undefined ? {} : { os: override.os }),
+    ...(override.arch === undefined ? {} : { arch: override.arch }),
+  };
+}
+
+/**
+ * The source as it applies to `version`: the first override whose `versions` match, merged over the base keys (a
+ * recipe describes the current asset names and carries the old ones as overrides, aqua's `version_overrides`).
+ */
+export function sourceAt(source: Source, version: string): Source {
+  const override = source.overrides?.find((o) => overrideMatches(o, version));
+  return override === undefined ? source : applyOverride(source, override);
 }
 
 /** Values substituted into a template for one artifact. */

@@ -7,6 +7,7 @@ import { pipeline } from "node:stream/promises";
 import { DigestMismatchError, HttpError, MissingTokenError, ToolmgrError } from "../errors.js";
 import { type HttpClient, redact } from "../http/client.js";
 import { cachedArtifactPath, type StoreLayout } from "./layout.js";
+import { type MirrorConfig, mirrorUrl } from "./mirrors.js";
 import { commitFile, TEMP_PREFIX, tempPath } from "./replace-file.js";
 
 /** What to fetch: the public URL, or for a private repository the API asset URL downloaded with the token. */
@@ -17,6 +18,8 @@ export interface ArtifactRef {
   readonly apiUrl?: string | undefined;
   /** The digest the lock records; absent at lock time for trust on first use. */
   readonly sha256?: string | undefined;
+  /** For messages: the pinned version (a channel build's names its commit). */
+  readonly version?: string | undefined;
 }
 
 /** Progress of one download, for the TTY display. */
@@ -32,6 +35,10 @@ export interface FetchArtifactOptions {
   /** Whether `CODEHOST_TOKEN` is set (the client holds it); a private artifact needs it. */
   readonly hasToken: boolean;
   readonly onProgress?: (progress: DownloadProgress) => void;
+  /** Mirrors tried, in order, before the locked URL; `offline` skips the locked URL. */
+  readonly mirrors?: MirrorConfig;
+  /** A line for stderr: a mirror that failed or served the wrong bytes, before the next source is tried. */
+  readonly onWarning?: (text: string) => void;
 }
 
 /** Where a verified artifact is, and its digest. */
@@ -63,6 +70,44 @@ export async function fetchArtifact(
     if (actual === ref.sha256) return { path, sha256: actual, cacheHit: true };
     if (actual !== undefined) await rm(path, { force: true });
   }
+  const sources: string[] = [];
+  const mirrors = options.mirrors;
+  if (ref.sha256 !== undefined && mirrors !== undefined) {
+    // Mirrors first, in list order: the lock's URL and digest stay as they are, and the digest is checked whatever
+    // serves the bytes, so a mirror can be anything from an internal file server to an OCI registry.
+    for (const mirror of mirrors.mirrors) {
+      const url = mirrorUrl(mirror, { url: ref.url, sha256: ref.sha256 });
+      if (url === undefined) continue;
+      try {
+        const authorization =
+          mirror.kind !== "oci"
+            ? undefined
+            : mirrors.token !== undefined
+              ? `Bearer ${mirrors.token}`
+              : await mirrors.authorize?.(mirror.registry);
+        return await downloadOnce({ ...ref, url, apiUrl: undefined }, options, authorization);
+      } catch (error) {
+        if (!(error instanceof Error)) throw error;
+        const why =
+          error instanceof DigestMismatchError
+            ? `it served other bytes (expected sha256 ${ref.sha256})`
+            : error instanceof HttpError && error.status === 404
+              ? "it does not have it"
+              : error.message;
+        sources.push(`${mirror.text} (${why})`);
+        options.onWarning?.(
+          `toolmgr: warning: mirror ${mirror.text} refused for "${ref.tool}": ${why}; trying the next source`,
+        );
+      }
+    }
+  }
+  if (mirrors?.offline === true) {
+    const tried =
+      sources.length > 0 ? `; tried ${sources.join(", ")}` : "; no mirror is configured (TOOLMGR_MIRRORS)";
+    throw new HttpError(
+      `Cannot download "${ref.tool}"${ref.version ? ` ${ref.version}` : ""} offline (TOOLMGR_OFFLINE=1): it is not in the store's cache and no mirror served it${tried}`,
+    );
+  }
   if (ref.apiUrl !== undefined && !options.hasToken) {
     throw new MissingTokenError(
       `Cannot download "${ref.tool}" from a private repository: set CODEHOST_TOKEN to a token that can read it`,
@@ -74,6 +119,12 @@ export async function fetchArtifact(
     try {
       return await downloadOnce(ref, options);
     } catch (error) {
+      if (
+        error instanceof HttpError &&
+        (error.status === 404 || error.status === 410) &&
+        ref.sha256 !== undefined
+      )
+        throw vanished(ref, error.status);
       if (error instanceof ToolmgrError) throw error;
       if (attempt >= options.client.retries) {
         throw new HttpError(
@@ -86,10 +137,31 @@ export async function fetchArtifact(
   }
 }
 
-async function downloadOnce(ref: ArtifactRef, options: FetchArtifactOptions): Promise<CachedArtifact> {
+/**
+ * A locked artifact the host no longer serves: foundry and others delete old `nightly-<commit>` releases, so a lock
+ * that pinned one cannot sync anywhere that does not have it already.
+ */
+function vanished(ref: ArtifactRef, status: number): HttpError {
+  const commit = /-([0-9a-f]{7,64})$/.exec(ref.version ?? "")?.[1];
+  const what =
+    commit !== undefined ? `the build of commit ${commit}` : `version ${ref.version ?? "(unknown)"}`;
+  return new HttpError(
+    `Cannot download "${ref.tool}" ${ref.version ?? ""}: ${what} is no longer there, it was deleted upstream (the locked URL answers ${status} Not Found/Gone: ${redact(new URL(ref.url))}). Pin a release in toolmgr.toml and run toolmgr lock, or fetch it from a mirror that kept a copy (TOOLMGR_MIRRORS; \`toolmgr mirror push\` makes one)`,
+    { status },
+  );
+}
+
+async function downloadOnce(
+  ref: ArtifactRef,
+  options: FetchArtifactOptions,
+  authorization?: string,
+): Promise<CachedArtifact> {
   const { layout } = options;
   // A private artifact comes from its API URL (the client adds the token there, and drops it along the redirect).
-  const response = await options.client.get(ref.apiUrl ?? ref.url, { accept: "application/octet-stream" });
+  const response = await options.client.get(ref.apiUrl ?? ref.url, {
+    accept: "application/octet-stream",
+    ...(authorization === undefined ? {} : { authorization }),
+  });
   const temp = tempPath(layout.cacheDir);
   const hash = createHash("sha256");
   const total = Number(response.headers.get("content-length")) || undefined;

@@ -46,6 +46,8 @@ export class FakeCodeHost {
   readonly token = "test-token-0123456789";
   /** Path → number of requests. */
   readonly requests = new Map<string, number>();
+  /** Every `authorization` header the API origin received (which token a client chose to send). */
+  readonly apiAuthorizations: string[] = [];
   /** Descriptions of requests that carried the token to a non-API origin. */
   readonly tokenLeaks: string[] = [];
   /** Added latency per request (every origin), in milliseconds. */
@@ -110,6 +112,13 @@ export class FakeCodeHost {
     r.releases.set(release.tag, { ...release, ids, digests: release.assets.map((a) => sha256(a.data)) });
   }
 
+  /** Deletes a release and its assets, as projects delete old nightly builds (downloads then answer 404). */
+  deleteRelease(repo: string, tag: string): void {
+    const release = this.#repo(repo).releases.get(tag);
+    for (const id of release?.ids ?? []) this.#assets.delete(id);
+    this.#repo(repo).releases.delete(tag);
+  }
+
   /**
    * Answers the next `count` API requests whose path starts with `prefix` with `status` and `headers`; status 0 resets
    * the connection instead of answering.
@@ -169,6 +178,7 @@ export class FakeCodeHost {
       );
       return;
     }
+    if (req.headers.authorization !== undefined) this.apiAuthorizations.push(req.headers.authorization);
     const authorized = req.headers.authorization === `Bearer ${this.token}`;
     const json = (_res: ServerResponse, body: unknown, type = "application/json") =>
       answer(req, res, {
