@@ -23,8 +23,9 @@ export async function parseDelimitedProtobuf(body: Uint8Array): Promise<MetricFa
   try {
     while (reader.pos < reader.len) {
       const message = familyType.decodeDelimited(reader);
+      // Longs as strings: uint64 counts and int64 timestamps beyond 2^53 survive the round trip.
       const f = familyType.toObject(message, {
-        longs: Number,
+        longs: String,
         enums: String,
         defaults: false,
       }) as ProtoFamily;
@@ -57,18 +58,21 @@ interface ProtoFamily {
   metric?: ProtoMetric[];
 }
 
+/** A long as protobufjs writes it with `longs: String`. */
+type Long = string;
+
 interface ProtoMetric {
   label?: { name?: string; value?: string }[];
   gauge?: { value?: number };
   counter?: { value?: number };
   untyped?: { value?: number };
-  summary?: { sampleCount?: number; sampleSum?: number; quantile?: { quantile?: number; value?: number }[] };
+  summary?: { sampleCount?: Long; sampleSum?: number; quantile?: { quantile?: number; value?: number }[] };
   histogram?: {
-    sampleCount?: number;
+    sampleCount?: Long;
     sampleSum?: number;
-    bucket?: { cumulativeCount?: number; upperBound?: number }[];
+    bucket?: { cumulativeCount?: Long; upperBound?: number }[];
   };
-  timestampMs?: number;
+  timestampMs?: Long;
 }
 
 function toType(type: string | undefined): MetricType {
@@ -87,32 +91,62 @@ function toType(type: string | undefined): MetricType {
   }
 }
 
+/** The fields of each value message the text format holds; anything else makes the series keep its `protoValue`. */
+const CLASSIC_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  counter: new Set(["value"]),
+  summary: new Set(["sampleCount", "sampleSum", "quantile"]),
+  histogram: new Set(["sampleCount", "sampleSum", "bucket"]),
+};
+const CLASSIC_BUCKET_FIELDS = new Set(["cumulativeCount", "upperBound"]);
+
+/**
+ * The value message as JSON when it holds more than the text format can: native histogram fields, exemplars, float
+ * counts, created timestamps. Non-finite doubles become strings (`fromObject` reads them back with `Number`).
+ */
+function protoValue(m: ProtoMetric, type: MetricType): string | undefined {
+  if (type !== "counter" && type !== "summary" && type !== "histogram") return undefined;
+  const value = m[type] as Record<string, unknown> | undefined;
+  if (value === undefined) return undefined;
+  const classic = CLASSIC_FIELDS[type] ?? new Set();
+  const richer =
+    Object.keys(value).some((k) => !classic.has(k)) ||
+    (type === "histogram" &&
+      (m.histogram?.bucket ?? []).some((b) => Object.keys(b).some((k) => !CLASSIC_BUCKET_FIELDS.has(k))));
+  if (!richer) return undefined;
+  return JSON.stringify(value, (_k, v: unknown) =>
+    typeof v === "number" && !Number.isFinite(v) ? String(v) : v,
+  );
+}
+
 function toMetric(m: ProtoMetric, type: MetricType): Metric {
   const labels = (m.label ?? []).map((l) => [l.name ?? "", l.value ?? ""] as [string, string]);
-  const ts = m.timestampMs === undefined ? {} : { timestampMs: m.timestampMs };
+  const extra: Partial<Metric> = {};
+  if (m.timestampMs !== undefined) extra.timestampMs = Number(m.timestampMs);
+  const rich = protoValue(m, type);
+  if (rich !== undefined) extra.protoValue = rich;
   switch (type) {
     case "summary":
       return {
         labels,
         quantiles: (m.summary?.quantile ?? []).map((q) => [q.quantile ?? 0, q.value ?? 0]),
         sum: m.summary?.sampleSum ?? 0,
-        count: m.summary?.sampleCount ?? 0,
-        ...ts,
+        count: Number(m.summary?.sampleCount ?? 0),
+        ...extra,
       };
     case "histogram":
       return {
         labels,
-        buckets: (m.histogram?.bucket ?? []).map((b) => [b.upperBound ?? 0, b.cumulativeCount ?? 0]),
+        buckets: (m.histogram?.bucket ?? []).map((b) => [b.upperBound ?? 0, Number(b.cumulativeCount ?? 0)]),
         sum: m.histogram?.sampleSum ?? 0,
-        count: m.histogram?.sampleCount ?? 0,
-        ...ts,
+        count: Number(m.histogram?.sampleCount ?? 0),
+        ...extra,
       };
     default:
       return {
         labels,
         value:
           (type === "counter" ? m.counter?.value : type === "gauge" ? m.gauge?.value : m.untyped?.value) ?? 0,
-        ...ts,
+        ...extra,
       };
   }
 }

@@ -17,6 +17,11 @@ export interface RenderedFamily {
   readonly lines: readonly string[];
   /** Per series: `seriesKey` of its labels. */
   readonly keys: readonly string[];
+  /**
+   * Per series: its `protoValue` (native histogram, exemplars: what the lines cannot hold), present only when some
+   * series of the family has one.
+   */
+  readonly protoValues?: readonly (string | undefined)[];
 }
 
 /** Renders every series of a family once; the strings are flat copies (no ropes or slices of the push body). */
@@ -27,12 +32,14 @@ export function renderFamily(f: MetricFamily): RenderedFamily {
     lines[i] = flatString(renderMetric(f, m));
     keys[i] = flatString(seriesKey(m));
   });
+  const rich = f.metrics.some((m) => m.protoValue !== undefined);
   return {
     name: flatString(f.name),
     help: f.help === undefined ? undefined : flatString(f.help),
     type: f.type,
     lines,
     keys,
+    ...(rich ? { protoValues: f.metrics.map((m) => m.protoValue) } : {}),
   };
 }
 
@@ -50,7 +57,12 @@ export function mergeFamilies(families: Iterable<RenderedFamily>): RenderedFamil
   return Array.from(byName.values(), (parts) => {
     const [first, ...rest] = parts as [RenderedFamily, ...RenderedFamily[]];
     if (rest.length === 0) return first;
-    return { ...first, lines: parts.flatMap((p) => p.lines), keys: parts.flatMap((p) => p.keys) };
+    const merged = { ...first, lines: parts.flatMap((p) => p.lines), keys: parts.flatMap((p) => p.keys) };
+    if (!parts.some((p) => p.protoValues !== undefined)) return merged;
+    const protoValues = parts.flatMap(
+      (p) => p.protoValues ?? new Array<undefined>(p.lines.length).fill(undefined),
+    );
+    return { ...merged, protoValues };
   });
 }
 
@@ -64,6 +76,11 @@ export function parseRenderedFamily(f: Omit<RenderedFamily, "keys">): MetricFami
     f.lines.length === 0
       ? []
       : (parseText(`# TYPE ${f.name} ${f.type}\n${f.lines.join("\n")}\n`)[0]?.metrics ?? []);
+  // One metric per series, in the lines' order: the protobuf value of each goes back where it was.
+  f.protoValues?.forEach((value, i) => {
+    const m = metrics[i];
+    if (value !== undefined && m !== undefined) m.protoValue = value;
+  });
   return { name: f.name, help: f.help, type: f.type, metrics };
 }
 
