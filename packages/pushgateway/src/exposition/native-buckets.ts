@@ -69,14 +69,12 @@ export function nativeBuckets(h: NativeHistogram): NativeBucket[] {
   const zeroCount = float ? Number(h.zeroCountFloat ?? 0) : Number(h.zeroCount ?? 0);
   const threshold = Number(h.zeroThreshold ?? 0);
   return [
-    ...negative
-      .reverse()
-      .map((b) => ({
-        boundaries: 1 as const,
-        lower: -bound(b.index, schema),
-        upper: -bound(b.index - 1, schema),
-        count: b.count,
-      })),
+    ...negative.reverse().map((b) => ({
+      boundaries: 1 as const,
+      lower: -bound(b.index, schema),
+      upper: -bound(b.index - 1, schema),
+      count: b.count,
+    })),
     ...(zeroCount !== 0
       ? [{ boundaries: 3 as const, lower: -threshold, upper: threshold, count: zeroCount }]
       : []),

@@ -17,38 +17,57 @@ export function isDelimitedProtobuf(contentType: string): boolean {
  * @throws {ParseError}
  */
 export async function parseDelimitedProtobuf(body: Uint8Array): Promise<MetricFamily[]> {
-  const { family: familyType, reader: Reader } = await loadCodec();
-  const reader = Reader.create(body);
+  const { family: familyType } = await loadCodec();
   const byName = new Map<string, MetricFamily>();
-  try {
-    while (reader.pos < reader.len) {
-      const message = familyType.decodeDelimited(reader);
-      // Longs as strings: uint64 counts and int64 timestamps beyond 2^53 survive the round trip.
-      const f = familyType.toObject(message, {
-        longs: String,
-        enums: String,
-        defaults: false,
-      }) as ProtoFamily;
-      const type = toType(f.type);
-      byName.set(f.name ?? "", {
-        name: f.name ?? "",
-        help: f.help === undefined || f.help === "" ? undefined : f.help,
-        type,
-        metrics: (f.metric ?? []).map((m) => toMetric(m, type)),
-      });
+  let at = 0;
+  while (at < body.length) {
+    const { size, next } = readUvarint(body, at);
+    // protodelim reads exactly `size` bytes (io.ReadFull); fewer left is io.ErrUnexpectedEOF.
+    if (next + size > body.length) throw new ParseError("unexpected EOF");
+    let message: ReturnType<typeof familyType.decode>;
+    try {
+      message = familyType.decode(body.subarray(next, next + size));
+    } catch (cause) {
+      // proto.Unmarshal of a complete message: anything it cannot read is invalid wire-format data (Go's message
+      // starts "proto:" and, by google.golang.org/protobuf's design, a space that may be a non-breaking one).
+      throw new ParseError("proto: cannot parse invalid wire-format data", { cause });
     }
-  } catch (cause) {
-    // Go's pbutil.ReadDelimited: a length or message cut short is io.ErrUnexpectedEOF; bytes that are not a
-    // MetricFamily fail in proto.Unmarshal.
-    const short = cause instanceof RangeError || /index out of range/.test((cause as Error).message);
-    throw new ParseError(short ? "unexpected EOF" : "proto: cannot parse invalid wire-format data", {
-      cause,
+    at = next + size;
+    // Longs as strings: uint64 counts and int64 timestamps beyond 2^53 survive the round trip.
+    const f = familyType.toObject(message, { longs: String, enums: String, defaults: false }) as ProtoFamily;
+    const type = toType(f.type);
+    byName.set(f.name ?? "", {
+      name: f.name ?? "",
+      help: f.help === undefined || f.help === "" ? undefined : f.help,
+      type,
+      metrics: (f.metric ?? []).map((m) => toMetric(m, type)),
     });
   }
   for (const f of byName.values()) {
     if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(f.name)) throw new ParseError(`invalid metric name "${f.name}"`);
   }
   return [...byName.values()];
+}
+
+/**
+ * Go's `binary.ReadUvarint` as protodelim's `UnmarshalFrom` calls it before each message: the end of the body before a
+ * varint's first byte is the normal end (the caller's loop stops), inside a varint `unexpected EOF`, more than ten
+ * bytes or a tenth byte above 1 `binary: varint overflows a 64-bit integer`.
+ */
+function readUvarint(body: Uint8Array, start: number): { size: number; next: number } {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 10; i++) {
+    const byte = body[start + i];
+    if (byte === undefined) throw new ParseError("unexpected EOF");
+    if (byte < 0x80) {
+      if (i === 9 && byte > 1) break;
+      return { size: value + byte * scale, next: start + i + 1 };
+    }
+    value += (byte & 0x7f) * scale;
+    scale *= 128;
+  }
+  throw new ParseError("binary: varint overflows a 64-bit integer");
 }
 
 interface ProtoFamily {
