@@ -7,4 +7,6 @@ process.exitCode = await main(process.argv.slice(2), {
   now: () => new Date(),
   onSignal: (signal, handler) => process.on(signal, handler),
   exit: (code) => process.exit(code),
+  env: process.env,
+  pid: process.pid,
 });

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { PersistenceError, UsageError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import { startServer } from "./http/server.js";
+import { systemdListenFds } from "./http/systemd-socket.js";
 import { loadWebConfig } from "./http/web-config.js";
 import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics } from "./own-metrics.js";
@@ -18,6 +19,9 @@ export interface MainDeps {
   readonly now: () => Date;
   readonly onSignal: (signal: "SIGINT" | "SIGTERM", handler: () => void) => void;
   readonly exit: (code: number) => void;
+  /** The environment (systemd's `LISTEN_PID`/`LISTEN_FDS`) and this process's id. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly pid: number;
 }
 
 /** Runs the gateway until it is stopped; resolves with an exit code for the cases that end before serving. */
@@ -55,6 +59,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     maxGroups: config.maxGroups,
     maxSeries: config.maxSeries,
     now: () => deps.now().getTime(),
+    utf8Names: config.utf8Names,
   });
   if (config.persistenceFile !== "") {
     try {
@@ -117,6 +122,17 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   const prefix = (
     config.routePrefix || (config.externalUrl ? new URL(config.externalUrl).pathname : "")
   ).replace(/\/+$/, "");
+  let fd: number | undefined;
+  if (config.systemdSocket) {
+    // exporter-toolkit web.ListenAndServe: the activated sockets replace --web.listen-address. One server listens
+    // on the first; upstream serves each.
+    log("info", "Listening on systemd activated listeners instead of port listeners.");
+    fd = systemdListenFds(deps.env, deps.pid)[0];
+    if (fd === undefined) {
+      log("error", "Error listening: no socket activation file descriptors found");
+      return 1;
+    }
+  }
   let server: Server;
   const shutdown = async (via: "web" | "signal") => {
     // Upstream main.go shutdownServerOnQuit: a web request is logged as a warning, a signal as info.
@@ -132,12 +148,14 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     server = await startServer({
       host: host === "" ? "::" : host,
       port,
+      ...(fd === undefined ? {} : { fd }),
       prefix,
       web,
       ctx: {
         store: observed,
         now: deps.now,
         check: !config.disableConsistencyCheck,
+        utf8Names: config.utf8Names,
         enableLifecycle: config.enableLifecycle,
         enableAdminApi: config.enableAdminApi,
         telemetryPath: config.telemetryPath,

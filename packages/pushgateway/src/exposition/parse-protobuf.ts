@@ -1,5 +1,6 @@
 import { ParseError } from "../errors.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
+import { isLegacyMetricName, isUtf8Name } from "./metric-names.js";
 import { loadCodec } from "./protobuf-codec.js";
 
 /** Whether a Content-Type announces varint-delimited `MetricFamily` protobuf (what Go clients push). */
@@ -16,7 +17,10 @@ export function isDelimitedProtobuf(contentType: string): boolean {
  *
  * @throws {ParseError}
  */
-export async function parseDelimitedProtobuf(body: Uint8Array): Promise<MetricFamily[]> {
+export async function parseDelimitedProtobuf(
+  body: Uint8Array,
+  options: { utf8?: boolean } = {},
+): Promise<MetricFamily[]> {
   const { family: familyType } = await loadCodec();
   const byName = new Map<string, MetricFamily>();
   let at = 0;
@@ -44,7 +48,8 @@ export async function parseDelimitedProtobuf(body: Uint8Array): Promise<MetricFa
     });
   }
   for (const f of byName.values()) {
-    if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(f.name)) throw new ParseError(`invalid metric name "${f.name}"`);
+    const valid = options.utf8 ? isUtf8Name(f.name) : isLegacyMetricName(f.name);
+    if (!valid) throw new ParseError(`invalid metric name "${f.name}"`);
   }
   return [...byName.values()];
 }
@@ -120,17 +125,20 @@ const CLASSIC_BUCKET_FIELDS = new Set(["cumulativeCount", "upperBound"]);
 
 /**
  * The value message as JSON when it holds more than the text format can: native histogram fields, exemplars, float
- * counts, created timestamps. Non-finite doubles become strings (`fromObject` reads them back with `Number`).
+ * counts, created timestamps, or a histogram without the `+Inf` bucket the text form adds. Non-finite doubles become strings (`fromObject` reads them back with `Number`).
  */
 function protoValue(m: ProtoMetric, type: MetricType): string | undefined {
   if (type !== "counter" && type !== "summary" && type !== "histogram") return undefined;
   const value = m[type] as Record<string, unknown> | undefined;
   if (value === undefined) return undefined;
   const classic = CLASSIC_FIELDS[type] ?? new Set();
+  const buckets = m.histogram?.bucket ?? [];
   const richer =
     Object.keys(value).some((k) => !classic.has(k)) ||
     (type === "histogram" &&
-      (m.histogram?.bucket ?? []).some((b) => Object.keys(b).some((k) => !CLASSIC_BUCKET_FIELDS.has(k))));
+      (buckets.some((b) => Object.keys(b).some((k) => !CLASSIC_BUCKET_FIELDS.has(k))) ||
+        // Go clients send no +Inf bucket; the text form has one, upstream's protobuf scrape does not.
+        !buckets.some((b) => b.upperBound === Number.POSITIVE_INFINITY)));
   if (!richer) return undefined;
   return JSON.stringify(value, (_k, v: unknown) =>
     typeof v === "number" && !Number.isFinite(v) ? String(v) : v,

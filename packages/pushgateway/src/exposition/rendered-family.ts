@@ -1,5 +1,7 @@
 import { flatString } from "../flat-string.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
+import { escapeName, isLegacyLabelName, isLegacyMetricName, quoteName } from "./metric-names.js";
+import type { EscapingScheme } from "./negotiate.js";
 import { parseText } from "./parse-text.js";
 import { renderMetric } from "./render-metric.js";
 
@@ -22,6 +24,8 @@ export interface RenderedFamily {
    * series of the family has one.
    */
   readonly protoValues?: readonly (string | undefined)[];
+  /** Set when the family's name or a label name is outside the classic set (`--push.enable-utf8-names`). */
+  readonly utf8?: true;
 }
 
 /** Renders every series of a family once; the strings are flat copies (no ropes or slices of the push body). */
@@ -33,6 +37,8 @@ export function renderFamily(f: MetricFamily): RenderedFamily {
     keys[i] = flatString(seriesKey(m));
   });
   const rich = f.metrics.some((m) => m.protoValue !== undefined);
+  const utf8 =
+    !isLegacyMetricName(f.name) || f.metrics.some((m) => m.labels.some(([k]) => !isLegacyLabelName(k)));
   return {
     name: flatString(f.name),
     help: f.help === undefined ? undefined : flatString(f.help),
@@ -40,6 +46,7 @@ export function renderFamily(f: MetricFamily): RenderedFamily {
     lines,
     keys,
     ...(rich ? { protoValues: f.metrics.map((m) => m.protoValue) } : {}),
+    ...(utf8 ? { utf8: true as const } : {}),
   };
 }
 
@@ -75,13 +82,35 @@ export function parseRenderedFamily(f: Omit<RenderedFamily, "keys">): MetricFami
   const metrics =
     f.lines.length === 0
       ? []
-      : (parseText(`# TYPE ${f.name} ${f.type}\n${f.lines.join("\n")}\n`)[0]?.metrics ?? []);
+      : (parseText(`# TYPE ${f.utf8 ? quoteName(f.name) : f.name} ${f.type}\n${f.lines.join("\n")}\n`, {
+          utf8: f.utf8 === true,
+        })[0]?.metrics ?? []);
   // One metric per series, in the lines' order: the protobuf value of each goes back where it was.
   f.protoValues?.forEach((value, i) => {
     const m = metrics[i];
     if (value !== undefined && m !== undefined) m.protoValue = value;
   });
   return { name: f.name, help: f.help, type: f.type, metrics };
+}
+
+/**
+ * A family as a scrape that asked for name escaping `scheme` sees it: metric and label names escaped (prometheus/common
+ * model `EscapeMetricFamily`). Only families with names outside the classic set change; they are parsed back and
+ * rendered again.
+ */
+export function escapedFamily(f: RenderedFamily, scheme: EscapingScheme): RenderedFamily {
+  if (f.utf8 !== true || scheme === "allow-utf-8") return f;
+  const parsed = parseRenderedFamily(f);
+  return renderFamily({
+    ...parsed,
+    name: escapeName(parsed.name, scheme),
+    metrics: parsed.metrics.map((m) => ({
+      ...m,
+      labels: m.labels.map(
+        ([k, v]) => [isLegacyMetricName(k) ? k : escapeName(k, scheme), v] as [string, string],
+      ),
+    })),
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { exposedFamilies } from "../exposition/exposed-families.js";
 import { formatText } from "../exposition/format-text.js";
 import { negotiate } from "../exposition/negotiate.js";
-import { mergeFamilies, renderFamily } from "../exposition/rendered-family.js";
+import { escapedFamily, mergeFamilies, renderFamily } from "../exposition/rendered-family.js";
 import { writeDelimitedProtobuf } from "../exposition/write-protobuf.js";
 import { formatProtobufText } from "../exposition/write-protobuf-text.js";
 import { type GatewayContext, type GatewayRequest, type GatewayResponse, textError } from "./responses.js";
@@ -19,8 +19,9 @@ export async function scrape(req: GatewayRequest, ctx: GatewayContext): Promise<
   }
   // The gateway's own families come first and keep their HELP and TYPE; pushed series of the same name join them.
   const own = (await ctx.ownFamilies()).map(renderFamily);
-  const merged = mergeFamilies([...own, ...ctx.store.families()]);
-  const { format, contentType } = negotiate(req.headers.accept);
+  const { format, contentType, escaping } = negotiate(req.headers.accept);
+  // Names outside the classic set (only with --push.enable-utf8-names) are escaped as the scraper asked.
+  const merged = mergeFamilies([...own, ...ctx.store.families()]).map((f) => escapedFamily(f, escaping));
   const headers = { "Content-Type": contentType };
   const gzip = gzipAccepted(req.headers["accept-encoding"]) ? { gzip: true as const } : {};
   switch (format) {
