@@ -9,4 +9,5 @@ process.exitCode = await main(process.argv.slice(2), {
   exit: (code) => process.exit(code),
   env: process.env,
   pid: process.pid,
+  runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
 });

@@ -22,6 +22,8 @@ export interface MainDeps {
   /** The environment (systemd's `LISTEN_PID`/`LISTEN_FDS`) and this process's id. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly pid: number;
+  /** What `--version`, the status API and build info report in place of Go's version and platform. */
+  readonly runtime: { readonly node: string; readonly platform: string; readonly arch: string };
 }
 
 /** Runs the gateway until it is stopped; resolves with an exit code for the cases that end before serving. */
@@ -40,7 +42,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   if (config.version) {
     deps.stdout.write(
-      `pushgateway, version ${VERSION} (branch: , revision: )\n  build user:       \n  build date:       \n  go version:       node${process.versions.node}\n  platform:         ${process.platform}/${process.arch}\n  tags:             \n`,
+      `pushgateway, version ${VERSION} (branch: , revision: )\n  build user:       \n  build date:       \n  go version:       node${deps.runtime.node}\n  platform:         ${deps.runtime.platform}/${deps.runtime.arch}\n  tags:             \n`,
     );
     return 0;
   }
@@ -51,7 +53,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     now: deps.now,
   });
   log("info", "starting pushgateway", { version: `(version=${VERSION}, branch=, revision=)` });
-  const own = createOwnMetrics(VERSION);
+  const own = createOwnMetrics({ version: VERSION, goVersion: `node${deps.runtime.node}` });
   await own.families();
   const store = new MemoryStore({
     own: () => own.cached(),
@@ -165,7 +167,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
             branch: "",
             buildDate: "",
             buildUser: "",
-            goVersion: `node${process.versions.node}`,
+            goVersion: `node${deps.runtime.node}`,
             revision: "",
             version: VERSION,
           },
