@@ -82,3 +82,19 @@ test("without the flag: quoted names are a parse error and U__ names are ordinar
   assert.equal(kept.status, 200);
   assert.match(await scrape(legacy), /^m\{U__label_2e_name2="v",instance="",job="j"\} 1$/m);
 });
+
+test("with the flag: a family whose UTF-8 label name is in one group only is escaped across all groups", async () => {
+  assert.equal((await fetch(`${utf8}/metrics/job/g1`, { method: "PUT", body: "shared 1\n" })).status, 200);
+  const dotted = await fetch(`${utf8}/metrics/job/g2`, { method: "PUT", body: 'shared{"a.b"="c"} 2\n' });
+  assert.equal(dotted.status, 200);
+  const text = await scrape(utf8);
+  assert.match(text, /^shared\{instance="",job="g1"\} 1$/m);
+  assert.match(text, /^shared\{a_b="c",instance="",job="g2"\} 2$/m);
+  const protobuf = await fetch(`${utf8}/metrics`, {
+    headers: {
+      Accept: "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited",
+    },
+  });
+  assert.equal(protobuf.status, 200);
+  assert.ok((await protobuf.arrayBuffer()).byteLength > 0);
+});

@@ -64,7 +64,13 @@ export function mergeFamilies(families: Iterable<RenderedFamily>): RenderedFamil
   return Array.from(byName.values(), (parts) => {
     const [first, ...rest] = parts as [RenderedFamily, ...RenderedFamily[]];
     if (rest.length === 0) return first;
-    const merged = { ...first, lines: parts.flatMap((p) => p.lines), keys: parts.flatMap((p) => p.keys) };
+    const merged = {
+      ...first,
+      lines: parts.flatMap((p) => p.lines),
+      keys: parts.flatMap((p) => p.keys),
+      // One group's UTF-8 label names make the merged lines need UTF-8 parsing and escaping.
+      ...(parts.some((p) => p.utf8) ? { utf8: true as const } : {}),
+    };
     if (!parts.some((p) => p.protoValues !== undefined)) return merged;
     const protoValues = parts.flatMap(
       (p) => p.protoValues ?? new Array<undefined>(p.lines.length).fill(undefined),
