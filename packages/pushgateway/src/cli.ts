@@ -7,4 +7,7 @@ process.exitCode = await main(process.argv.slice(2), {
   now: () => new Date(),
   onSignal: (signal, handler) => process.on(signal, handler),
   exit: (code) => process.exit(code),
+  env: process.env,
+  pid: process.pid,
+  runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
 });

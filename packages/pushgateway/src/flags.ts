@@ -14,6 +14,8 @@ export interface Config {
   /** Milliseconds. */
   persistenceInterval: number;
   disableConsistencyCheck: boolean;
+  utf8Names: boolean;
+  systemdSocket: boolean;
   logLevel: string;
   logFormat: string;
   /** Beyond upstream: largest push body in bytes, 0 = unlimited. */
@@ -43,6 +45,12 @@ const FLAGS: readonly FlagSpec[] = [
     kind: "string",
     help: "Address to listen on for the web interface, API, and telemetry.",
     def: ":9091",
+  },
+  {
+    name: "web.systemd-socket",
+    key: "systemdSocket",
+    kind: "bool",
+    help: "Use systemd socket activation listeners instead of port listeners (Linux only).",
   },
   {
     name: "web.telemetry-path",
@@ -99,6 +107,12 @@ const FLAGS: readonly FlagSpec[] = [
     key: "disableConsistencyCheck",
     kind: "bool",
     help: "Do not check consistency of pushed metrics. DANGEROUS.",
+  },
+  {
+    name: "push.enable-utf8-names",
+    key: "utf8Names",
+    kind: "bool",
+    help: "Allow UTF-8 characters in metric and label names.",
   },
   {
     name: "push.max-body-bytes",
@@ -182,6 +196,8 @@ export function parseFlags(argv: readonly string[]): Config {
     persistenceFile: "",
     persistenceInterval: 300_000,
     disableConsistencyCheck: false,
+    utf8Names: false,
+    systemdSocket: false,
     logLevel: "info",
     logFormat: "logfmt",
     maxBodyBytes: 0,

@@ -34,3 +34,14 @@ test("a base64 value with 1 MB of '=' inside is refused in linear time", { timeo
   assert.throws(() => parseGroupingKey(`job@base64/a${"=".repeat(1_000_000)}b`), /base64/);
   assert.deepEqual(parseGroupingKey(`job@base64/dGVzdA${"=".repeat(1000)}`), { job: "test" });
 });
+
+test("parseGroupingKey() with utf8: U__ label names unescaped, any UTF-8 name valid, __ still reserved", () => {
+  const utf8 = { utf8: true };
+  assert.deepEqual(parseGroupingKey("job/j/U__foo_2e_bar/baz", utf8), { job: "j", "foo.bar": "baz" });
+  assert.deepEqual(parseGroupingKey("job/j/U__foo_2e_bar@base64/YmF6", utf8), { job: "j", "foo.bar": "baz" });
+  assert.deepEqual(parseGroupingKey("job/j/a.b/c", utf8), { job: "j", "a.b": "c" });
+  assert.throws(() => parseGroupingKey("job/j/__x/y", utf8), { message: 'improper label name "__x"' });
+  // Without the flag the escaped name is an ordinary (legacy-valid) label name.
+  assert.deepEqual(parseGroupingKey("job/j/U__foo_2e_bar/baz"), { job: "j", U__foo_2e_bar: "baz" });
+  assert.throws(() => parseGroupingKey("job/j/a.b/c"), { message: 'improper label name "a.b"' });
+});

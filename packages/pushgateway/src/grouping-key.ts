@@ -1,4 +1,5 @@
 import { GroupingKeyError } from "./errors.js";
+import { isUtf8Name, unescapeValueEncoding } from "./exposition/metric-names.js";
 
 /** Grouping labels of a group, by name. `job` is always present. */
 export type GroupingLabels = Readonly<Record<string, string>>;
@@ -13,11 +14,13 @@ export function isLabelName(name: string): boolean {
 /**
  * Parses the part of a push path after `/metrics/` (already percent-decoded, so `%2F` acts as a separator):
  * `job/<job>{/<label>/<value>}` or `job@base64/<b64>{...}`; `@base64` after a label name marks a base64url value,
- * padding optional (research §3.2). The URL's job always wins over a `job` pair.
+ * padding optional (upstream handler/push.go `splitLabels`). The URL's job always wins over a `job` pair. With
+ * `utf8` (`--push.enable-utf8-names`) a label name may be value-encoding escaped (`U__foo_2e_bar` is `foo.bar`) and
+ * any UTF-8 name is valid; the reserved `__` prefix is judged on the name as written, as upstream does.
  *
  * @throws {GroupingKeyError} with upstream's messages
  */
-export function parseGroupingKey(rest: string): GroupingLabels {
+export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {}): GroupingLabels {
   const m = /^job(@base64)?\/([^/]*)(.*)$/.exec(rest);
   if (!m) throw new GroupingKeyError("job name is required");
   let job = m[2] ?? "";
@@ -42,12 +45,17 @@ export function parseGroupingKey(rest: string): GroupingLabels {
       let value = parts[i + 1] ?? "";
       const base64 = name.endsWith("@base64");
       if (base64) name = name.slice(0, -"@base64".length);
-      if (!isLabelName(name)) throw new GroupingKeyError(`improper label name "${name}"`);
+      const written = name;
+      if (options.utf8) {
+        name = unescapeValueEncoding(name);
+        if (!isUtf8Name(name) || written.startsWith("__"))
+          throw new GroupingKeyError(`improper label name "${written}"`);
+      } else if (!isLabelName(name)) throw new GroupingKeyError(`improper label name "${name}"`);
       if (base64) {
         const decoded = decodeBase64Url(value);
         if (decoded === undefined) {
           throw new GroupingKeyError(
-            `invalid base64 encoding for label ${name}="${value}": illegal base64 data at input byte ${badByte(value)}`,
+            `invalid base64 encoding for label ${written}="${value}": illegal base64 data at input byte ${badByte(value)}`,
           );
         }
         value = decoded;

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { PersistenceError, UsageError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import { startServer } from "./http/server.js";
+import { systemdListenFds } from "./http/systemd-socket.js";
 import { loadWebConfig } from "./http/web-config.js";
 import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics } from "./own-metrics.js";
@@ -18,6 +19,11 @@ export interface MainDeps {
   readonly now: () => Date;
   readonly onSignal: (signal: "SIGINT" | "SIGTERM", handler: () => void) => void;
   readonly exit: (code: number) => void;
+  /** The environment (systemd's `LISTEN_PID`/`LISTEN_FDS`) and this process's id. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly pid: number;
+  /** What `--version`, the status API and build info report in place of Go's version and platform. */
+  readonly runtime: { readonly node: string; readonly platform: string; readonly arch: string };
 }
 
 /** Runs the gateway until it is stopped; resolves with an exit code for the cases that end before serving. */
@@ -36,7 +42,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   if (config.version) {
     deps.stdout.write(
-      `pushgateway, version ${VERSION} (branch: , revision: )\n  build user:       \n  build date:       \n  go version:       node${process.versions.node}\n  platform:         ${process.platform}/${process.arch}\n  tags:             \n`,
+      `pushgateway, version ${VERSION} (branch: , revision: )\n  build user:       \n  build date:       \n  go version:       node${deps.runtime.node}\n  platform:         ${deps.runtime.platform}/${deps.runtime.arch}\n  tags:             \n`,
     );
     return 0;
   }
@@ -47,7 +53,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     now: deps.now,
   });
   log("info", "starting pushgateway", { version: `(version=${VERSION}, branch=, revision=)` });
-  const own = createOwnMetrics(VERSION);
+  const own = createOwnMetrics({ version: VERSION, goVersion: `node${deps.runtime.node}` });
   await own.families();
   const store = new MemoryStore({
     own: () => own.cached(),
@@ -55,6 +61,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     maxGroups: config.maxGroups,
     maxSeries: config.maxSeries,
     now: () => deps.now().getTime(),
+    utf8Names: config.utf8Names,
   });
   if (config.persistenceFile !== "") {
     try {
@@ -117,6 +124,17 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   const prefix = (
     config.routePrefix || (config.externalUrl ? new URL(config.externalUrl).pathname : "")
   ).replace(/\/+$/, "");
+  let fd: number | undefined;
+  if (config.systemdSocket) {
+    // exporter-toolkit web.ListenAndServe: the activated sockets replace --web.listen-address. One server listens
+    // on the first; upstream serves each.
+    log("info", "Listening on systemd activated listeners instead of port listeners.");
+    fd = systemdListenFds(deps.env, deps.pid)[0];
+    if (fd === undefined) {
+      log("error", "Error listening: no socket activation file descriptors found");
+      return 1;
+    }
+  }
   let server: Server;
   const shutdown = async (via: "web" | "signal") => {
     // Upstream main.go shutdownServerOnQuit: a web request is logged as a warning, a signal as info.
@@ -132,12 +150,14 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     server = await startServer({
       host: host === "" ? "::" : host,
       port,
+      ...(fd === undefined ? {} : { fd }),
       prefix,
       web,
       ctx: {
         store: observed,
         now: deps.now,
         check: !config.disableConsistencyCheck,
+        utf8Names: config.utf8Names,
         enableLifecycle: config.enableLifecycle,
         enableAdminApi: config.enableAdminApi,
         telemetryPath: config.telemetryPath,
@@ -149,7 +169,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
             branch: "",
             buildDate: "",
             buildUser: "",
-            goVersion: `node${process.versions.node}`,
+            goVersion: `node${deps.runtime.node}`,
             revision: "",
             version: VERSION,
           },

@@ -15,8 +15,8 @@ export interface OwnMetrics {
   cached(): readonly MetricFamily[];
 }
 
-/** Creates the registry; `version` goes into `pushgateway_build_info`. */
-export function createOwnMetrics(version: string): OwnMetrics {
+/** Creates the registry; the build's version and runtime go into `pushgateway_build_info`. */
+export function createOwnMetrics(build: { version: string; goVersion: string }): OwnMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const info = new Gauge({
@@ -26,7 +26,7 @@ export function createOwnMetrics(version: string): OwnMetrics {
     registers: [registry],
   });
   info.set(
-    { branch: "", goarch: "", goos: "", goversion: `node${process.versions.node}`, revision: "", version },
+    { branch: "", goarch: "", goos: "", goversion: build.goVersion, revision: "", version: build.version },
     1,
   );
   const requests = new Counter({

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -159,6 +159,8 @@ test("persistence: written on shutdown, restored at start; a corrupt file stops 
     first.child.kill("SIGTERM");
     await exited;
     assert.equal((JSON.parse(await readFile(file, "utf8")) as { version: number }).version, 1);
+    // Readable by the gateway's user only, as upstream's file (os.CreateTemp's 0600).
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
     const second = await startGateway([`--persistence.file=${file}`]);
     try {
       assert.match(

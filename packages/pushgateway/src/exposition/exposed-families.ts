@@ -8,6 +8,10 @@ import { expositionOrder, parseRenderedFamily, type RenderedFamily } from "./ren
  */
 export function exposedFamilies(families: readonly RenderedFamily[]): MetricFamily[] {
   return expositionOrder(families).map(({ family: f, order }) =>
-    parseRenderedFamily({ ...f, lines: order.map((i) => f.lines[i] ?? "") }),
+    parseRenderedFamily({
+      ...f,
+      lines: order.map((i) => f.lines[i] ?? ""),
+      ...(f.protoValues === undefined ? {} : { protoValues: order.map((i) => f.protoValues?.[i]) }),
+    }),
   );
 }

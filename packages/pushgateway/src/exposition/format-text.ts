@@ -1,17 +1,5 @@
+import { isLegacyMetricName, quoteName } from "./metric-names.js";
 import { expositionOrder, type RenderedFamily } from "./rendered-family.js";
-
-/**
- * The text exposition content type (format 0.0.4) as current upstream sends it: prometheus/common ≥ 0.60 (expfmt
- * `NegotiateAccept`) appends the name escaping scheme, `underscores` unless the Accept header asks for another known
- * one. Debian's 1.5.1 predates this and sends the type without the parameter.
- */
-export function textContentType(accept: string | undefined): string {
-  const asked = /(?:^|[;,\s])escaping=([a-z0-9-]+)/i.exec(accept ?? "")?.[1];
-  const scheme = asked !== undefined && ESCAPING.has(asked) ? asked : "underscores";
-  return `text/plain; version=0.0.4; charset=utf-8; escaping=${scheme}`;
-}
-
-const ESCAPING = new Set(["allow-utf-8", "underscores", "dots", "values"]);
 
 /**
  * Writes families in the text format as client_golang does: families sorted by name, series by number of labels and
@@ -19,12 +7,17 @@ const ESCAPING = new Set(["allow-utf-8", "underscores", "dots", "values"]);
  * text_create.go). Yields chunks of
  * about 64 KiB so a 100k-series scrape is streamed instead of built as one string.
  */
+/** A family's name in HELP and TYPE lines: quoted when outside the classic set (expfmt text_create.go `writeName`). */
+function name(f: RenderedFamily): string {
+  return f.utf8 ? (isLegacyMetricName(f.name) ? f.name : quoteName(f.name)) : f.name;
+}
+
 export function* formatText(families: readonly RenderedFamily[]): Generator<string> {
   let chunk = "";
   for (const { family: f, order } of expositionOrder(families)) {
     if (f.help !== undefined)
-      chunk += `# HELP ${f.name} ${f.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\n`;
-    chunk += `# TYPE ${f.name} ${f.type}\n`;
+      chunk += `# HELP ${name(f)} ${f.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\n`;
+    chunk += `# TYPE ${name(f)} ${f.type}\n`;
     for (const i of order) {
       chunk += `${f.lines[i]}\n`;
       if (chunk.length >= 65536) {

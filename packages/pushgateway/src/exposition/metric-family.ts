@@ -14,6 +14,13 @@ export interface Metric {
   count?: number;
   /** Milliseconds since the epoch, when the sample carried a timestamp (pushes must not). */
   timestampMs?: number;
+  /**
+   * A protobuf push's value message (`counter`, `summary` or `histogram` of client_model's `Metric`) as protobufjs
+   * JSON, longs as strings, non-finite doubles as `"NaN"`/`"Infinity"`: set only when it carries what the text
+   * format cannot (native histogram buckets, exemplars, float counts, created timestamps). Protobuf scrapes and the
+   * persistence file carry it unchanged; text scrapes show the classic fields.
+   */
+  protoValue?: string;
 }
 
 /** A metric family as pushed and exposed. */

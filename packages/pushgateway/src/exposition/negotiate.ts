@@ -1,8 +1,12 @@
-import { textContentType } from "./format-text.js";
 import { GO_DECIMAL, parseGoFloat } from "./parse-text.js";
 
 /** The exposition formats a scrape can get. */
 export type ScrapeFormat = "text" | "protobuf-delimited" | "protobuf-text" | "protobuf-compact-text";
+
+/** Name escaping schemes a scraper can ask for (prometheus/common model `EscapingKey` values). */
+export type EscapingScheme = "allow-utf-8" | "underscores" | "dots" | "values";
+
+const ESCAPING_SCHEMES: ReadonlySet<string> = new Set(["allow-utf-8", "underscores", "dots", "values"]);
 
 const PROTO_TYPE = "application/vnd.google.protobuf";
 const PROTO_PROTOCOL = "io.prometheus.client.MetricFamily";
@@ -13,28 +17,37 @@ const ENCODINGS: Readonly<Record<string, ScrapeFormat>> = {
 };
 
 /**
- * The format and Content-Type of a scrape, as prometheus/common's `expfmt.Negotiate` picks them (client_golang's
- * promhttp without OpenMetrics, what upstream serves): the Accept entries in goautoneg's order, the first that is
- * MetricFamily protobuf with a known encoding or `text/plain` of version 0.0.4 (or none) wins; anything else is
- * text. The name escaping parameter follows `textContentType` (current upstream; 1.5.1 sends none).
+ * The format, name escaping and Content-Type of a scrape, as prometheus/common v0.69's `expfmt.Negotiate` (what
+ * upstream 1.11 serves with, promhttp without OpenMetrics) picks them: the Accept entries in goautoneg's order; each
+ * entry's known `escaping` parameter replaces the scheme so far (`underscores` to begin with); the first entry that
+ * is MetricFamily protobuf with a known encoding or `text/plain` of version 0.0.4 (or none) wins; anything else is
+ * text 0.0.4. Debian's 1.5.1 predates the escaping parameter and sends none.
  */
-export function negotiate(accept: string | undefined): { format: ScrapeFormat; contentType: string } {
-  const text = textContentType(accept);
-  const escaping = text.slice(text.lastIndexOf(";"));
+export function negotiate(accept: string | undefined): {
+  format: ScrapeFormat;
+  escaping: EscapingScheme;
+  contentType: string;
+} {
+  let escaping: EscapingScheme = "underscores";
+  let format: ScrapeFormat = "text";
   for (const a of parseAccept(accept ?? "")) {
+    const asked = a.params.get("escaping") ?? "";
+    if (ESCAPING_SCHEMES.has(asked)) escaping = asked as EscapingScheme;
     if (`${a.type}/${a.subType}` === PROTO_TYPE && a.params.get("proto") === PROTO_PROTOCOL) {
       const encoding = a.params.get("encoding") ?? "";
       if (Object.hasOwn(ENCODINGS, encoding)) {
-        return {
-          format: ENCODINGS[encoding] as ScrapeFormat,
-          contentType: `${PROTO_TYPE}; proto=${PROTO_PROTOCOL}; encoding=${encoding}${escaping}`,
-        };
+        format = ENCODINGS[encoding] as ScrapeFormat;
+        break;
       }
     }
     const version = a.params.get("version") ?? "";
     if (a.type === "text" && a.subType === "plain" && (version === "0.0.4" || version === "")) break;
   }
-  return { format: "text", contentType: text };
+  const contentType =
+    format === "text"
+      ? `text/plain; version=0.0.4; charset=utf-8; escaping=${escaping}`
+      : `${PROTO_TYPE}; proto=${PROTO_PROTOCOL}; encoding=${format.slice("protobuf-".length)}; escaping=${escaping}`;
+  return { format, escaping, contentType };
 }
 
 interface AcceptEntry {

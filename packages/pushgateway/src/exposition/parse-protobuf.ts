@@ -1,5 +1,6 @@
 import { ParseError } from "../errors.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
+import { isLegacyMetricName, isUtf8Name } from "./metric-names.js";
 import { loadCodec } from "./protobuf-codec.js";
 
 /** Whether a Content-Type announces varint-delimited `MetricFamily` protobuf (what Go clients push). */
@@ -16,38 +17,62 @@ export function isDelimitedProtobuf(contentType: string): boolean {
  *
  * @throws {ParseError}
  */
-export async function parseDelimitedProtobuf(body: Uint8Array): Promise<MetricFamily[]> {
-  const { family: familyType, reader: Reader } = await loadCodec();
-  const reader = Reader.create(body);
+export async function parseDelimitedProtobuf(
+  body: Uint8Array,
+  options: { utf8?: boolean } = {},
+): Promise<MetricFamily[]> {
+  const { family: familyType } = await loadCodec();
   const byName = new Map<string, MetricFamily>();
-  try {
-    while (reader.pos < reader.len) {
-      const message = familyType.decodeDelimited(reader);
-      const f = familyType.toObject(message, {
-        longs: Number,
-        enums: String,
-        defaults: false,
-      }) as ProtoFamily;
-      const type = toType(f.type);
-      byName.set(f.name ?? "", {
-        name: f.name ?? "",
-        help: f.help === undefined || f.help === "" ? undefined : f.help,
-        type,
-        metrics: (f.metric ?? []).map((m) => toMetric(m, type)),
-      });
+  let at = 0;
+  while (at < body.length) {
+    const { size, next } = readUvarint(body, at);
+    // protodelim reads exactly `size` bytes (io.ReadFull); fewer left is io.ErrUnexpectedEOF.
+    if (next + size > body.length) throw new ParseError("unexpected EOF");
+    let message: ReturnType<typeof familyType.decode>;
+    try {
+      message = familyType.decode(body.subarray(next, next + size));
+    } catch (cause) {
+      // proto.Unmarshal of a complete message: anything it cannot read is invalid wire-format data (Go's message
+      // starts "proto:" and, by google.golang.org/protobuf's design, a space that may be a non-breaking one).
+      throw new ParseError("proto: cannot parse invalid wire-format data", { cause });
     }
-  } catch (cause) {
-    // Go's pbutil.ReadDelimited: a length or message cut short is io.ErrUnexpectedEOF; bytes that are not a
-    // MetricFamily fail in proto.Unmarshal.
-    const short = cause instanceof RangeError || /index out of range/.test((cause as Error).message);
-    throw new ParseError(short ? "unexpected EOF" : "proto: cannot parse invalid wire-format data", {
-      cause,
+    at = next + size;
+    // Longs as strings: uint64 counts and int64 timestamps beyond 2^53 survive the round trip.
+    const f = familyType.toObject(message, { longs: String, enums: String, defaults: false }) as ProtoFamily;
+    const type = toType(f.type);
+    byName.set(f.name ?? "", {
+      name: f.name ?? "",
+      help: f.help === undefined || f.help === "" ? undefined : f.help,
+      type,
+      metrics: (f.metric ?? []).map((m) => toMetric(m, type)),
     });
   }
   for (const f of byName.values()) {
-    if (!/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(f.name)) throw new ParseError(`invalid metric name "${f.name}"`);
+    const valid = options.utf8 ? isUtf8Name(f.name) : isLegacyMetricName(f.name);
+    if (!valid) throw new ParseError(`invalid metric name "${f.name}"`);
   }
   return [...byName.values()];
+}
+
+/**
+ * Go's `binary.ReadUvarint` as protodelim's `UnmarshalFrom` calls it before each message: the end of the body before a
+ * varint's first byte is the normal end (the caller's loop stops), inside a varint `unexpected EOF`, more than ten
+ * bytes or a tenth byte above 1 `binary: varint overflows a 64-bit integer`.
+ */
+function readUvarint(body: Uint8Array, start: number): { size: number; next: number } {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 10; i++) {
+    const byte = body[start + i];
+    if (byte === undefined) throw new ParseError("unexpected EOF");
+    if (byte < 0x80) {
+      if (i === 9 && byte > 1) break;
+      return { size: value + byte * scale, next: start + i + 1 };
+    }
+    value += (byte & 0x7f) * scale;
+    scale *= 128;
+  }
+  throw new ParseError("binary: varint overflows a 64-bit integer");
 }
 
 interface ProtoFamily {
@@ -57,18 +82,21 @@ interface ProtoFamily {
   metric?: ProtoMetric[];
 }
 
+/** A long as protobufjs writes it with `longs: String`. */
+type Long = string;
+
 interface ProtoMetric {
   label?: { name?: string; value?: string }[];
   gauge?: { value?: number };
   counter?: { value?: number };
   untyped?: { value?: number };
-  summary?: { sampleCount?: number; sampleSum?: number; quantile?: { quantile?: number; value?: number }[] };
+  summary?: { sampleCount?: Long; sampleSum?: number; quantile?: { quantile?: number; value?: number }[] };
   histogram?: {
-    sampleCount?: number;
+    sampleCount?: Long;
     sampleSum?: number;
-    bucket?: { cumulativeCount?: number; upperBound?: number }[];
+    bucket?: { cumulativeCount?: Long; upperBound?: number }[];
   };
-  timestampMs?: number;
+  timestampMs?: Long;
 }
 
 function toType(type: string | undefined): MetricType {
@@ -87,32 +115,65 @@ function toType(type: string | undefined): MetricType {
   }
 }
 
+/** The fields of each value message the text format holds; anything else makes the series keep its `protoValue`. */
+const CLASSIC_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  counter: new Set(["value"]),
+  summary: new Set(["sampleCount", "sampleSum", "quantile"]),
+  histogram: new Set(["sampleCount", "sampleSum", "bucket"]),
+};
+const CLASSIC_BUCKET_FIELDS = new Set(["cumulativeCount", "upperBound"]);
+
+/**
+ * The value message as JSON when it holds more than the text format can: native histogram fields, exemplars, float
+ * counts, created timestamps, or a histogram without the `+Inf` bucket the text form adds. Non-finite doubles become strings (`fromObject` reads them back with `Number`).
+ */
+function protoValue(m: ProtoMetric, type: MetricType): string | undefined {
+  if (type !== "counter" && type !== "summary" && type !== "histogram") return undefined;
+  const value = m[type] as Record<string, unknown> | undefined;
+  if (value === undefined) return undefined;
+  const classic = CLASSIC_FIELDS[type] ?? new Set();
+  const buckets = m.histogram?.bucket ?? [];
+  const richer =
+    Object.keys(value).some((k) => !classic.has(k)) ||
+    (type === "histogram" &&
+      (buckets.some((b) => Object.keys(b).some((k) => !CLASSIC_BUCKET_FIELDS.has(k))) ||
+        // Go clients send no +Inf bucket; the text form has one, upstream's protobuf scrape does not.
+        !buckets.some((b) => b.upperBound === Number.POSITIVE_INFINITY)));
+  if (!richer) return undefined;
+  return JSON.stringify(value, (_k, v: unknown) =>
+    typeof v === "number" && !Number.isFinite(v) ? String(v) : v,
+  );
+}
+
 function toMetric(m: ProtoMetric, type: MetricType): Metric {
   const labels = (m.label ?? []).map((l) => [l.name ?? "", l.value ?? ""] as [string, string]);
-  const ts = m.timestampMs === undefined ? {} : { timestampMs: m.timestampMs };
+  const extra: Partial<Metric> = {};
+  if (m.timestampMs !== undefined) extra.timestampMs = Number(m.timestampMs);
+  const rich = protoValue(m, type);
+  if (rich !== undefined) extra.protoValue = rich;
   switch (type) {
     case "summary":
       return {
         labels,
         quantiles: (m.summary?.quantile ?? []).map((q) => [q.quantile ?? 0, q.value ?? 0]),
         sum: m.summary?.sampleSum ?? 0,
-        count: m.summary?.sampleCount ?? 0,
-        ...ts,
+        count: Number(m.summary?.sampleCount ?? 0),
+        ...extra,
       };
     case "histogram":
       return {
         labels,
-        buckets: (m.histogram?.bucket ?? []).map((b) => [b.upperBound ?? 0, b.cumulativeCount ?? 0]),
+        buckets: (m.histogram?.bucket ?? []).map((b) => [b.upperBound ?? 0, Number(b.cumulativeCount ?? 0)]),
         sum: m.histogram?.sampleSum ?? 0,
-        count: m.histogram?.sampleCount ?? 0,
-        ...ts,
+        count: Number(m.histogram?.sampleCount ?? 0),
+        ...extra,
       };
     default:
       return {
         labels,
         value:
           (type === "counter" ? m.counter?.value : type === "gauge" ? m.gauge?.value : m.untyped?.value) ?? 0,
-        ...ts,
+        ...extra,
       };
   }
 }

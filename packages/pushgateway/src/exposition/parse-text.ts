@@ -14,12 +14,14 @@ const TYPES: Record<string, MetricType> = {
 
 /**
  * Parses the text exposition format 0.0.4 strictly, as prometheus/common's `TextParser` does, with its error texts
- * and line numbers (`text format parsing error in line N: ...`, research §3.4). Summaries and histograms are folded
- * into one metric per label set.
+ * and line numbers (`text format parsing error in line N: ...`). Summaries and histograms are folded into one
+ * metric per label set. With `utf8` (`--push.enable-utf8-names`, prometheus/common's `UTF8Validation`) metric and
+ * label names may be quoted strings: `{"some.metric",instance="x","dotted.label"="v"} 1`, `# TYPE "some.metric" gauge`.
  *
  * @throws {ParseError}
  */
-export function parseText(text: string): MetricFamily[] {
+export function parseText(text: string, options: { utf8?: boolean } = {}): MetricFamily[] {
+  const utf8 = options.utf8 === true;
   const families = new Map<string, MetricFamily>();
   const typed = new Map<string, MetricType>();
   const helped = new Set<string>();
@@ -57,10 +59,19 @@ export function parseText(text: string): MetricFamily[] {
         .replace(/^[ \t]+/, "");
       // A bare `# HELP` or `# TYPE` is an ordinary comment to Go's parser.
       if (rest === "") return;
-      const nameMatch = NAME.exec(rest);
-      if (!nameMatch) fail("invalid metric name in comment");
-      const name = nameMatch?.[0] ?? "";
-      const after = rest.slice(name.length);
+      let name: string;
+      let after: string;
+      if (utf8 && rest.startsWith('"')) {
+        const quoted = readQuoted(rest, 0, fail);
+        name = quoted.value;
+        if (name === "") fail("invalid metric name in comment");
+        after = rest.slice(quoted.end);
+      } else {
+        const nameMatch = NAME.exec(rest);
+        if (!nameMatch) fail("invalid metric name in comment");
+        name = nameMatch?.[0] ?? "";
+        after = rest.slice(name.length);
+      }
       if (after !== "" && !/^[ \t]/.test(after)) fail("invalid metric name in comment");
       const value = after.replace(/^[ \t]+/, "");
       if (keyword === "HELP") {
@@ -77,27 +88,51 @@ export function parseText(text: string): MetricFamily[] {
       }
       return;
     }
-    const nameMatch = NAME.exec(line);
-    if (!nameMatch) fail("invalid metric name");
-    const name = nameMatch?.[0] ?? "";
-    let pos = name.length;
+    let name = "";
+    let pos = 0;
+    let braceFirst = false;
+    if (utf8 && line.startsWith("{")) {
+      // The name as the first item inside the braces, quoted: `{"some.metric"}` or `{"some.metric",l="v"}`.
+      pos = skipBlank(line, 1);
+      if (ch(pos) !== '"') fail("invalid metric name");
+      const quoted = readQuoted(line, pos, fail);
+      name = quoted.value;
+      pos = skipBlank(line, quoted.end);
+      if (name === "" || (ch(pos) !== "," && ch(pos) !== "}")) fail("invalid metric name");
+      if (ch(pos) === ",") pos++;
+      braceFirst = true;
+    } else {
+      const nameMatch = NAME.exec(line);
+      if (!nameMatch) fail("invalid metric name");
+      name = nameMatch?.[0] ?? "";
+      pos = name.length;
+      const next = ch(pos);
+      if (next !== undefined && next !== " " && next !== "\t" && next !== "{") fail("invalid metric name");
+      pos = skipBlank(line, pos);
+    }
     const labels: [string, string][] = [];
-    const next = ch(pos);
-    if (next !== undefined && next !== " " && next !== "\t" && next !== "{") fail("invalid metric name");
-    pos = skipBlank(line, pos);
-    if (ch(pos) === "{") {
-      pos++;
+    if (braceFirst || ch(pos) === "{") {
+      if (!braceFirst) pos++;
       for (;;) {
         pos = skipBlank(line, pos);
         if (ch(pos) === "}") {
           pos++;
           break;
         }
-        const ln = LABEL_NAME.exec(line.slice(pos));
-        if (!ln) fail(`invalid label name for metric ${goQuote(name)}`);
-        const labelName = ln?.[0] ?? "";
+        let labelName: string;
+        if (utf8 && ch(pos) === '"') {
+          const quoted = readQuoted(line, pos, fail);
+          labelName = quoted.value;
+          if (labelName === "") fail(`invalid label name for metric ${goQuote(name)}`);
+          pos = quoted.end;
+        } else {
+          const ln = LABEL_NAME.exec(line.slice(pos));
+          if (!ln) fail(`invalid label name for metric ${goQuote(name)}`);
+          labelName = ln?.[0] ?? "";
+          pos += labelName.length;
+        }
         if (labelName === "__name__") fail('label name "__name__" is reserved');
-        pos = skipBlank(line, pos + labelName.length);
+        pos = skipBlank(line, pos);
         if (ch(pos) !== "=") fail(`expected '=' after label name, found ${goQuoteRune(ch(pos) ?? "")}`);
         pos = skipBlank(line, pos + 1);
         if (ch(pos) !== '"')
@@ -249,6 +284,29 @@ export function parseText(text: string): MetricFamily[] {
     }
     return undefined;
   }
+}
+
+/** A quoted name from `start` (at its `"`): its value (escapes `\\`, `\"`, `\n`) and the position after it. */
+function readQuoted(
+  line: string,
+  start: number,
+  fail: (msg: string) => never,
+): { value: string; end: number } {
+  let value = "";
+  for (let pos = start + 1; pos < line.length; pos++) {
+    const c = line[pos];
+    if (c === '"') return { value, end: pos + 1 };
+    if (c === "\\") {
+      const e = line[pos + 1];
+      if (e === "\\" || e === '"') value += e;
+      else if (e === "n") value += "\n";
+      else fail(`invalid escape sequence '\\${e ?? ""}'`);
+      pos++;
+      continue;
+    }
+    value += c;
+  }
+  return fail(`unexpected end of quoted name ${goQuote(value)}`);
 }
 
 /** A label set's identity regardless of order (names are unique within a series: duplicates fail to parse). */

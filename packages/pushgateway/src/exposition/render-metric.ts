@@ -1,5 +1,6 @@
 import { formatGoFloat } from "./go-float.js";
 import type { Metric, MetricFamily } from "./metric-family.js";
+import { isLegacyLabelName, isLegacyMetricName, quoteName } from "./metric-names.js";
 
 /**
  * The exposition lines of one series: summaries as quantiles, `_sum`, `_count`; histograms as buckets (a `+Inf`
@@ -37,9 +38,11 @@ function sample(
   extra?: [string, string],
 ): string {
   const all = extra ? [...labels, extra] : labels;
-  const text =
-    all.length === 0
-      ? ""
-      : `{${all.map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`).join(",")}}`;
-  return `${name}${text} ${formatGoFloat(value)}`;
+  const pairs = all.map(
+    ([k, v]) =>
+      `${isLegacyLabelName(k) ? k : quoteName(k)}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`,
+  );
+  // A name outside the classic set goes quoted inside the braces (prometheus/common expfmt text_create.go).
+  if (!isLegacyMetricName(name)) return `{${[quoteName(name), ...pairs].join(",")}} ${formatGoFloat(value)}`;
+  return `${name}${pairs.length === 0 ? "" : `{${pairs.join(",")}}`} ${formatGoFloat(value)}`;
 }

@@ -1,5 +1,7 @@
 import { flatString } from "../flat-string.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
+import { escapeName, isLegacyLabelName, isLegacyMetricName, quoteName } from "./metric-names.js";
+import type { EscapingScheme } from "./negotiate.js";
 import { parseText } from "./parse-text.js";
 import { renderMetric } from "./render-metric.js";
 
@@ -17,6 +19,13 @@ export interface RenderedFamily {
   readonly lines: readonly string[];
   /** Per series: `seriesKey` of its labels. */
   readonly keys: readonly string[];
+  /**
+   * Per series: its `protoValue` (native histogram, exemplars: what the lines cannot hold), present only when some
+   * series of the family has one.
+   */
+  readonly protoValues?: readonly (string | undefined)[];
+  /** Set when the family's name or a label name is outside the classic set (`--push.enable-utf8-names`). */
+  readonly utf8?: true;
 }
 
 /** Renders every series of a family once; the strings are flat copies (no ropes or slices of the push body). */
@@ -27,12 +36,17 @@ export function renderFamily(f: MetricFamily): RenderedFamily {
     lines[i] = flatString(renderMetric(f, m));
     keys[i] = flatString(seriesKey(m));
   });
+  const rich = f.metrics.some((m) => m.protoValue !== undefined);
+  const utf8 =
+    !isLegacyMetricName(f.name) || f.metrics.some((m) => m.labels.some(([k]) => !isLegacyLabelName(k)));
   return {
     name: flatString(f.name),
     help: f.help === undefined ? undefined : flatString(f.help),
     type: f.type,
     lines,
     keys,
+    ...(rich ? { protoValues: f.metrics.map((m) => m.protoValue) } : {}),
+    ...(utf8 ? { utf8: true as const } : {}),
   };
 }
 
@@ -50,7 +64,18 @@ export function mergeFamilies(families: Iterable<RenderedFamily>): RenderedFamil
   return Array.from(byName.values(), (parts) => {
     const [first, ...rest] = parts as [RenderedFamily, ...RenderedFamily[]];
     if (rest.length === 0) return first;
-    return { ...first, lines: parts.flatMap((p) => p.lines), keys: parts.flatMap((p) => p.keys) };
+    const merged = {
+      ...first,
+      lines: parts.flatMap((p) => p.lines),
+      keys: parts.flatMap((p) => p.keys),
+      // One group's UTF-8 label names make the merged lines need UTF-8 parsing and escaping.
+      ...(parts.some((p) => p.utf8) ? { utf8: true as const } : {}),
+    };
+    if (!parts.some((p) => p.protoValues !== undefined)) return merged;
+    const protoValues = parts.flatMap(
+      (p) => p.protoValues ?? new Array<undefined>(p.lines.length).fill(undefined),
+    );
+    return { ...merged, protoValues };
   });
 }
 
@@ -63,8 +88,35 @@ export function parseRenderedFamily(f: Omit<RenderedFamily, "keys">): MetricFami
   const metrics =
     f.lines.length === 0
       ? []
-      : (parseText(`# TYPE ${f.name} ${f.type}\n${f.lines.join("\n")}\n`)[0]?.metrics ?? []);
+      : (parseText(`# TYPE ${f.utf8 ? quoteName(f.name) : f.name} ${f.type}\n${f.lines.join("\n")}\n`, {
+          utf8: f.utf8 === true,
+        })[0]?.metrics ?? []);
+  // One metric per series, in the lines' order: the protobuf value of each goes back where it was.
+  f.protoValues?.forEach((value, i) => {
+    const m = metrics[i];
+    if (value !== undefined && m !== undefined) m.protoValue = value;
+  });
   return { name: f.name, help: f.help, type: f.type, metrics };
+}
+
+/**
+ * A family as a scrape that asked for name escaping `scheme` sees it: metric and label names escaped (prometheus/common
+ * model `EscapeMetricFamily`). Only families with names outside the classic set change; they are parsed back and
+ * rendered again.
+ */
+export function escapedFamily(f: RenderedFamily, scheme: EscapingScheme): RenderedFamily {
+  if (f.utf8 !== true || scheme === "allow-utf-8") return f;
+  const parsed = parseRenderedFamily(f);
+  return renderFamily({
+    ...parsed,
+    name: escapeName(parsed.name, scheme),
+    metrics: parsed.metrics.map((m) => ({
+      ...m,
+      labels: m.labels.map(
+        ([k, v]) => [isLegacyMetricName(k) ? k : escapeName(k, scheme), v] as [string, string],
+      ),
+    })),
+  });
 }
 
 /**

@@ -40,6 +40,12 @@ function protoFamily(f: MetricFamily): Record<string, unknown> {
 
 function protoMetric(type: MetricType, m: Metric): Record<string, unknown> {
   const out: Record<string, unknown> = { label: m.labels.map(([name, value]) => ({ name, value })) };
+  if (m.protoValue !== undefined && (type === "counter" || type === "summary" || type === "histogram")) {
+    // What a protobuf push sent, unchanged (upstream stores and serves the pushed MetricFamily).
+    out[type] = JSON.parse(m.protoValue);
+    if (m.timestampMs !== undefined) out.timestampMs = m.timestampMs;
+    return out;
+  }
   switch (type) {
     case "summary":
       out.summary = {

@@ -51,3 +51,87 @@ test("apiStatus() wraps the status in upstream's envelope; OPTIONS is the CORS p
   assert.equal(options.headers["Content-Type"], undefined);
   assert.equal(options.headers["Access-Control-Allow-Methods"], "GET, POST, DELETE, OPTIONS");
 });
+
+test("apiMetrics() writes histograms and summaries as upstream 1.11: integer counts, native buckets as lists", async () => {
+  const { ctx, store } = recordingContext();
+  const native = {
+    sampleCount: "8",
+    sampleSum: 12.5,
+    bucket: [{ cumulativeCount: "2", upperBound: 1 }],
+    schema: 3,
+    zeroThreshold: 1e-128,
+    zeroCount: "1",
+    negativeSpan: [{ offset: -2, length: 1 }],
+    negativeDelta: ["1"],
+    positiveSpan: [
+      { offset: 0, length: 2 },
+      { offset: 3, length: 1 },
+    ],
+    positiveDelta: ["2", "-1", "2"],
+  };
+  const labels: [string, string][] = [
+    ["instance", ""],
+    ["job", "j"],
+  ];
+  const families = [
+    renderFamily({
+      name: "native",
+      help: undefined,
+      type: "histogram",
+      metrics: [{ labels, buckets: [[1, 2]], sum: 12.5, count: 8, protoValue: JSON.stringify(native) }],
+    }),
+    ...parseText(
+      [
+        "# TYPE classic histogram",
+        'classic_bucket{instance="",job="j",le="0.5"} 1000000',
+        'classic_bucket{instance="",job="j",le="+Inf"} 2000000',
+        'classic_sum{instance="",job="j"} 1e+06',
+        'classic_count{instance="",job="j"} 2000000',
+        "# TYPE s summary",
+        's{instance="",job="j",quantile="0.99"} 1.5',
+        's_sum{instance="",job="j"} 3',
+        's_count{instance="",job="j"} 1234567',
+        "",
+      ].join("\n"),
+    ).map(renderFamily),
+  ];
+  store.storedGroups = [
+    {
+      labels: { job: "j" },
+      families: new Map(families.map((f) => [f.name, f])),
+      pushedAt: new Map(),
+      pushTime: 1,
+      failureTime: 0,
+    },
+  ];
+  const response = await handleRequest(request("GET", "/api/v1/metrics"), ctx);
+  const json = JSON.parse(bodyText(response.body)) as { data: Record<string, { metrics: unknown[] }>[] };
+  const group = json.data[0];
+  assert.deepEqual(group?.native?.metrics, [
+    {
+      buckets: [
+        [1, "-0.8408964152537144", "-0.7711054127039704", "1"],
+        [3, "-1e-128", "1e-128", "1"],
+        [0, "0.9170040432046711", "1", "2"],
+        [0, "1", "1.0905077326652577", "1"],
+        [0, "1.414213562373095", "1.5422108254079407", "3"],
+      ],
+      count: "8",
+      labels: { instance: "", job: "j" },
+      sum: "12.5",
+    },
+  ]);
+  assert.deepEqual(group?.classic?.metrics, [
+    {
+      buckets: { "+Inf": "2000000", "0.5": "1000000" },
+      count: "2000000",
+      labels: { instance: "", job: "j" },
+      sum: "1e+06",
+    },
+  ]);
+  assert.deepEqual(group?.s?.metrics, [
+    { count: "1234567", labels: { instance: "", job: "j" }, quantiles: { "0.99": "1.5" }, sum: "3" },
+  ]);
+  // Go encodes these maps with sorted keys.
+  assert.match(bodyText(response.body), /\{"buckets":\[\[1,"-0\.8408964152537144"/);
+});

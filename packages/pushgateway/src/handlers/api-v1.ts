@@ -1,5 +1,13 @@
 import { formatGoFloat } from "../exposition/go-float.js";
+import type { Metric, MetricType } from "../exposition/metric-family.js";
+import {
+  isFloatHistogram,
+  isNative,
+  type NativeHistogram,
+  nativeBuckets,
+} from "../exposition/native-buckets.js";
 import { parseRenderedFamily } from "../exposition/rendered-family.js";
+import { goUint64 } from "../exposition/write-protobuf.js";
 import { goStruct } from "../go-json.js";
 import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "../store/metric-store.js";
 import { apiJson, type GatewayContext, type GatewayResponse } from "./responses.js";
@@ -37,26 +45,7 @@ function metricGroups(ctx: GatewayContext): unknown[] {
         time_stamp: iso(g.pushedAt.get(name) ?? 0),
         type: f.type.toUpperCase(),
         ...(f.help === undefined ? {} : { help: f.help }),
-        metrics: f.metrics.map((m) => ({
-          labels: Object.fromEntries(m.labels),
-          ...(m.value !== undefined ? { value: formatGoFloat(m.value) } : {}),
-          ...(m.quantiles
-            ? {
-                quantiles: Object.fromEntries(
-                  m.quantiles.map(([q, v]) => [formatGoFloat(q), formatGoFloat(v)]),
-                ),
-              }
-            : {}),
-          ...(m.buckets
-            ? {
-                buckets: Object.fromEntries(
-                  m.buckets.map(([le, c]) => [formatGoFloat(le), formatGoFloat(c)]),
-                ),
-              }
-            : {}),
-          ...(m.count !== undefined ? { count: formatGoFloat(m.count) } : {}),
-          ...(m.sum !== undefined ? { sum: formatGoFloat(m.sum) } : {}),
-        })),
+        metrics: f.metrics.map((m) => encodableMetric(f.type, m)),
       });
     }
     const labels = { ...g.labels, instance: g.labels.instance ?? "" };
@@ -76,4 +65,76 @@ function metricGroups(ctx: GatewayContext): unknown[] {
     entry.last_push_successful = g.failureTime <= g.pushTime;
     return entry;
   });
+}
+
+/**
+ * One series as upstream's `makeEncodableMetrics` writes it (a Go map, so keys sorted): floats with `fmt.Sprint`
+ * (Go's shortest `%v`), uint64 counts as integers, float counts (`*_float` fields) when set; a native histogram's
+ * buckets as `[boundaries, lower, upper, count]` lists (histogram/prometheus_model.go `BucketsAsJson`).
+ */
+function encodableMetric(type: MetricType, m: Metric): Record<string, unknown> {
+  const labels = Object.fromEntries(m.labels);
+  switch (type) {
+    case "summary":
+      return {
+        labels,
+        quantiles: Object.fromEntries(
+          (m.quantiles ?? []).map(([q, v]) => [formatGoFloat(q), formatGoFloat(v)]),
+        ),
+        count: goUint64Text(m.count ?? 0),
+        sum: formatGoFloat(m.sum ?? 0),
+      };
+    case "histogram": {
+      const pushed = m.protoValue === undefined ? undefined : (JSON.parse(m.protoValue) as PushedHistogram);
+      const sum = formatGoFloat(m.sum ?? 0);
+      if (pushed !== undefined && isNative(pushed)) {
+        const float = isFloatHistogram(pushed);
+        return {
+          labels,
+          sum,
+          count: float ? formatGoFloat(Number(pushed.sampleCountFloat)) : (pushed.sampleCount ?? "0"),
+          buckets: nativeBuckets(pushed).map((b) => [
+            b.boundaries,
+            formatGoFloat(b.lower),
+            formatGoFloat(b.upper),
+            float ? formatGoFloat(b.count) : String(b.count),
+          ]),
+        };
+      }
+      const floatCount = Number(pushed?.sampleCountFloat ?? 0);
+      return {
+        labels,
+        sum,
+        count:
+          floatCount > 0 ? formatGoFloat(floatCount) : (pushed?.sampleCount ?? goUint64Text(m.count ?? 0)),
+        buckets: pushed?.bucket
+          ? Object.fromEntries(
+              pushed.bucket.map((b) => {
+                const c = Number(b.cumulativeCountFloat ?? 0);
+                return [
+                  formatGoFloat(Number(b.upperBound ?? 0)),
+                  c > 0 ? formatGoFloat(c) : (b.cumulativeCount ?? "0"),
+                ];
+              }),
+            )
+          : Object.fromEntries((m.buckets ?? []).map(([le, c]) => [formatGoFloat(le), goUint64Text(c)])),
+      };
+    }
+    default:
+      return { labels, value: formatGoFloat(m.value ?? 0) };
+  }
+}
+
+/** A pushed histogram message: native fields and classic buckets with their float counts. */
+interface PushedHistogram extends NativeHistogram {
+  bucket?: {
+    cumulativeCount?: string;
+    cumulativeCountFloat?: number | string;
+    upperBound?: number | string;
+  }[];
+}
+
+/** A count as Go's `fmt.Sprint(uint64)`: the text parser stored `uint64(value)`, so the fraction is dropped. */
+function goUint64Text(v: number): string {
+  return BigInt(goUint64(v)).toString();
 }

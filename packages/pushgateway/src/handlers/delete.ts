@@ -7,7 +7,7 @@ import { errorResponse, type GatewayContext, type GatewayResponse } from "./resp
  */
 export function deleteGroup(rest: string, ctx: GatewayContext): GatewayResponse {
   try {
-    ctx.store.delete(parseGroupingKey(rest));
+    ctx.store.delete(parseGroupingKey(rest, { utf8: ctx.utf8Names }));
   } catch (error) {
     return errorResponse(error);
   }

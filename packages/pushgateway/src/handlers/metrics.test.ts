@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { bodyText, recordingContext, request } from "../../test/support/recording-context.js";
 import { parseText } from "../exposition/parse-text.js";
 import { renderFamily } from "../exposition/rendered-family.js";
+import { gzipAccepted } from "./metrics.js";
 import { handleRequest } from "./routes.js";
 
 const families = () =>
@@ -54,4 +55,25 @@ test("scrape() of an inconsistent unchecked store is promhttp's 500", async () =
     'An error has occurred while serving metrics:\n\ncollected metric "dup" was collected before\n',
   );
   assert.equal(response.gzip, undefined);
+});
+
+test("gzipAccepted() negotiates Accept-Encoding as promhttp 1.23 (gddo NegotiateContentEncoding)", () => {
+  const cases: [header: string | undefined, gzip: boolean][] = [
+    [undefined, false],
+    ["gzip", true],
+    ["deflate, gzip;q=0.5", true],
+    ["br, deflate", false],
+    ["identity", false],
+    // An explicit identity with the same q wins: it is offered first.
+    ["identity, gzip", false],
+    ["gzip, identity;q=0.5", true],
+    ["gzip;q=0", false],
+    ["*", false],
+    ["*;q=0.5, gzip;q=0.6", true],
+    ["zstd, gzip;q=0.9", true],
+    // An item gddo cannot read ends the list.
+    ["br;level=1, gzip", false],
+    ["gzip ; q=1.0", true],
+  ];
+  for (const [header, gzip] of cases) assert.equal(gzipAccepted(header), gzip, String(header));
 });

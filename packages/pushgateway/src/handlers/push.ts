@@ -43,7 +43,7 @@ export async function push(
         throw new ParseError(gzipErrorText(body), { cause });
       }
     }
-    labels = parseGroupingKey(options.rest);
+    labels = parseGroupingKey(options.rest, { utf8: ctx.utf8Names });
     if (encoding === "snappy") {
       try {
         body = decodeSnappyFrames(body, { maxBytes: ctx.maxBodyBytes });
@@ -54,8 +54,8 @@ export async function push(
     }
     const contentType = req.headers["content-type"] ?? "";
     families = isDelimitedProtobuf(contentType)
-      ? await parseDelimitedProtobuf(body)
-      : parseText(body.toString("utf8"));
+      ? await parseDelimitedProtobuf(body, { utf8: ctx.utf8Names })
+      : parseText(body.toString("utf8"), { utf8: ctx.utf8Names });
   } catch (error) {
     return errorResponse(error);
   }

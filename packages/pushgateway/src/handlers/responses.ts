@@ -30,6 +30,8 @@ export interface GatewayContext {
   readonly now: () => Date;
   /** `--push.disable-consistency-check` turned off. */
   readonly check: boolean;
+  /** `--push.enable-utf8-names`: UTF-8 metric and label names in bodies, `U__` escaped label names in paths. */
+  readonly utf8Names: boolean;
   readonly enableLifecycle: boolean;
   readonly enableAdminApi: boolean;
   readonly telemetryPath: string;

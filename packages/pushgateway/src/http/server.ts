@@ -21,10 +21,14 @@ import type { WebConfig } from "./web-config.js";
  */
 const GO_PARSER_LIMITS = { maxHeaderSize: (1 << 20) + 4096, requireHostHeader: false } as const;
 
-/** Starts the server; `prefix` is the route prefix (`--web.route-prefix`), without a trailing slash. */
+/**
+ * Starts the server on `host`:`port`, or on an inherited listening socket `fd` (systemd socket activation); `prefix`
+ * is the route prefix (`--web.route-prefix`), without a trailing slash.
+ */
 export function startServer(options: {
   host: string;
   port: number;
+  fd?: number;
   prefix: string;
   web: WebConfig;
   ctx: GatewayContext;
@@ -54,10 +58,12 @@ export function startServer(options: {
   server.keepAliveTimeout = 0;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.host, () => {
+    const listening = () => {
       server.off("error", reject);
       resolve(server);
-    });
+    };
+    if (options.fd !== undefined) server.listen({ fd: options.fd }, listening);
+    else server.listen(options.port, options.host, listening);
   });
 }
 

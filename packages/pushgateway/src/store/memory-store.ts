@@ -1,5 +1,6 @@
 import { formatGoFloat } from "../exposition/go-float.js";
 import type { Metric, MetricFamily, MetricType } from "../exposition/metric-family.js";
+import { isUtf8Name } from "../exposition/metric-names.js";
 import {
   mergeFamilies,
   parseRenderedFamily,
@@ -34,6 +35,8 @@ export interface MemoryStoreOptions {
   readonly maxSeries?: number;
   /** The clock for expiry on reads, milliseconds since the epoch. */
   readonly now?: () => number;
+  /** `--push.enable-utf8-names`: label names are judged by UTF-8 validation. */
+  readonly utf8Names?: boolean;
 }
 
 /**
@@ -56,6 +59,7 @@ export class MemoryStore implements MetricStore {
   #maxGroups: number;
   #maxSeries: number;
   #now: () => number;
+  #utf8Names: boolean;
   /** Series held by all groups (pushed families only), kept current so the series limit costs nothing. */
   #seriesCount = 0;
 
@@ -65,6 +69,7 @@ export class MemoryStore implements MetricStore {
     this.#maxGroups = options.maxGroups ?? 0;
     this.#maxSeries = options.maxSeries ?? 0;
     this.#now = options.now ?? Date.now;
+    this.#utf8Names = options.utf8Names ?? false;
   }
 
   push(request: PushRequest): PushRejection | undefined {
@@ -222,7 +227,10 @@ export class MemoryStore implements MetricStore {
       }
       const seen = new Set<string>();
       for (const m of f.metrics) {
-        const bad = m.labels.find(([k]) => !isLabelName(k));
+        // Under UTF-8 validation (`--push.enable-utf8-names`) any non-empty UTF-8 name is valid, `__` still reserved.
+        const bad = m.labels.find(([k]) =>
+          this.#utf8Names ? !isUtf8Name(k) || k.startsWith("__") : !isLabelName(k),
+        );
         if (bad)
           return `collected metric "${f.name}" { ${describe(f.type, m)}} has a label with an invalid name: ${bad[0]}`;
         const id = seriesKey(m);

@@ -25,7 +25,8 @@ export async function writePersistence(path: string, groups: readonly PersistedG
   const text = JSON.stringify({ version: PERSISTENCE_VERSION, groups }, (_k, v: unknown) =>
     typeof v === "number" && !Number.isFinite(v) ? String(v) : v,
   );
-  const handle = await open(temp, "w", 0o644);
+  // 0600 as upstream (storage/diskmetricstore.go writes through os.CreateTemp): pushed metrics may be private.
+  const handle = await open(temp, "w", 0o600);
   try {
     await handle.writeFile(text);
     await handle.sync();

@@ -16,6 +16,8 @@ export interface StartOptions {
   deadlineMs?: number;
   /** Where the process's output goes besides the ready check. @default "stderr" */
   readyOn?: "stderr" | "stdout";
+  /** The child's stdio (stdout and stderr must stay pipes), for passing further descriptors such as a socket. */
+  stdio?: ("ignore" | "pipe" | number)[];
 }
 
 /** A started process and everything it wrote to stderr (or stdout) so far. */
@@ -31,7 +33,7 @@ export interface Started {
  * or a failed `before` never leaves a process that keeps the file alive.
  */
 export function startProcess(command: string, args: string[], options: StartOptions): Promise<Started> {
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, { stdio: options.stdio ?? ["ignore", "pipe", "pipe"] });
   track(child);
   let log = "";
   const stream = options.readyOn === "stdout" ? child.stdout : child.stderr;

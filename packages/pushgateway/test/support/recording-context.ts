@@ -56,6 +56,7 @@ export function recordingContext(overrides: Partial<GatewayContext> = {}): {
     store,
     now: () => new Date("2026-01-02T03:04:05.678Z"),
     check: true,
+    utf8Names: false,
     enableLifecycle: false,
     enableAdminApi: false,
     telemetryPath: "/metrics",

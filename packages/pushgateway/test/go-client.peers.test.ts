@@ -1,0 +1,175 @@
+// The real Go client (Debian's golang-github-prometheus-client-golang-dev, client_golang 1.14, built offline in
+// GOPATH mode from /usr/share/gocode) pushes counters, gauges, classic and native histograms, summaries and
+// exemplars to our gateway; what a protobuf scrape serves back must be what the client gathered, field for field.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import { metricFamilyType as family } from "./support/metric-family-type.js";
+import { startGateway, stopAll } from "./support/processes.js";
+import { DELIMITED, splitDelimited } from "./support/scrape-fixtures.js";
+
+const exec = promisify(execFile);
+
+const PROGRAM = `package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/push"
+	"github.com/prometheus/common/expfmt"
+)
+
+func main() {
+	url, mode := os.Args[1], os.Args[2]
+	pusher := func() *push.Pusher { return push.New(url, "gojob").Grouping("instance", "i1") }
+	var err error
+	switch mode {
+	case "push":
+		reg := prometheus.NewRegistry()
+		counter := prometheus.NewCounter(prometheus.CounterOpts{Name: "go_requests_total", Help: "Requests."})
+		counter.(prometheus.ExemplarAdder).AddWithExemplar(3, prometheus.Labels{"trace_id": "t-1"})
+		gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "go_temperature", Help: "Temperature."}, []string{"room"})
+		gauge.WithLabelValues("kitchen").Set(21.5)
+		gauge.WithLabelValues("hall").Set(-3)
+		classic := prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "go_classic_seconds", Help: "Classic.", Buckets: []float64{0.1, 0.5, 1},
+		})
+		native := prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "go_native_seconds", Help: "Native and classic.", Buckets: []float64{0.25, 1},
+			NativeHistogramBucketFactor: 1.1, NativeHistogramZeroThreshold: 0.001,
+		})
+		nativeOnly := prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "go_native_only_seconds", Help: "Native only.", NativeHistogramBucketFactor: 1.05,
+		})
+		for _, v := range []float64{0.0001, 0.05, 0.2, 0.3, 0.7, 2, -0.5} {
+			classic.Observe(v)
+			native.Observe(v)
+			nativeOnly.Observe(v)
+		}
+		native.(prometheus.ExemplarObserver).ObserveWithExemplar(0.4, prometheus.Labels{"trace_id": "t-2"})
+		summary := prometheus.NewSummary(prometheus.SummaryOpts{
+			Name: "go_summary_seconds", Help: "Summary.", Objectives: map[float64]float64{0.5: 0.05, 0.9: 0.01},
+		})
+		for _, v := range []float64{1, 2, 3, 4} {
+			summary.Observe(v)
+		}
+		reg.MustRegister(counter, gauge, classic, native, nativeOnly, summary)
+		mfs, gerr := reg.Gather()
+		if gerr != nil {
+			panic(gerr)
+		}
+		out, ferr := os.Create(os.Args[3])
+		if ferr != nil {
+			panic(ferr)
+		}
+		enc := expfmt.NewEncoder(out, expfmt.FmtProtoDelim)
+		for _, mf := range mfs {
+			if eerr := enc.Encode(mf); eerr != nil {
+				panic(eerr)
+			}
+		}
+		out.Close()
+		err = pusher().Gatherer(prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return mfs, nil })).Push()
+	case "add":
+		g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "go_added", Help: "Added with POST."})
+		g.Set(7)
+		err = pusher().Collector(g).Add()
+	case "delete":
+		err = pusher().Delete()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+`.replace(
+  '"github.com/prometheus/common/expfmt"',
+  '"github.com/prometheus/common/expfmt"\n\tdto "github.com/prometheus/client_model/go"',
+);
+
+let dir: string;
+let bin: string;
+let base: string;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "pg-go-client-"));
+  await writeFile(join(dir, "main.go"), PROGRAM);
+  bin = join(dir, "push");
+  // GOPATH mode over Debian's Go sources: no module download, no network. The build cache stays the user's default,
+  // so later runs are quick.
+  await exec("go", ["build", "-o", bin, "main.go"], {
+    cwd: dir,
+    env: { ...process.env, GO111MODULE: "off", GOPATH: "/usr/share/gocode", GOFLAGS: "", GOPROXY: "off" },
+    timeout: 280_000,
+  });
+  ({ base } = await startGateway());
+});
+
+after(async () => {
+  await stopAll();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+type Decoded = { name: string; help?: string; type?: string; metric: Record<string, unknown>[] };
+
+function decodeAll(body: Buffer): Map<string, Decoded> {
+  const out = new Map<string, Decoded>();
+  for (const m of splitDelimited(body)) {
+    const f = family.toObject(family.decode(m), { longs: String, enums: String, defaults: false }) as Decoded;
+    out.set(f.name, f);
+  }
+  return out;
+}
+
+test("client_golang's push: every family comes back on a protobuf scrape as the client gathered it", async () => {
+  const gathered = join(dir, "gathered.bin");
+  await exec(bin, [base, "push", gathered], { timeout: 60_000 });
+  const sent = decodeAll(await readFile(gathered));
+  assert.ok(sent.size >= 6);
+  const body = Buffer.from(
+    await (await fetch(`${base}/metrics`, { headers: { Accept: DELIMITED } })).arrayBuffer(),
+  );
+  const served = decodeAll(body);
+  for (const [name, f] of sent) {
+    const back = served.get(name);
+    assert.ok(back, `${name} is served`);
+    assert.equal(back.type, f.type ?? "COUNTER", name);
+    assert.equal(back.help, f.help, name);
+    // Ours adds the grouping labels; the rest of each series is what the client sent.
+    const strip = (m: Record<string, unknown>) => {
+      const { label, ...value } = m;
+      const rest = ((label as { name: string }[] | undefined) ?? []).filter(
+        (l) => l.name !== "job" && l.name !== "instance",
+      );
+      return { ...value, label: rest };
+    };
+    const byLabels = (ms: Record<string, unknown>[]) =>
+      ms.map(strip).sort((a, b) => JSON.stringify(a.label).localeCompare(JSON.stringify(b.label)));
+    assert.deepEqual(byLabels(back.metric), byLabels(f.metric), name);
+  }
+  // The native histograms kept their schema and spans, the exemplars their trace ids.
+  const native = served.get("go_native_only_seconds")?.metric[0]?.histogram as Record<string, unknown>;
+  assert.ok(native.schema !== undefined && Array.isArray(native.positiveSpan));
+  assert.match(JSON.stringify(served.get("go_requests_total")), /t-1/);
+  // And the text scrape shows the classic form with the grouping labels.
+  const text = await (await fetch(`${base}/metrics`)).text();
+  assert.match(text, /^go_temperature\{instance="i1",job="gojob",room="kitchen"\} 21\.5$/m);
+  assert.match(text, /^go_classic_seconds_bucket\{instance="i1",job="gojob",le="0\.5"\} 5$/m);
+  assert.match(text, /^go_summary_seconds_count\{instance="i1",job="gojob"\} 4$/m);
+});
+
+test("client_golang's Add (POST) merges into the group and Delete removes it", async () => {
+  await exec(bin, [base, "add"], { timeout: 60_000 });
+  let text = await (await fetch(`${base}/metrics`)).text();
+  assert.match(text, /^go_added\{instance="i1",job="gojob"\} 7$/m);
+  assert.match(text, /^go_temperature\{instance="i1",job="gojob",room="hall"\} -3$/m);
+  await exec(bin, [base, "delete"], { timeout: 60_000 });
+  text = await (await fetch(`${base}/metrics`)).text();
+  assert.doesNotMatch(text, /job="gojob"/);
+});
