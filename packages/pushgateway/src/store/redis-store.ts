@@ -47,6 +47,18 @@ const KEEP_BEHIND_SNAPSHOT = 1000;
 /** Entries read per XRANGE while catching up. */
 const RANGE_COUNT = 200;
 
+/** How long a read or a readiness check waits for Redis before answering from the cache or failing. */
+const READ_WAIT_MS = 2000;
+
+/** Rejects when `promise` has not settled within `ms` (the promise itself goes on). */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
 /** A write of this replica waiting for its entry to come back from the log. */
 interface Pending {
   readonly families: readonly MetricFamily[] | undefined;
@@ -118,13 +130,13 @@ export class RedisStore implements MetricStore {
       // Reconnect quickly and forever: a replica recovers by itself when Redis returns.
       retryStrategy: (times: number) => Math.min(100 * times, 1000),
     };
-    // Commands fail at once while disconnected (no offline queue, no retries) and after 2 s when Redis hangs, so a
-    // push answers 503 and /-/ready fails within 5 s instead of waiting.
+    // Commands fail at once while disconnected (no offline queue, no retries), and after 10 s when Redis hangs (long
+    // enough that a busy replica's own event loop does not fail healthy commands); /-/ready and reads wait less.
     this.#redis = new Redis({
       ...base,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      commandTimeout: 2000,
+      commandTimeout: 10_000,
     });
     this.#sub = new Redis(base);
     let reported = false;
@@ -203,16 +215,17 @@ export class RedisStore implements MetricStore {
   /** Brings the cache up to Redis before a read; when Redis is unreachable the last state applied is served. */
   async refresh(): Promise<void> {
     try {
-      await this.#catchUp();
+      // A hung Redis must not hang scrapes: after 2 s the cached state is served (the catch-up goes on).
+      await withDeadline(this.#catchUp(), READ_WAIT_MS);
     } catch {
-      // Serve what is cached; staleness() reports it and ready() fails.
+      // Serve what is cached; staleness() reports it and notReady() says why.
     }
   }
 
   /** Why this replica is not ready (Redis unreachable, store not loaded yet), or undefined when it is. */
   async notReady(): Promise<string | undefined> {
     try {
-      await this.#redis.ping();
+      await withDeadline(this.#redis.ping(), READ_WAIT_MS);
     } catch (error) {
       return `Redis at ${this.#where} is unreachable: ${this.#reason(error)}`;
     }
@@ -263,6 +276,8 @@ export class RedisStore implements MetricStore {
   async #write(op: LogOp): Promise<void> {
     const text = encodeOp(op);
     let seq: number | undefined;
+    // Disconnected, a command is refused before it is sent (no offline queue): then the change surely was not stored.
+    const connected = this.#redis.status === "ready";
     try {
       if (this.#epoch === undefined) await this.#catchUp();
       for (let attempt = 0; attempt < 3 && seq === undefined; attempt++) {
@@ -279,6 +294,10 @@ export class RedisStore implements MetricStore {
       }
     } catch (error) {
       this.#failing = true;
+      if (connected)
+        throw new StoreUnavailableError(
+          `the change may not have been stored: Redis at ${this.#where} did not answer (${this.#reason(error)}); retry`,
+        );
       throw new StoreUnavailableError(
         `the change was not stored: Redis at ${this.#where} is unreachable (${this.#reason(error)}); retry when it is back`,
       );
