@@ -180,6 +180,30 @@ test("a replica killed with SIGKILL mid-push loses nothing it answered 200 for",
   assert.deepEqual(await pushed(c()), await pushed(b()));
 });
 
+test("--push.group-ttl: a group expires on every replica from the push time stored in Redis", async () => {
+  // Two more replicas on another database of the same Redis: another gateway, with a TTL.
+  const url = redis.url.replace(/\/0$/, "/1");
+  const ttl = [];
+  for (let i = 0; i < 2; i++) {
+    const g = await startGateway([`--storage.redis-url=${url}`, "--push.group-ttl=2s"]);
+    assert.ok(await eventually(async () => (await fetch(`${g.base}/-/ready`)).status === 200, 10_000));
+    ttl.push(g);
+  }
+  const [x, y] = ttl.map((g) => g.base);
+  assert.equal(
+    (await send(x ?? "", "/metrics/job/short", { method: "PUT", body: "short_lived 1\n" })).status,
+    200,
+  );
+  assert.ok((await pushed(y ?? "")).includes('short_lived{instance="",job="short"} 1'));
+  assert.ok(!(await pushed(a())).some((l) => l.startsWith("short_lived")), "database 1 is another gateway");
+  const gone = await eventually(
+    async () => (await Promise.all([x, y].map((r) => pushed(r ?? "")))).every((v) => v.length === 0),
+    10_000,
+  );
+  assert.ok(gone, "the group did not expire on both replicas");
+  await Promise.all(ttl.map((g) => stop(g.child)));
+});
+
 test("Redis stopped: 503 pushes, /-/ready fails within 5 s, stale scrapes; Redis back empty: recovers", async () => {
   assert.equal((await send(a(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
   const kept = await send(a(), "/metrics/job/kept", { method: "PUT", body: "kept_value 7\n" });

@@ -70,6 +70,11 @@ test("decodeOp() refuses an entry another program wrote", () => {
   assert.throws(() => decodeOp("null"), /not a pushgateway log entry/);
 });
 
+test("encodeOp() round-trips bigints and strings that look like its markers", () => {
+  const op = { ...push, labels: { job: "\u0000n:5" }, extra: 2n ** 64n } as unknown as LogOp;
+  assert.deepEqual(decodeOp(encodeOp(op)), op);
+});
+
 test("delete and wipe ops round-trip", () => {
   const ops: LogOp[] = [
     { kind: "delete", origin: "r2:1", labels: { job: "j" }, nowMs: 5 },

@@ -56,6 +56,8 @@ export type LogOp =
 
 /** Marks a string that would otherwise read back as a number word (below). */
 const STRING_MARK = "\u0000s:";
+/** Marks a bigint (JSON has none), should a family carry one (protobuf 64-bit counts). */
+const BIGINT_MARK = "\u0000n:";
 
 /**
  * JSON with NaN and the infinities as the strings `NaN`, `Infinity`, `-Infinity` (JSON has no such numbers; the
@@ -65,7 +67,8 @@ const STRING_MARK = "\u0000s:";
 function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v === "number") return Number.isFinite(v) ? v : String(v);
-    if (typeof v === "string" && (isNumberWord(v) || v.startsWith(STRING_MARK))) return STRING_MARK + v;
+    if (typeof v === "bigint") return BIGINT_MARK + v.toString();
+    if (typeof v === "string" && (isNumberWord(v) || v.startsWith("\u0000"))) return STRING_MARK + v;
     return v;
   });
 }
@@ -74,6 +77,7 @@ function fromJson(text: string): unknown {
   return JSON.parse(text, (_key, v: unknown) => {
     if (typeof v !== "string") return v;
     if (v.startsWith(STRING_MARK)) return v.slice(STRING_MARK.length);
+    if (v.startsWith(BIGINT_MARK)) return BigInt(v.slice(BIGINT_MARK.length));
     if (v === "NaN") return Number.NaN;
     if (v === "Infinity") return Number.POSITIVE_INFINITY;
     if (v === "-Infinity") return Number.NEGATIVE_INFINITY;
