@@ -308,6 +308,7 @@ export class RedisStore implements MetricStore {
       );
     const epoch = this.#epoch;
     try {
+      await this.#applyOwn({ seq, text, epoch });
       for (let i = 0; i < 100 && this.#seq < seq && this.#epoch === epoch; i++) await this.#catchUp();
     } catch {
       throw this.#unconfirmed();
@@ -348,6 +349,20 @@ export class RedisStore implements MetricStore {
         this.#failing = true;
       },
     );
+    return run;
+  }
+
+  /**
+   * After this replica appended entry `seq`: when its copy is at `seq - 1` (the usual case), the entry is the text it
+   * just sent, so it is applied without reading it back from Redis; otherwise the log is read up to it.
+   */
+  #applyOwn(entry: { seq: number; text: string; epoch: string | undefined }): Promise<void> {
+    const run = this.#chain.then(async () => {
+      if (this.#epoch !== entry.epoch || this.#seq >= entry.seq) return;
+      if (this.#seq === entry.seq - 1) this.#apply(entry.seq, entry.text);
+      else await this.#catchUpOnce();
+    });
+    this.#chain = run.catch(() => undefined);
     return run;
   }
 
