@@ -57,9 +57,20 @@ export class BodyTooLargeError extends PushgatewayError {
   }
 }
 
+/**
+ * Beyond upstream: the shared store (`--storage.redis-url`) cannot take or confirm a change: 503, so a client retries
+ * rather than believing a push was kept.
+ */
+export class StoreUnavailableError extends PushgatewayError {
+  constructor(message: string) {
+    super("PUSHGATEWAY_STORE_UNAVAILABLE", message);
+  }
+}
+
 /** The one place error classes become HTTP statuses. */
 export function httpStatus(error: PushgatewayError): number {
   if (error instanceof LimitError) return 429;
   if (error instanceof BodyTooLargeError) return 413;
+  if (error instanceof StoreUnavailableError) return 503;
   return 400;
 }

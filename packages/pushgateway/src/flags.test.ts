@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseDuration, parseFlags } from "./flags.js";
+import { flagValues, parseDuration, parseFlags } from "./flags.js";
 
 test("kingpin-style flags with upstream defaults", () => {
   const c = parseFlags([
@@ -21,4 +21,16 @@ test("unknown flags and bad values are usage errors", () => {
   assert.throws(() => parseFlags(["--nope"]), { message: "unknown long flag '--nope'" });
   assert.throws(() => parseFlags(["--push.max-groups=x"]), /invalid value "x"/);
   assert.equal(parseDuration("5x"), undefined);
+});
+
+test("--storage.redis-url: validated at parse time, not with --persistence.file, redacted in flag values", () => {
+  const c = parseFlags(["--storage.redis-url=redis://u:pw@127.0.0.1:6379/1"]);
+  assert.equal(c.redisUrl, "redis://u:pw@127.0.0.1:6379/1");
+  assert.equal(flagValues(c)["storage.redis-url"], "redis://u:xxxxx@127.0.0.1:6379/1");
+  assert.throws(() => parseFlags(["--storage.redis-url=127.0.0.1:6379"]), /expected redis:\/\//);
+  assert.throws(
+    () => parseFlags(["--storage.redis-url=redis://h/0", "--persistence.file=/tmp/x"]),
+    /cannot be combined/,
+  );
+  assert.throws(() => parseFlags(["--storage.redis-password-file=/x"]), /needs --storage.redis-url/);
 });

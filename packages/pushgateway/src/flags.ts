@@ -1,5 +1,6 @@
 import { UsageError } from "./errors.js";
 import { LOG_LEVELS } from "./logger.js";
+import { parseRedisUrl, redactRedisUrl } from "./store/redis-url.js";
 
 /** The gateway's configuration, with upstream's defaults. */
 export interface Config {
@@ -26,6 +27,10 @@ export interface Config {
   maxGroups: number;
   /** Beyond upstream: most series held across all groups, 0 = unlimited. */
   maxSeries: number;
+  /** Beyond upstream: the shared store of replicas, `redis://host:port/db` or `rediss://`; "" = memory store. */
+  redisUrl: string;
+  /** Beyond upstream: file holding the Redis password (wins over one in the URL). */
+  redisPasswordFile: string;
   version: boolean;
   help: boolean;
 }
@@ -143,6 +148,18 @@ const FLAGS: readonly FlagSpec[] = [
     def: "0",
   },
   {
+    name: "storage.redis-url",
+    key: "redisUrl",
+    kind: "string",
+    help: "Share the store with every replica on this Redis: redis://[user:password@]host:port/db, rediss:// for TLS (beyond upstream; excludes --persistence.file).",
+  },
+  {
+    name: "storage.redis-password-file",
+    key: "redisPasswordFile",
+    kind: "string",
+    help: "File holding the password for --storage.redis-url (beyond upstream).",
+  },
+  {
     name: "log.level",
     key: "logLevel",
     kind: "string",
@@ -204,6 +221,8 @@ export function parseFlags(argv: readonly string[]): Config {
     groupTtl: 0,
     maxGroups: 0,
     maxSeries: 0,
+    redisUrl: "",
+    redisPasswordFile: "",
     version: false,
     help: false,
   };
@@ -252,6 +271,13 @@ export function parseFlags(argv: readonly string[]): Config {
     throw new UsageError(`unrecognized log level ${config.logLevel}`);
   if (config.logFormat !== "logfmt" && config.logFormat !== "json")
     throw new UsageError(`unrecognized log format ${config.logFormat}`);
+  if (config.redisUrl !== "" && config.persistenceFile !== "")
+    throw new UsageError(
+      "--persistence.file and --storage.redis-url cannot be combined: with Redis the store lives there; drop one",
+    );
+  if (config.redisUrl !== "") parseRedisUrl(config.redisUrl);
+  if (config.redisUrl === "" && config.redisPasswordFile !== "")
+    throw new UsageError("--storage.redis-password-file needs --storage.redis-url");
   return config;
 }
 
@@ -260,7 +286,12 @@ export function flagValues(config: Config): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of [...FLAGS].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const v = config[f.key];
-    out[f.name] = f.kind === "duration" ? goDuration(Number(v)) : String(v);
+    out[f.name] =
+      f.kind === "duration"
+        ? goDuration(Number(v))
+        : f.key === "redisUrl"
+          ? redactRedisUrl(String(v))
+          : String(v);
   }
   return out;
 }

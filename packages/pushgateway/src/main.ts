@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import type { Server } from "node:http";
 import { PersistenceError, UsageError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
@@ -8,6 +9,8 @@ import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics } from "./own-metrics.js";
 import { MemoryStore } from "./store/memory-store.js";
 import { readPersistence, writePersistence } from "./store/persistence.js";
+import { RedisStore } from "./store/redis-store.js";
+import { parseRedisUrl, redactRedisUrl } from "./store/redis-url.js";
 
 /** The version `--version` reports. */
 export const VERSION = "1.11.0";
@@ -63,6 +66,33 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     now: () => deps.now().getTime(),
     utf8Names: config.utf8Names,
   });
+  // Beyond upstream: replicas sharing one store on Redis (store/redis-store.ts); persistence is then Redis's.
+  let redis: RedisStore | undefined;
+  if (config.redisUrl !== "") {
+    let password: string | undefined;
+    if (config.redisPasswordFile !== "") {
+      try {
+        password = (await readFile(config.redisPasswordFile, "utf8")).replace(/\r?\n$/, "");
+      } catch (error) {
+        log("error", `Cannot read --storage.redis-password-file: ${(error as Error).message}`);
+        return 1;
+      }
+    }
+    redis = new RedisStore({
+      target: parseRedisUrl(config.redisUrl, password),
+      memory: {
+        own: () => own.cached(),
+        groupTtlMs: config.groupTtl,
+        maxGroups: config.maxGroups,
+        maxSeries: config.maxSeries,
+        now: () => deps.now().getTime(),
+      },
+      log,
+    });
+    const url = redactRedisUrl(config.redisUrl);
+    if (await redis.waitLoaded(5000)) log("info", "following the store in Redis", { url });
+    else log("warn", "Redis is not reachable yet; serving, pushes answer 503 until it is", { url });
+  }
   if (config.persistenceFile !== "") {
     try {
       store.restore(await readPersistence(config.persistenceFile));
@@ -142,6 +172,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     else log("info", "received SIGINT/SIGTERM; exiting gracefully...");
     server?.close();
     if (timer !== undefined) clearTimeout(timer);
+    redis?.close();
     log("info", "HTTP server stopped");
     await persist();
     deps.exit(0);
@@ -154,7 +185,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       prefix,
       web,
       ctx: {
-        store: observed,
+        store: redis ?? observed,
         now: deps.now,
         check: !config.disableConsistencyCheck,
         utf8Names: config.utf8Names,
@@ -163,7 +194,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
         telemetryPath: config.telemetryPath,
         pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : prefix,
         groupTtlMs: config.groupTtl,
-        ownFamilies: () => own.families(),
+        ownFamilies: async () => [...(await own.families()), ...(redis?.ownFamilies() ?? [])],
         status: () => ({
           build_information: {
             branch: "",

@@ -10,7 +10,7 @@ import { parseRenderedFamily } from "../exposition/rendered-family.js";
 import { goUint64 } from "../exposition/write-protobuf.js";
 import { goStruct } from "../go-json.js";
 import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "../store/metric-store.js";
-import { apiJson, type GatewayContext, type GatewayResponse } from "./responses.js";
+import { apiJson, errorResponse, type GatewayContext, type GatewayResponse } from "./responses.js";
 
 /** `GET /api/v1/status`: build information, flags and start time (upstream api/v1/api.go `status`). */
 export function apiStatus(ctx: GatewayContext): GatewayResponse {
@@ -29,8 +29,12 @@ export function apiOptions(): GatewayResponse {
 }
 
 /** `PUT /api/v1/admin/wipe` (only with `--web.enable-admin-api`): deletes every group, 202 (upstream handler/wipe.go). */
-export function wipe(ctx: GatewayContext): GatewayResponse {
-  ctx.store.wipe();
+export async function wipe(ctx: GatewayContext): Promise<GatewayResponse> {
+  try {
+    await ctx.store.wipe();
+  } catch (error) {
+    return errorResponse(error);
+  }
   return { status: 202, headers: {}, body: "" };
 }
 

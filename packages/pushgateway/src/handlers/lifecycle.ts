@@ -6,6 +6,16 @@ export function healthy(): GatewayResponse {
 }
 
 /**
+ * `GET /-/ready`: 200 `OK` (upstream main.go); beyond upstream, a replica on a shared store (Redis) that cannot reach
+ * it answers 503 with the reason, so a load balancer sends pushes elsewhere.
+ */
+export async function ready(ctx: GatewayContext): Promise<GatewayResponse> {
+  const problem = await ctx.store.notReady?.();
+  if (problem !== undefined) return plain(503, `Service Unavailable: ${problem}`);
+  return healthy();
+}
+
+/**
  * `PUT`/`POST /-/quit`: with `--web.enable-lifecycle` answers and then shuts down gracefully, else 403. Upstream
  * writes these with WriteHeader + Write (main.go): no trailing newline, no nosniff.
  */

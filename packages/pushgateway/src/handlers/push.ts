@@ -59,13 +59,18 @@ export async function push(
   } catch (error) {
     return errorResponse(error);
   }
-  const rejected = ctx.store.push({
-    labels,
-    families,
-    replace: options.replace,
-    now: ctx.now(),
-    check: ctx.check,
-  });
+  let rejected: Awaited<ReturnType<GatewayContext["store"]["push"]>>;
+  try {
+    rejected = await ctx.store.push({
+      labels,
+      families,
+      replace: options.replace,
+      now: ctx.now(),
+      check: ctx.check,
+    });
+  } catch (error) {
+    return errorResponse(error);
+  }
   // Unchecked, upstream answers 202 before the write is looked at; a push with timestamps is then dropped silently
   // (only its failure time is set), as the store did above.
   if (rejected !== undefined && !(rejected.kind === "inconsistent" && !ctx.check)) {

@@ -1,6 +1,6 @@
 import { apiMetrics, apiOptions, apiStatus, wipe } from "./api-v1.js";
 import { deleteGroup } from "./delete.js";
-import { healthy, quit, quitMethodNotAllowed } from "./lifecycle.js";
+import { healthy, quit, quitMethodNotAllowed, ready } from "./lifecycle.js";
 import { scrape } from "./metrics.js";
 import { push } from "./push.js";
 import {
@@ -30,6 +30,14 @@ interface Route {
   readonly when?: (ctx: GatewayContext) => boolean;
 }
 
+/** A read of the store: a shared store (Redis) first catches its cache up, so every answered write is seen. */
+const fresh =
+  (handler: Handler): Handler =>
+  async (req, ctx) => {
+    await ctx.store.refresh?.();
+    return handler(req, ctx);
+  };
+
 /** The path after `/metrics/`, where the grouping key starts. */
 const groupingKey = (req: GatewayRequest) => req.path.slice("/metrics/".length);
 
@@ -58,10 +66,10 @@ const ROUTES: readonly Route[] = [
     otherMethods: { allow: PUSH_ALLOW },
     counted: { PUT: "push", POST: "push", DELETE: "delete" },
   },
-  { path: (ctx) => ctx.telemetryPath, methods: { GET: scrape }, otherMethods: GET_ALLOW },
+  { path: (ctx) => ctx.telemetryPath, methods: { GET: fresh(scrape) }, otherMethods: GET_ALLOW },
   { path: /^\/api\/v1\//, methods: { OPTIONS: apiOptions }, otherMethods: "next", counted: "api/v1/options" },
   { path: "/-/healthy", methods: { GET: healthy }, otherMethods: GET_ALLOW, counted: "healthy" },
-  { path: "/-/ready", methods: { GET: healthy }, otherMethods: GET_ALLOW, counted: "ready" },
+  { path: "/-/ready", methods: { GET: (_, ctx) => ready(ctx) }, otherMethods: GET_ALLOW, counted: "ready" },
   {
     path: "/-/quit",
     methods: { PUT: (_, ctx) => quit(ctx), POST: (_, ctx) => quit(ctx) },
@@ -75,7 +83,7 @@ const ROUTES: readonly Route[] = [
   },
   {
     path: "/api/v1/metrics",
-    methods: { GET: (_, ctx) => apiMetrics(ctx) },
+    methods: { GET: fresh((_, ctx) => apiMetrics(ctx)) },
     otherMethods: GET_ALLOW,
     counted: "api/v1/metrics",
   },
@@ -87,10 +95,10 @@ const ROUTES: readonly Route[] = [
     when: (ctx) => ctx.enableAdminApi,
   },
   { path: /^\/static\//, methods: { GET: staticAsset }, otherMethods: GET_ALLOW, counted: "static" },
-  { path: "/", methods: { GET: statusPage }, otherMethods: GET_ALLOW, counted: "status" },
+  { path: "/", methods: { GET: fresh(statusPage) }, otherMethods: GET_ALLOW, counted: "status" },
   {
     path: "/status",
-    methods: { GET: statusPage },
+    methods: { GET: fresh(statusPage) },
     otherMethods: GET_ALLOW,
     counted: "status",
   },

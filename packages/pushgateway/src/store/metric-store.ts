@@ -51,12 +51,19 @@ export interface PushRejection {
  * - Beyond upstream, opt-in: groups older than a TTL vanish before any read or push; limits refuse a push whole.
  */
 export interface MetricStore {
-  /** Applies a push; returns the reason when the push is rejected. */
-  push(request: PushRequest): PushRejection | undefined;
+  /**
+   * Applies a push; returns the reason when the push is rejected. A shared store (Redis) answers asynchronously and
+   * may throw `StoreUnavailableError` when it cannot take or confirm the change.
+   */
+  push(request: PushRequest): PushRejection | undefined | Promise<PushRejection | undefined>;
   /** Deletes the group with exactly these grouping labels (no-op when absent). */
-  delete(labels: GroupingLabels): void;
+  delete(labels: GroupingLabels): void | Promise<void>;
   /** Deletes every group (admin wipe). */
-  wipe(): void;
+  wipe(): void | Promise<void>;
+  /** A shared store brings its cache up to date before a read (never throws: a stale cache is served). */
+  refresh?(): Promise<void>;
+  /** A shared store: why this replica cannot serve writes now (for `/-/ready`), or undefined when it can. */
+  notReady?(): Promise<string | undefined>;
   families(): RenderedFamily[];
   /** What makes a gather fail (only possible with the consistency check off), or undefined. */
   inconsistency(): string | undefined;

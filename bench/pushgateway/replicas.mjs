@@ -1,0 +1,154 @@
+// Single process vs three replicas sharing one Redis (--storage.redis-url), in the same run on 127.0.0.1, both ours.
+// Fills 1000 groups × 100 series = 100k series, then measures: PUT latency of a 100-series group (sequential),
+// scrape time of /metrics (on a replica that did not take the pushes), RSS of each process, and push throughput
+// with 20 concurrent clients (spread over the replicas). Usage: node bench/pushgateway/replicas.mjs [--groups=1000]
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+const arg = (name, def) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? def);
+const GROUPS = arg("groups", 1000);
+const SERIES = 100;
+const PUTS = arg("puts", 200);
+const SCRAPES = arg("scrapes", 10);
+const CLIENTS = 20;
+const THROUGHPUT_PUSHES = arg("pushes", 2000);
+const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+async function waitReady(url) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not become ready`);
+}
+
+async function startGateway(args) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [OURS, ...args, `--web.listen-address=127.0.0.1:${port}`], {
+    stdio: "ignore",
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitReady(`${base}/-/ready`);
+  return { child, base };
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn(
+    "/usr/bin/redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: "ignore" },
+  );
+  await new Promise((r) => setTimeout(r, 300));
+  return { child, url: `redis://127.0.0.1:${port}/0` };
+}
+
+const body = (g) => {
+  let s = "# TYPE bench_metric gauge\n";
+  for (let i = 0; i < SERIES; i++) s += `bench_metric{shard="${i}"} ${g + i / 7}\n`;
+  return s;
+};
+
+async function pushMany(bases, count, concurrency) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (next < count) {
+        const g = next++;
+        const base = bases[(g + w) % bases.length];
+        const r = await fetch(`${base}/metrics/job/bench/instance/i${g % GROUPS}`, {
+          method: "PUT",
+          body: body(g),
+        });
+        if (!r.ok) throw new Error(`push failed: ${r.status} ${await r.text()}`);
+        await r.arrayBuffer();
+      }
+    }),
+  );
+}
+
+const rssMiB = (pid) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+
+async function measure(name, gateways) {
+  const bases = gateways.map((g) => g.base);
+  const pushTo = bases[0];
+  const scrapeFrom = bases[bases.length - 1];
+  await pushMany(bases, GROUPS, 8);
+  const put = [];
+  for (let i = 0; i < PUTS; i++) {
+    const b = body(i);
+    const t = performance.now();
+    const r = await fetch(`${pushTo}/metrics/job/bench/instance/i${i % GROUPS}`, { method: "PUT", body: b });
+    await r.arrayBuffer();
+    put.push(performance.now() - t);
+  }
+  const scrape = [];
+  let bytes = 0;
+  for (let i = 0; i < SCRAPES; i++) {
+    const t = performance.now();
+    const text = await (await fetch(`${scrapeFrom}/metrics`)).text();
+    scrape.push(performance.now() - t);
+    bytes = text.length;
+  }
+  const t = performance.now();
+  await pushMany(bases, THROUGHPUT_PUSHES, CLIENTS);
+  const throughput = THROUGHPUT_PUSHES / ((performance.now() - t) / 1000);
+  return {
+    name,
+    putMedian: quantile(put, 0.5),
+    putP90: quantile(put, 0.9),
+    scrapeMedian: quantile(scrape, 0.5),
+    bytes,
+    throughput,
+    rss: gateways.map((g) => rssMiB(g.child.pid)),
+  };
+}
+
+const started = [];
+try {
+  const single = await startGateway([]);
+  started.push(single.child);
+  const one = await measure("single process", [single]);
+  single.child.kill("SIGTERM");
+  const redis = await startRedis();
+  started.push(redis.child);
+  const replicas = [];
+  for (let i = 0; i < 3; i++) {
+    const g = await startGateway([`--storage.redis-url=${redis.url}`]);
+    started.push(g.child);
+    replicas.push(g);
+  }
+  const three = await measure("3 replicas + redis-server", replicas);
+  const redisRss = rssMiB(redis.child.pid);
+  const row = (r) =>
+    `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.throughput.toFixed(0)} | ${r.rss.map((x) => x.toFixed(0)).join(" / ")} |`;
+  console.log(
+    `${GROUPS} groups × ${SERIES} series = ${GROUPS * SERIES} series; ${PUTS} PUTs, ${SCRAPES} scrapes, ${THROUGHPUT_PUSHES} pushes by ${CLIENTS} clients\n`,
+  );
+  console.log(
+    "| setup | PUT median ms | PUT p90 ms | scrape median ms | scrape MB | pushes/s (20 clients) | RSS MiB per process |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
+  console.log(row(one));
+  console.log(row(three));
+  console.log(`\nredis-server RSS ${redisRss.toFixed(0)} MiB`);
+  console.log(
+    `ratios (replicas/single): PUT ${(three.putMedian / one.putMedian).toFixed(2)}×, scrape ${(three.scrapeMedian / one.scrapeMedian).toFixed(2)}× (targets ≤1.5), throughput ${(three.throughput / one.throughput).toFixed(2)}×`,
+  );
+} finally {
+  for (const c of started) c.kill("SIGTERM");
+}

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { MetricFamily } from "../exposition/metric-family.js";
+import {
+  appendArgs,
+  appendResult,
+  decodeOp,
+  decodeSnapshot,
+  encodeOp,
+  encodeSnapshot,
+  entrySeq,
+  type LogOp,
+  redisKeys,
+  seedArgs,
+  snapshotArgs,
+} from "./redis-log.js";
+
+const families: MetricFamily[] = [
+  {
+    name: "a",
+    help: "NaN",
+    type: "gauge",
+    metrics: [
+      { labels: [["x", "Infinity"]], value: Number.NaN },
+      { labels: [["x", "\u0000s:kept"]], value: Number.POSITIVE_INFINITY },
+      { labels: [["x", 'q","families":']], value: Number.NEGATIVE_INFINITY },
+    ],
+  },
+];
+const push: LogOp = {
+  kind: "push",
+  origin: "r1:7",
+  labels: { job: "j", instance: "NaN" },
+  families,
+  replace: true,
+  nowMs: 1_700_000_000_123,
+  check: true,
+};
+
+test("redisKeys() puts every key under one hash tag, so a script's keys share a cluster slot", () => {
+  assert.deepEqual(redisKeys(), {
+    epoch: "{pushgateway}:epoch",
+    seq: "{pushgateway}:seq",
+    log: "{pushgateway}:log",
+    snapshot: "{pushgateway}:snapshot",
+    channel: "{pushgateway}:appended",
+  });
+  assert.equal(redisKeys("gw2").log, "{gw2}:log");
+});
+
+test("encodeOp() round-trips NaN, infinities and strings that look like them", () => {
+  const back = decodeOp(encodeOp(push));
+  assert.deepEqual(back, push);
+  const value = (back as LogOp & { kind: "push" }).families[0]?.metrics[0]?.value;
+  assert.ok(Number.isNaN(value));
+});
+
+test("encodeOp() writes a push's families last; decodeOp() with families does not parse them", () => {
+  const text = encodeOp(push);
+  assert.ok(text.startsWith('{"kind":"push","origin":"r1:7",'), text.slice(0, 40));
+  assert.ok(text.indexOf('"families":') > text.indexOf('"check":'));
+  const held: MetricFamily[] = [{ name: "held", help: undefined, type: "untyped", metrics: [] }];
+  const back = decodeOp(text, { families: held }) as LogOp & { kind: "push" };
+  assert.equal(back.families, held);
+  assert.deepEqual({ ...back, families: [] }, { ...push, families: [] });
+});
+
+test("decodeOp() refuses an entry another program wrote", () => {
+  assert.throws(() => decodeOp('{"kind":"other"}'), /not a pushgateway log entry/);
+  assert.throws(() => decodeOp("null"), /not a pushgateway log entry/);
+});
+
+test("encodeOp() round-trips bigints and strings that look like its markers", () => {
+  const op = { ...push, labels: { job: "\u0000n:5" }, extra: 2n ** 64n } as unknown as LogOp;
+  assert.deepEqual(decodeOp(encodeOp(op)), op);
+});
+
+test("delete and wipe ops round-trip", () => {
+  const ops: LogOp[] = [
+    { kind: "delete", origin: "r2:1", labels: { job: "j" }, nowMs: 5 },
+    { kind: "wipe", origin: "r2:2", nowMs: 6 },
+  ];
+  for (const op of ops) assert.deepEqual(decodeOp(encodeOp(op)), op);
+});
+
+test("snapshots round-trip; an absent snapshot is an empty store", () => {
+  const groups = [{ labels: { job: "j" }, pushTime: 1.5, failureTime: 0, pushedAt: { a: 1500 }, families }];
+  const back = decodeSnapshot(encodeSnapshot(groups));
+  assert.deepEqual(back, groups);
+  assert.deepEqual(decodeSnapshot(null), []);
+  assert.throws(() => decodeSnapshot("{}"), /not a pushgateway snapshot/);
+});
+
+test("the scripts' KEYS and ARGV, in the order the Lua reads them", () => {
+  const keys = redisKeys();
+  assert.deepEqual(appendArgs(keys, { epoch: "e1", op: "{}" }), [
+    "{pushgateway}:epoch",
+    "{pushgateway}:seq",
+    "{pushgateway}:log",
+    "e1",
+    "{pushgateway}:appended",
+    "{}",
+  ]);
+  assert.deepEqual(seedArgs(keys, { epoch: "e2", seq: 42, data: "D" }), [
+    "{pushgateway}:epoch",
+    "{pushgateway}:seq",
+    "{pushgateway}:log",
+    "{pushgateway}:snapshot",
+    "e2",
+    "42",
+    "D",
+  ]);
+  assert.deepEqual(snapshotArgs(keys, { epoch: "e3", seq: 2000, data: "S", keep: 1000 }), [
+    "{pushgateway}:epoch",
+    "{pushgateway}:snapshot",
+    "{pushgateway}:log",
+    "e3",
+    "2000",
+    "S",
+    "1000",
+  ]);
+});
+
+test("appendResult() reads the append script's replies", () => {
+  assert.deepEqual(appendResult([1, 17]), { appended: true, seq: 17 });
+  assert.deepEqual(appendResult([0, "other-epoch"]), { appended: false, epoch: "other-epoch" });
+  assert.deepEqual(appendResult([0, ""]), { appended: false, epoch: undefined });
+  assert.throws(() => appendResult("OK"), /unexpected append reply/);
+});
+
+test("entrySeq() reads the sequence number of a stream id", () => {
+  assert.equal(entrySeq("123-0"), 123);
+});

@@ -1,0 +1,225 @@
+import type { MetricFamily } from "../exposition/metric-family.js";
+import type { GroupingLabels } from "../grouping-key.js";
+import type { PersistedGroup } from "./persistence.js";
+
+/**
+ * The Redis layout of the shared store: a replicated log. Every change (push, delete, wipe) is one entry of a Redis
+ * stream whose ids are a gap-free sequence (`<seq>-0`); every replica applies the entries in that order to its own
+ * in-memory store, so all replicas run the same consistency check against the same state and reach the same result
+ * (state-machine replication). A snapshot of the whole store lets a replica start, or catch up after the log was
+ * trimmed, without replaying everything. An epoch id tells a replica that Redis lost its data (restarted empty).
+ */
+export interface RedisKeys {
+  /** STRING: random id of this store's lifetime; absent = Redis holds no store (fresh or restarted empty). */
+  readonly epoch: string;
+  /** STRING: sequence number of the last entry appended (INCR). */
+  readonly seq: string;
+  /** STREAM: the entries, id `<seq>-0`, one field `op`. */
+  readonly log: string;
+  /** HASH: `seq` (the last entry the snapshot includes) and `data` (the groups, JSON). */
+  readonly snapshot: string;
+  /** Pub/sub channel: the sequence number of every entry appended, so replicas fetch it at once. */
+  readonly channel: string;
+}
+
+/** Every key starts with the prefix; the `{...}` hash tag keeps them in one slot should Redis Cluster be used. */
+export function redisKeys(prefix = "pushgateway"): RedisKeys {
+  const p = `{${prefix}}`;
+  return {
+    epoch: `${p}:epoch`,
+    seq: `${p}:seq`,
+    log: `${p}:log`,
+    snapshot: `${p}:snapshot`,
+    channel: `${p}:appended`,
+  };
+}
+
+/** One change, as written to the log. `origin` names the replica and request that appended it. */
+export type LogOp =
+  | {
+      readonly kind: "push";
+      readonly origin: string;
+      readonly labels: GroupingLabels;
+      readonly families: readonly MetricFamily[];
+      readonly replace: boolean;
+      /** When the answering replica received the push (milliseconds), so every replica stores the same time. */
+      readonly nowMs: number;
+      readonly check: boolean;
+    }
+  | {
+      readonly kind: "delete";
+      readonly origin: string;
+      readonly labels: GroupingLabels;
+      readonly nowMs: number;
+    }
+  | { readonly kind: "wipe"; readonly origin: string; readonly nowMs: number };
+
+/** Marks a string that would otherwise read back as a number word (below). */
+const STRING_MARK = "\u0000s:";
+/** Marks a bigint (JSON has none), should a family carry one (protobuf 64-bit counts). */
+const BIGINT_MARK = "\u0000n:";
+
+/**
+ * JSON with NaN and the infinities as the strings `NaN`, `Infinity`, `-Infinity` (JSON has no such numbers; the
+ * persistence file does the same); a string that is one of those words, or starts with the marker, is written with
+ * the marker in front so it reads back as a string.
+ */
+function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "number") return Number.isFinite(v) ? v : String(v);
+    if (typeof v === "bigint") return BIGINT_MARK + v.toString();
+    if (typeof v === "string" && (isNumberWord(v) || v.startsWith("\u0000"))) return STRING_MARK + v;
+    return v;
+  });
+}
+
+function fromJson(text: string): unknown {
+  return JSON.parse(text, (_key, v: unknown) => {
+    if (typeof v !== "string") return v;
+    if (v.startsWith(STRING_MARK)) return v.slice(STRING_MARK.length);
+    if (v.startsWith(BIGINT_MARK)) return BigInt(v.slice(BIGINT_MARK.length));
+    if (v === "NaN") return Number.NaN;
+    if (v === "Infinity") return Number.POSITIVE_INFINITY;
+    if (v === "-Infinity") return Number.NEGATIVE_INFINITY;
+    return v;
+  });
+}
+
+function isNumberWord(s: string): boolean {
+  return s === "NaN" || s === "Infinity" || s === "-Infinity";
+}
+
+/** Encodes an op for the stream's `op` field; a push's families come last (see {@link decodeOp}). */
+export function encodeOp(op: LogOp): string {
+  if (op.kind !== "push") return toJson(op);
+  const { families, ...head } = op;
+  return toJson({ ...head, families });
+}
+
+/**
+ * Decodes an entry written by {@link encodeOp}. With `families` (the replica that appended a push still holds them
+ * parsed) the families part of the text is not parsed again: it is the last member, and `,"families":` cannot occur
+ * earlier outside a JSON string (quotes inside strings are escaped).
+ *
+ * @throws {Error} when the entry is not an op of this format (another program wrote to the keys)
+ */
+export function decodeOp(text: string, options: { families?: readonly MetricFamily[] } = {}): LogOp {
+  const cut = options.families === undefined ? -1 : text.indexOf(',"families":');
+  const op = fromJson(cut < 0 ? text : `${text.slice(0, cut)}}`) as LogOp | null;
+  if (op === null || typeof op !== "object" || !["push", "delete", "wipe"].includes(op.kind))
+    throw new Error(`not a pushgateway log entry: ${text.slice(0, 80)}`);
+  if (cut >= 0 && options.families !== undefined) return { ...op, families: options.families } as LogOp;
+  return op;
+}
+
+/** The snapshot's `data` field: the groups in the persistence file's shape. */
+export function encodeSnapshot(groups: readonly PersistedGroup[]): string {
+  return toJson({ groups });
+}
+
+/**
+ * Reads a snapshot written by {@link encodeSnapshot}; an absent one is an empty store.
+ *
+ * @throws {Error} when the data is not a snapshot of this format
+ */
+export function decodeSnapshot(text: string | null): PersistedGroup[] {
+  if (text === null || text === "") return [];
+  const doc = fromJson(text) as { groups?: unknown } | null;
+  if (doc === null || typeof doc !== "object" || !Array.isArray(doc.groups))
+    throw new Error("not a pushgateway snapshot");
+  return doc.groups as PersistedGroup[];
+}
+
+/** The sequence number of a stream entry id (`<seq>-0`). */
+export function entrySeq(id: string): number {
+  return Number(id.slice(0, id.indexOf("-")));
+}
+
+/**
+ * Appends one op if the caller's epoch is still the store's.
+ * KEYS: epoch, seq, log. ARGV: expected epoch, channel, op.
+ * Returns `{1, seq}` once appended (and published), `{0, current epoch or ""}` when the epoch differs, so the caller
+ * reloads (another epoch) or re-seeds (none) and retries. INCR + XADD in one script: ids are gap-free and in order.
+ */
+export const APPEND_SCRIPT = `
+local e = redis.call('GET', KEYS[1])
+if e ~= ARGV[1] then return {0, e or ''} end
+local s = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[3], s .. '-0', 'op', ARGV[3])
+redis.call('PUBLISH', ARGV[2], s)
+return {1, s}
+`;
+
+/**
+ * Creates the store when Redis holds none (first start, or Redis restarted empty), from the caller's state.
+ * KEYS: epoch, seq, log, snapshot. ARGV: new epoch, seq, snapshot data.
+ * Returns the epoch now in force: the caller's when it created the store, else the one another replica created first.
+ */
+export const SEED_SCRIPT = `
+local e = redis.call('GET', KEYS[1])
+if e then return e end
+redis.call('DEL', KEYS[3])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[4], 'seq', ARGV[2], 'data', ARGV[3])
+redis.call('SET', KEYS[1], ARGV[1])
+return ARGV[1]
+`;
+
+/**
+ * Stores a newer snapshot and trims the log before it, keeping ARGV[4] entries so a replica slightly behind still
+ * catches up from the log. KEYS: epoch, snapshot, log. ARGV: epoch, seq, data, kept entries.
+ * Returns 1 when stored, 0 when the epoch changed or a snapshot at least as new exists.
+ */
+export const SNAPSHOT_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local cur = tonumber(redis.call('HGET', KEYS[2], 'seq') or '0')
+local seq = tonumber(ARGV[2])
+if cur >= seq then return 0 end
+redis.call('HSET', KEYS[2], 'seq', ARGV[2], 'data', ARGV[3])
+local keep = seq - tonumber(ARGV[4])
+if keep > 0 then redis.call('XTRIM', KEYS[3], 'MINID', (keep + 1) .. '-0') end
+return 1
+`;
+
+/** The KEYS and ARGV of {@link APPEND_SCRIPT}. */
+export function appendArgs(keys: RedisKeys, options: { epoch: string; op: string }): string[] {
+  return [keys.epoch, keys.seq, keys.log, options.epoch, keys.channel, options.op];
+}
+
+/** The KEYS and ARGV of {@link SEED_SCRIPT}. */
+export function seedArgs(keys: RedisKeys, options: { epoch: string; seq: number; data: string }): string[] {
+  return [keys.epoch, keys.seq, keys.log, keys.snapshot, options.epoch, String(options.seq), options.data];
+}
+
+/** The KEYS and ARGV of {@link SNAPSHOT_SCRIPT}. */
+export function snapshotArgs(
+  keys: RedisKeys,
+  options: { epoch: string; seq: number; data: string; keep: number },
+): string[] {
+  return [
+    keys.epoch,
+    keys.snapshot,
+    keys.log,
+    options.epoch,
+    String(options.seq),
+    options.data,
+    String(options.keep),
+  ];
+}
+
+/** What {@link APPEND_SCRIPT} answered, as data. */
+export type AppendResult = { appended: true; seq: number } | { appended: false; epoch: string | undefined };
+
+/**
+ * Reads the script's reply.
+ *
+ * @throws {Error} for a reply of another shape
+ */
+export function appendResult(reply: unknown): AppendResult {
+  if (!Array.isArray(reply) || reply.length !== 2)
+    throw new Error(`unexpected append reply ${String(reply)}`);
+  const [ok, value] = reply as [unknown, unknown];
+  if (Number(ok) === 1) return { appended: true, seq: Number(value) };
+  const epoch = String(value ?? "");
+  return { appended: false, epoch: epoch === "" ? undefined : epoch };
+}

@@ -1,0 +1,486 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { StoreUnavailableError } from "../errors.js";
+import type { MetricFamily } from "../exposition/metric-family.js";
+import type { RenderedFamily } from "../exposition/rendered-family.js";
+import type { GroupingLabels } from "../grouping-key.js";
+import type { Log } from "../logger.js";
+import { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
+import type { Group, MetricStore, PushRejection, PushRequest } from "./metric-store.js";
+import {
+  APPEND_SCRIPT,
+  appendArgs,
+  appendResult,
+  decodeOp,
+  decodeSnapshot,
+  encodeOp,
+  encodeSnapshot,
+  entrySeq,
+  type LogOp,
+  type RedisKeys,
+  redisKeys,
+  SEED_SCRIPT,
+  SNAPSHOT_SCRIPT,
+  seedArgs,
+  snapshotArgs,
+} from "./redis-log.js";
+import type { RedisTarget } from "./redis-url.js";
+
+/** Options of {@link RedisStore}. */
+export interface RedisStoreOptions {
+  readonly target: RedisTarget;
+  /** The options of each replica's cache (own families, TTL, limits, clock). */
+  readonly memory: MemoryStoreOptions;
+  readonly log: Log;
+  /** Key prefix (several gateways can share one Redis database under different prefixes). */
+  readonly prefix?: string;
+  /** How often a replica checks Redis even without a notification (missed pub/sub, staleness). @default 1000 */
+  readonly pollMs?: number;
+}
+
+/** Entries after which the replica that appended one writes a snapshot and trims the log. */
+const SNAPSHOT_EVERY = 1000;
+/** Or after this many bytes of its own entries, so large pushes do not pile up in Redis. */
+const SNAPSHOT_BYTES = 64 * 1024 * 1024;
+/** Entries kept in the log behind a snapshot, so a replica slightly behind catches up without a reload. */
+const KEEP_BEHIND_SNAPSHOT = 1000;
+/** Entries read per XRANGE while catching up. */
+const RANGE_COUNT = 200;
+
+/** How long a read or a readiness check waits for Redis before answering from the cache or failing. */
+const READ_WAIT_MS = 2000;
+
+/** Rejects when `promise` has not settled within `ms` (the promise itself goes on). */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** A write of this replica waiting for its entry to come back from the log. */
+interface Pending {
+  readonly families: readonly MetricFamily[] | undefined;
+  settled: boolean;
+  rejection: PushRejection | undefined;
+}
+
+/**
+ * The shared store of replicas on one Redis (beyond upstream, which runs as a single process). Every change is
+ * appended to a log in Redis by a Lua script (atomic: INCR of the sequence, XADD, PUBLISH), and every replica applies
+ * the log, in order, to its own {@link MemoryStore}: the consistency check, POST/PUT semantics, push and failure times
+ * run there, deterministically, on the same state on every replica, so concurrent conflicting pushes on different
+ * replicas end in exactly the state one gateway reaches when it receives them in the log's order.
+ *
+ * Guarantees:
+ * - A write is answered only after its entry is in Redis and this replica has applied the log up to it; the answer
+ *   is the outcome of that application (200, 400 with the failure time set, 429).
+ * - Reads (`refresh` before a scrape, the API, the page) first ask Redis for the sequence number and apply what is
+ *   missing, so a scrape on any replica that starts after a write was answered sees that write. Pub/sub and a poll
+ *   keep the cache current between reads, so that check is normally one round trip.
+ * - Redis unreachable: writes fail with {@link StoreUnavailableError} (503), never a success that is lost; reads
+ *   serve the last state applied; `staleness()` says for how long.
+ * - Redis back empty (restarted without persistence): the first replica to notice writes its cache back as the new
+ *   store (new epoch); the others reload from it.
+ */
+export class RedisStore implements MetricStore {
+  readonly #redis: Redis;
+  readonly #sub: Redis;
+  readonly #keys: RedisKeys;
+  readonly #memoryOptions: MemoryStoreOptions;
+  readonly #log: Log;
+  readonly #now: () => number;
+  readonly #replica = randomUUID().slice(0, 8);
+  readonly #pending = new Map<string, Pending>();
+  readonly #ownPrefix: string;
+  readonly #where: string;
+  #mem: MemoryStore;
+  /** The store's epoch this cache follows; undefined until loaded from Redis. */
+  #epoch: string | undefined;
+  /** The last log entry applied. */
+  #seq = 0;
+  #counter = 0;
+  #ownBytes = 0;
+  /** When this replica last confirmed its cache is current (ms), and whether the last attempt failed. */
+  #confirmedAt: number;
+  #failing = false;
+  #chain: Promise<void> = Promise.resolve();
+  #waiting: Promise<void> | undefined;
+  #timer: NodeJS.Timeout;
+
+  constructor(options: RedisStoreOptions) {
+    this.#keys = redisKeys(options.prefix);
+    this.#memoryOptions = options.memory;
+    this.#mem = new MemoryStore(options.memory);
+    this.#log = options.log;
+    this.#now = options.memory.now ?? Date.now;
+    this.#confirmedAt = this.#now();
+    this.#ownPrefix = `{"kind":"push","origin":"${this.#replica}:`;
+    const { target } = options;
+    this.#where = `${target.tls ? "rediss" : "redis"}://${target.host}:${target.port}/${target.db}`;
+    const base = {
+      host: target.host,
+      port: target.port,
+      db: target.db,
+      ...(target.username === undefined ? {} : { username: target.username }),
+      ...(target.password === undefined ? {} : { password: target.password }),
+      ...(target.tls ? { tls: { servername: target.host } } : {}),
+      connectTimeout: 2000,
+      // Reconnect quickly and forever: a replica recovers by itself when Redis returns.
+      retryStrategy: (times: number) => Math.min(100 * times, 1000),
+    };
+    // Commands fail at once while disconnected (no offline queue, no retries), and after 10 s when Redis hangs (long
+    // enough that a busy replica's own event loop does not fail healthy commands); /-/ready and reads wait less.
+    this.#redis = new Redis({
+      ...base,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 10_000,
+    });
+    this.#sub = new Redis(base);
+    let reported = false;
+    this.#redis.on("error", (error: Error) => {
+      if (!reported) this.#log("warn", "Redis connection failed", { url: this.#where, err: error.message });
+      reported = true;
+    });
+    this.#redis.on("ready", () => {
+      if (reported) this.#log("info", "Redis connection restored", { url: this.#where });
+      reported = false;
+      void this.refresh();
+    });
+    this.#sub.on("error", () => undefined);
+    this.#sub.on("message", () => void this.refresh());
+    void this.#sub.subscribe(this.#keys.channel).catch(() => undefined);
+    this.#timer = setInterval(() => void this.refresh(), options.pollMs ?? 1000);
+    this.#timer.unref();
+  }
+
+  /** Waits (up to `deadlineMs`) for the first load from Redis; false when Redis did not answer in time. */
+  async waitLoaded(deadlineMs: number): Promise<boolean> {
+    const end = this.#now() + deadlineMs;
+    while (this.#epoch === undefined && this.#now() < end) {
+      await this.refresh();
+      if (this.#epoch === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    return this.#epoch !== undefined;
+  }
+
+  async push(request: PushRequest): Promise<PushRejection | undefined> {
+    const origin = `${this.#replica}:${++this.#counter}`;
+    const pending: Pending = { families: request.families, settled: false, rejection: undefined };
+    this.#pending.set(origin, pending);
+    try {
+      await this.#write({
+        kind: "push",
+        origin,
+        labels: request.labels,
+        families: request.families,
+        replace: request.replace,
+        nowMs: request.now.getTime(),
+        check: request.check,
+      });
+      if (!pending.settled) throw this.#unconfirmed();
+      return pending.rejection;
+    } finally {
+      this.#pending.delete(origin);
+    }
+  }
+
+  async delete(labels: GroupingLabels): Promise<void> {
+    await this.#write({
+      kind: "delete",
+      origin: `${this.#replica}:${++this.#counter}`,
+      labels,
+      nowMs: this.#now(),
+    });
+  }
+
+  async wipe(): Promise<void> {
+    await this.#write({ kind: "wipe", origin: `${this.#replica}:${++this.#counter}`, nowMs: this.#now() });
+  }
+
+  families(): RenderedFamily[] {
+    return this.#mem.families();
+  }
+
+  inconsistency(): string | undefined {
+    return this.#mem.inconsistency();
+  }
+
+  groups(): Group[] {
+    return this.#mem.groups();
+  }
+
+  /** Brings the cache up to Redis before a read; when Redis is unreachable the last state applied is served. */
+  async refresh(): Promise<void> {
+    try {
+      // A hung Redis must not hang scrapes: after 2 s the cached state is served (the catch-up goes on).
+      await withDeadline(this.#catchUp(), READ_WAIT_MS);
+    } catch {
+      // Serve what is cached; staleness() reports it and notReady() says why.
+    }
+  }
+
+  /** Why this replica is not ready (Redis unreachable, store not loaded yet), or undefined when it is. */
+  async notReady(): Promise<string | undefined> {
+    try {
+      await withDeadline(this.#redis.ping(), READ_WAIT_MS);
+    } catch (error) {
+      return `Redis at ${this.#where} is unreachable: ${this.#reason(error)}`;
+    }
+    if (this.#epoch === undefined) return `the store has not been loaded from Redis at ${this.#where} yet`;
+    return undefined;
+  }
+
+  /** Seconds since the cache was last known to match Redis; 0 while it does. */
+  staleness(): number {
+    return this.#failing || this.#epoch === undefined ? (this.#now() - this.#confirmedAt) / 1000 : 0;
+  }
+
+  /** Gauges about the shared store, exposed with the gateway's own metrics. */
+  ownFamilies(): MetricFamily[] {
+    const gauge = (name: string, help: string, value: number): MetricFamily => ({
+      name,
+      help,
+      type: "gauge",
+      metrics: [{ labels: [], value }],
+    });
+    return [
+      gauge(
+        "pushgateway_redis_cache_staleness_seconds",
+        "Seconds since this replica last confirmed that its cached store matches Redis; 0 while it does.",
+        this.staleness(),
+      ),
+      gauge(
+        "pushgateway_redis_up",
+        "1 when the last exchange with Redis succeeded, 0 when Redis was unreachable.",
+        this.#failing ? 0 : 1,
+      ),
+      gauge(
+        "pushgateway_redis_log_sequence",
+        "Sequence number of the last change this replica applied from the Redis log.",
+        this.#seq,
+      ),
+    ];
+  }
+
+  /** Disconnects from Redis and stops following. */
+  close(): void {
+    clearInterval(this.#timer);
+    this.#redis.disconnect();
+    this.#sub.disconnect();
+  }
+
+  /** Appends an op and waits until this replica has applied the log up to it. */
+  async #write(op: LogOp): Promise<void> {
+    const text = encodeOp(op);
+    let seq: number | undefined;
+    // Disconnected, a command is refused before it is sent (no offline queue): then the change surely was not stored.
+    const connected = this.#redis.status === "ready";
+    try {
+      if (this.#epoch === undefined) await this.#catchUp();
+      for (let attempt = 0; attempt < 3 && seq === undefined; attempt++) {
+        const reply = appendResult(
+          await this.#redis.eval(
+            APPEND_SCRIPT,
+            3,
+            ...appendArgs(this.#keys, { epoch: this.#epoch ?? "", op: text }),
+          ),
+        );
+        if (reply.appended) seq = reply.seq;
+        // Another epoch (Redis restarted; another replica re-created the store) or none: reload or re-seed, retry.
+        else await this.#catchUp();
+      }
+    } catch (error) {
+      this.#failing = true;
+      if (connected)
+        throw new StoreUnavailableError(
+          `the change may not have been stored: Redis at ${this.#where} did not answer (${this.#reason(error)}); retry`,
+        );
+      throw new StoreUnavailableError(
+        `the change was not stored: Redis at ${this.#where} is unreachable (${this.#reason(error)}); retry when it is back`,
+      );
+    }
+    if (seq === undefined)
+      throw new StoreUnavailableError(
+        `the change was not stored: the store in Redis at ${this.#where} kept being re-created; retry`,
+      );
+    const epoch = this.#epoch;
+    try {
+      await this.#applyOwn({ seq, text, epoch });
+      for (let i = 0; i < 100 && this.#seq < seq && this.#epoch === epoch; i++) await this.#catchUp();
+    } catch {
+      throw this.#unconfirmed();
+    }
+    if (this.#seq < seq || this.#epoch !== epoch) throw this.#unconfirmed();
+  }
+
+  /** What went wrong with a command: "not connected" rather than the client's offline-queue wording. */
+  #reason(error: unknown): string {
+    return this.#redis.status === "ready"
+      ? (error as Error).message
+      : `not connected (${this.#redis.status})`;
+  }
+
+  #unconfirmed(): StoreUnavailableError {
+    return new StoreUnavailableError(
+      `the change was sent to Redis at ${this.#where} but this replica could not confirm it was applied (Redis went away or was emptied); check and retry`,
+    );
+  }
+
+  /**
+   * One catch-up at a time; callers arriving while one waits to start share it (it starts after their call, so it
+   * sees what they wrote).
+   */
+  #catchUp(): Promise<void> {
+    if (this.#waiting !== undefined) return this.#waiting;
+    const run = this.#chain.then(() => {
+      this.#waiting = undefined;
+      return this.#catchUpOnce();
+    });
+    this.#waiting = run;
+    this.#chain = run.then(
+      () => {
+        this.#failing = false;
+        this.#confirmedAt = this.#now();
+      },
+      () => {
+        this.#failing = true;
+      },
+    );
+    return run;
+  }
+
+  /**
+   * After this replica appended entry `seq`: when its copy is at `seq - 1` (the usual case), the entry is the text it
+   * just sent, so it is applied without reading it back from Redis; otherwise the log is read up to it.
+   */
+  #applyOwn(entry: { seq: number; text: string; epoch: string | undefined }): Promise<void> {
+    const run = this.#chain.then(async () => {
+      if (this.#epoch !== entry.epoch || this.#seq >= entry.seq) return;
+      if (this.#seq === entry.seq - 1) this.#apply(entry.seq, entry.text);
+      else await this.#catchUpOnce();
+    });
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async #catchUpOnce(): Promise<void> {
+    const [epoch, seqText] = await this.#redis.mget(this.#keys.epoch, this.#keys.seq);
+    if (epoch === null) {
+      await this.#seed();
+      return;
+    }
+    if (epoch !== this.#epoch) await this.#load();
+    const remote = Number(seqText ?? "0");
+    let reloaded = false;
+    while (this.#seq < remote) {
+      const entries = (await this.#redis.xrange(
+        this.#keys.log,
+        `${this.#seq + 1}-0`,
+        `${remote}-0`,
+        "COUNT",
+        RANGE_COUNT,
+      )) as [string, string[]][];
+      const first = entries[0];
+      if (first === undefined || entrySeq(first[0]) !== this.#seq + 1) {
+        // Trimmed behind a snapshot (this replica fell far behind) or re-created: start from the snapshot.
+        if (reloaded) throw new Error(`the Redis log has a gap after entry ${this.#seq}`);
+        reloaded = true;
+        await this.#load();
+        continue;
+      }
+      for (const [id, fields] of entries) this.#apply(entrySeq(id), fields[1] ?? "");
+    }
+  }
+
+  /** Loads the snapshot (epoch and snapshot read in one transaction) into a fresh cache. */
+  async #load(): Promise<void> {
+    const replies = await this.#redis
+      .multi()
+      .get(this.#keys.epoch)
+      .hmget(this.#keys.snapshot, "seq", "data")
+      .exec();
+    const epoch = replies?.[0]?.[1] as string | null | undefined;
+    const [seqText, data] = (replies?.[1]?.[1] ?? [null, null]) as [string | null, string | null];
+    if (epoch === null || epoch === undefined) throw new Error("the store in Redis vanished while loading");
+    const mem = new MemoryStore(this.#memoryOptions);
+    mem.restore(decodeSnapshot(data));
+    this.#mem = mem;
+    this.#seq = Number(seqText ?? "0");
+    if (this.#epoch !== undefined && this.#epoch !== epoch)
+      this.#log("warn", "the store in Redis was re-created; reloaded it", { url: this.#where });
+    this.#epoch = epoch;
+  }
+
+  /** Redis holds no store: create it from this replica's cache (empty on first start). */
+  async #seed(): Promise<void> {
+    const fresh = randomUUID();
+    const data = encodeSnapshot(this.#epoch === undefined ? [] : this.#mem.snapshot());
+    const winner = await this.#redis.eval(
+      SEED_SCRIPT,
+      4,
+      ...seedArgs(this.#keys, { epoch: fresh, seq: this.#seq, data }),
+    );
+    if (winner === fresh) {
+      if (this.#epoch !== undefined)
+        this.#log("warn", "Redis came back without the store; wrote this replica's copy back", {
+          url: this.#where,
+        });
+      this.#epoch = fresh;
+      return;
+    }
+    await this.#load();
+  }
+
+  /** Applies one log entry to the cache; settles this replica's write waiting for it. */
+  #apply(seq: number, text: string): void {
+    // This replica's own pushes are applied from the families it already parsed (the entry starts with its origin).
+    let pending: Pending | undefined;
+    if (text.startsWith(this.#ownPrefix)) {
+      const end = text.indexOf('"', this.#ownPrefix.length);
+      pending = this.#pending.get(`${this.#replica}:${text.slice(this.#ownPrefix.length, end)}`);
+    }
+    const op = decodeOp(text, pending?.families === undefined ? {} : { families: pending.families });
+    const now = new Date(op.nowMs);
+    if (op.kind === "push") {
+      const rejection = this.#mem.push({
+        labels: op.labels,
+        families: op.families,
+        replace: op.replace,
+        now,
+        check: op.check,
+      });
+      if (pending !== undefined) {
+        pending.settled = true;
+        pending.rejection = rejection;
+      }
+    } else if (op.kind === "delete") {
+      this.#mem.delete(op.labels);
+    } else {
+      this.#mem.wipe();
+    }
+    this.#seq = seq;
+    if (op.origin.startsWith(`${this.#replica}:`)) {
+      this.#ownBytes += text.length;
+      if (seq % SNAPSHOT_EVERY === 0 || this.#ownBytes > SNAPSHOT_BYTES) this.#snapshot();
+    }
+  }
+
+  /** Writes the cache, as of the entry just applied, as the snapshot and trims the log behind it. */
+  #snapshot(): void {
+    this.#ownBytes = 0;
+    const args = snapshotArgs(this.#keys, {
+      epoch: this.#epoch ?? "",
+      seq: this.#seq,
+      data: encodeSnapshot(this.#mem.snapshot()),
+      keep: KEEP_BEHIND_SNAPSHOT,
+    });
+    this.#redis.eval(SNAPSHOT_SCRIPT, 3, ...args).catch((error: Error) => {
+      this.#log("warn", "could not write the snapshot to Redis; the log keeps growing until one succeeds", {
+        err: error.message,
+      });
+    });
+  }
+}

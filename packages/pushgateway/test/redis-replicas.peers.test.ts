@@ -1,0 +1,245 @@
+// Beyond upstream: three of our replicas on one real redis-server (Debian's redis-server) behave as one gateway:
+// a push to one is on every replica's /metrics once answered, conflicting pushes across replicas end consistent,
+// a replica killed mid-push loses nothing it answered 200 for, and a Redis outage gives 503s, a failing /-/ready and
+// stale-but-served scrapes, then recovers by itself.
+import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
+import { after, before, test } from "node:test";
+import { startGateway, stop, stopAll } from "./support/processes.js";
+import { startRedis } from "./support/redis-server.js";
+
+let redis: { child: ChildProcess; port: number; url: string };
+let replicas: string[] = [];
+
+/** Polls `check` every 100 ms until it returns true or the deadline passes; returns whether it held. */
+async function eventually(check: () => Promise<boolean>, deadlineMs: number): Promise<boolean> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      if (await check()) return true;
+    } catch {
+      // A refused connection counts as not yet.
+    }
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function startReplica(): Promise<{ child: ChildProcess; base: string }> {
+  const started = await startGateway([`--storage.redis-url=${redis.url}`, "--web.enable-admin-api"]);
+  const ready = await eventually(async () => (await fetch(`${started.base}/-/ready`)).status === 200, 10_000);
+  assert.ok(ready, `replica ${started.base} did not get ready`);
+  return started;
+}
+
+/** The pushed series of a scrape (the gateway's own families left out: they differ per process). */
+async function pushed(base: string): Promise<string[]> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return text
+    .split("\n")
+    .filter((l) => l !== "" && !/^(# (HELP|TYPE) )?(process_|nodejs_|pushgateway_|go_)/.test(l))
+    .sort();
+}
+
+async function send(base: string, path: string, init: { method: string; body?: string }) {
+  const res = await fetch(`${base}${path}`, init);
+  return { status: res.status, body: await res.text() };
+}
+
+before(async () => {
+  redis = await startRedis();
+  replicas = [];
+  for (let i = 0; i < 3; i++) replicas.push((await startReplica()).base);
+});
+
+after(stopAll);
+
+const a = () => replicas[0] ?? "";
+const b = () => replicas[1] ?? "";
+const c = () => replicas[2] ?? "";
+
+test("a push, POST merge, DELETE, a refused push and the admin wipe on one replica are seen by the others", async () => {
+  assert.equal((await send(a(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
+  const put = await send(a(), "/metrics/job/batch/instance/i1", {
+    method: "PUT",
+    body: "# TYPE rows counter\nrows 10\n# TYPE size gauge\nsize 3\n",
+  });
+  assert.equal(put.status, 200, put.body);
+  // Answered, so already on the other replicas' scrapes (no waiting).
+  const onA = await pushed(a());
+  assert.ok(onA.includes('rows{instance="i1",job="batch"} 10'), onA.join("\n"));
+  assert.deepEqual(await pushed(b()), onA);
+  assert.deepEqual(
+    await pushed(c()),
+    onA,
+    "push_time_seconds is stored once, so every replica shows the same",
+  );
+
+  const post = await send(b(), "/metrics/job/batch/instance/i1", { method: "POST", body: "size 4\n" });
+  assert.equal(post.status, 200, post.body);
+  const merged = await pushed(c());
+  assert.ok(merged.includes('size{instance="i1",job="batch"} 4'));
+  assert.ok(
+    merged.includes('rows{instance="i1",job="batch"} 10'),
+    "POST keeps the families it does not name",
+  );
+
+  const bad = await send(c(), "/metrics/job/other", { method: "PUT", body: "# TYPE rows gauge\nrows 1\n" });
+  assert.equal(bad.status, 400);
+  assert.match(
+    bad.body,
+    /^pushed metrics are invalid or inconsistent with existing metrics: .*is not a COUNTER/,
+  );
+  const failures = await Promise.all(
+    [a(), b(), c()].map(async (r) =>
+      (await pushed(r)).find((l) => l.startsWith('push_failure_time_seconds{instance="",job="other"}')),
+    ),
+  );
+  assert.ok(failures[0] !== undefined && !failures[0].endsWith(" 0"), String(failures[0]));
+  assert.deepEqual(
+    new Set(failures).size,
+    1,
+    `every replica shows the same failure time: ${failures.join(", ")}`,
+  );
+
+  assert.equal((await send(a(), "/metrics/job/batch/instance/i1", { method: "DELETE" })).status, 202);
+  assert.ok(!(await pushed(b())).some((l) => l.includes('job="batch"')));
+  assert.equal((await send(b(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
+  assert.deepEqual(await pushed(c()), []);
+  const api = (await (await fetch(`${a()}/api/v1/metrics`)).json()) as { data: unknown[] };
+  assert.deepEqual(api.data, []);
+});
+
+test("20 concurrent conflicting pushes across replicas end in one state a single gateway could reach", async () => {
+  assert.equal((await send(a(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      send(replicas[i % 3] ?? "", `/metrics/job/race${i}`, {
+        method: "PUT",
+        body: `# TYPE contested ${i % 2 === 0 ? "counter" : "gauge"}\ncontested ${i}\n`,
+      }).then((r) => ({ ...r, i })),
+    ),
+  );
+  const accepted = results.filter((r) => r.status === 200);
+  const refused = results.filter((r) => r.status === 400);
+  assert.equal(accepted.length + refused.length, 20, JSON.stringify(results));
+  // The first push in the log's order fixes the type; every accepted push has it, every refused one the other.
+  const winnerType = accepted[0] === undefined ? undefined : accepted[0].i % 2;
+  assert.ok(
+    accepted.every((r) => r.i % 2 === winnerType),
+    JSON.stringify(results),
+  );
+  assert.ok(refused.every((r) => r.i % 2 !== winnerType));
+  const views = await Promise.all([a(), b(), c()].map(pushed));
+  assert.deepEqual(views[1], views[0]);
+  assert.deepEqual(views[2], views[0]);
+  const series = (views[0] ?? []).filter((l) => l.startsWith("contested{"));
+  assert.equal(series.length, accepted.length);
+  for (const r of refused) {
+    assert.ok(!series.some((l) => l.includes(`job="race${r.i}"`)));
+    const failure = (views[0] ?? []).find((l) =>
+      l.startsWith(`push_failure_time_seconds{instance="",job="race${r.i}"}`),
+    );
+    assert.ok(failure !== undefined && !failure.endsWith(" 0"), `race${r.i}: ${failure}`);
+  }
+});
+
+test("a replica killed with SIGKILL mid-push loses nothing it answered 200 for", async () => {
+  assert.equal((await send(a(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
+  const victim = await startReplica();
+  const answered: number[] = [];
+  let next = 0;
+  let killed = false;
+  const body = `# TYPE work gauge\n${Array.from({ length: 200 }, (_, k) => `work{k="${k}"} ${k}`).join("\n")}\n`;
+  const worker = async () => {
+    while (!killed && next < 2000) {
+      const n = next++;
+      try {
+        const r = await fetch(`${victim.base}/metrics/job/kill/n/${n}`, { method: "PUT", body });
+        if (r.status === 200) answered.push(n);
+        await r.arrayBuffer();
+      } catch {
+        // The connection died with the replica: not answered.
+      }
+    }
+  };
+  const workers = Array.from({ length: 8 }, worker);
+  await eventually(async () => answered.length >= 20, 30_000);
+  victim.child.kill("SIGKILL");
+  killed = true;
+  await Promise.all(workers);
+  await stop(victim.child);
+  assert.ok(answered.length >= 20, `only ${answered.length} pushes answered before the kill`);
+  const onB = new Set(
+    (await pushed(b()))
+      .filter((l) => l.startsWith('work{instance="",job="kill",k="0"'))
+      .map((l) => Number(/n="(\d+)"/.exec(l)?.[1])),
+  );
+  const lost = answered.filter((n) => !onB.has(n));
+  assert.deepEqual(lost, [], `answered 200 but missing on another replica: ${lost.join(", ")}`);
+  assert.deepEqual(await pushed(c()), await pushed(b()));
+});
+
+test("--push.group-ttl: a group expires on every replica from the push time stored in Redis", async () => {
+  // Two more replicas on another database of the same Redis: another gateway, with a TTL.
+  const url = redis.url.replace(/\/0$/, "/1");
+  const ttl = [];
+  for (let i = 0; i < 2; i++) {
+    const g = await startGateway([`--storage.redis-url=${url}`, "--push.group-ttl=2s"]);
+    assert.ok(await eventually(async () => (await fetch(`${g.base}/-/ready`)).status === 200, 10_000));
+    ttl.push(g);
+  }
+  const [x, y] = ttl.map((g) => g.base);
+  assert.equal(
+    (await send(x ?? "", "/metrics/job/short", { method: "PUT", body: "short_lived 1\n" })).status,
+    200,
+  );
+  assert.ok((await pushed(y ?? "")).includes('short_lived{instance="",job="short"} 1'));
+  assert.ok(!(await pushed(a())).some((l) => l.startsWith("short_lived")), "database 1 is another gateway");
+  const gone = await eventually(
+    async () => (await Promise.all([x, y].map((r) => pushed(r ?? "")))).every((v) => v.length === 0),
+    10_000,
+  );
+  assert.ok(gone, "the group did not expire on both replicas");
+  await Promise.all(ttl.map((g) => stop(g.child)));
+});
+
+test("Redis stopped: 503 pushes, /-/ready fails within 5 s, stale scrapes; Redis back empty: recovers", async () => {
+  assert.equal((await send(a(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
+  const kept = await send(a(), "/metrics/job/kept", { method: "PUT", body: "kept_value 7\n" });
+  assert.equal(kept.status, 200);
+  const before = await pushed(b());
+  await stop(redis.child);
+
+  const refused = await send(b(), "/metrics/job/during", { method: "PUT", body: "during 1\n" });
+  assert.equal(refused.status, 503, refused.body);
+  assert.match(refused.body, /not stored: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 is unreachable/);
+  assert.equal((await send(c(), "/metrics/job/kept", { method: "DELETE" })).status, 503);
+  for (const r of [a(), b(), c()]) {
+    const ready = await fetch(`${r}/-/ready`, { signal: AbortSignal.timeout(5000) });
+    assert.equal(ready.status, 503);
+    assert.match(await ready.text(), /Redis at .* is unreachable/);
+  }
+  // Scrapes serve the last known state and say how stale it is.
+  assert.deepEqual(await pushed(b()), before);
+  const stale = await eventually(async () => {
+    const text = await (await fetch(`${c()}/metrics`)).text();
+    const value = Number(/^pushgateway_redis_cache_staleness_seconds (\S+)$/m.exec(text)?.[1]);
+    return value > 0 && /^pushgateway_redis_up 0$/m.test(text);
+  }, 5000);
+  assert.ok(stale, "the staleness gauge rises while Redis is away");
+
+  redis = await startRedis(redis.port);
+  // Redis came back empty; a replica writes its copy back, and pushes work again within 10 s.
+  const recovered = await eventually(
+    async () => (await send(c(), "/metrics/job/after", { method: "PUT", body: "after 2\n" })).status === 200,
+    10_000,
+  );
+  assert.ok(recovered, "pushes did not work again within 10 s of Redis returning");
+  for (const r of [a(), b(), c()]) {
+    const view = await pushed(r);
+    assert.ok(view.includes('after{instance="",job="after"} 2'), `${r}: ${view.join("\n")}`);
+    assert.ok(view.includes('kept_value{instance="",job="kept"} 7'), `${r} kept what was answered before`);
+    assert.equal((await fetch(`${r}/-/ready`)).status, 200);
+  }
+});
