@@ -39,3 +39,7 @@ test("goMarshal() leaves out undefined fields and writes undefined as null", () 
   assert.equal(goMarshal({ a: undefined, b: 1 }), '{"b":1}');
   assert.equal(goMarshal([undefined]), "[null]");
 });
+
+test("goMarshal() encodes a value with toJSON as that form", () => {
+  assert.equal(goMarshal({ at: new Date(0) }), '{"at":"1970-01-01T00:00:00.000Z"}');
+});

@@ -56,6 +56,9 @@ function encode(value: unknown, options: GoMarshalOptions): string {
       return "null";
   }
   if (Array.isArray(value)) return `[${value.map((v) => encode(v, options)).join(",")}]`;
+  // A JavaScript value with its own JSON form (a Date) is encoded as that form, as JSON.stringify would.
+  const own = (value as { toJSON?: () => unknown }).toJSON;
+  if (typeof own === "function") return encode(own.call(value), options);
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record).filter((k) => record[k] !== undefined);
   if (!(STRUCT in record)) keys.sort(compareKeys);

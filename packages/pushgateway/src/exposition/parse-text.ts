@@ -1,5 +1,5 @@
+import { goQuote, goQuoteRune } from "@local/go-compat/quote";
 import { ParseError } from "../errors.js";
-import { goQuote, goQuoteRune } from "./go-quote.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;

@@ -1,3 +1,4 @@
+import { goStruct } from "@local/go-compat/json";
 import { formatGoFloat } from "../exposition/go-float.js";
 import type { Metric, MetricType } from "../exposition/metric-family.js";
 import {
@@ -8,7 +9,6 @@ import {
 } from "../exposition/native-buckets.js";
 import { parseRenderedFamily } from "../exposition/rendered-family.js";
 import { goUint64 } from "../exposition/write-protobuf.js";
-import { goStruct } from "../go-json.js";
 import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "../store/metric-store.js";
 import { apiJson, errorResponse, type GatewayContext, type GatewayResponse } from "./responses.js";
 

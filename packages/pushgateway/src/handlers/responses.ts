@@ -1,6 +1,6 @@
+import { goMarshal } from "@local/go-compat/json";
 import { httpStatus, PushgatewayError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
-import { goJson } from "../go-json.js";
 import type { MetricStore } from "../store/metric-store.js";
 
 /** A request as the handlers see it. */
@@ -98,6 +98,6 @@ export function apiJson(value: unknown): GatewayResponse {
       "Cache-Control": "no-cache, no-store, must-revalidate",
       "Content-Type": "application/json",
     },
-    body: goJson(value),
+    body: goMarshal(value),
   };
 }

@@ -6,10 +6,11 @@ import {
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { Socket } from "node:net";
-import { posix } from "node:path";
 import { type Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createGzip } from "node:zlib";
+import { cleanPath } from "@local/go-compat/clean-path";
+import { goErrorResponse, goParserRefusal } from "@local/go-compat/http-refusal";
 import { escapeHtml } from "../escape-html.js";
 import type { GatewayContext } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
@@ -50,7 +51,7 @@ export function startServer(options: {
     }
     // As Go's closeWriteAndWait: the answer, then a FIN, and the close a little later, so unread request bytes do not
     // turn the close into a reset that loses the answer.
-    socket.end(goParserErrorResponse(error));
+    socket.end(goParserRefusal(error));
     setTimeout(() => socket.destroy(), 500).unref();
   });
   // Go's http.Server as upstream builds it has no idle timeout and sends no `Keep-Alive: timeout=5`; node's 5 s
@@ -176,13 +177,6 @@ async function serve(
   res.end();
 }
 
-/** Go's `path.Clean` as ServeMux applies it: a trailing slash is kept. */
-function cleanPath(path: string): string {
-  if (path === "") return "/";
-  const cleaned = posix.normalize(path.startsWith("/") ? path : `/${path}`);
-  return cleaned;
-}
-
 /**
  * promhttp's `computeApproximateRequestSize` (client_golang promhttp/instrument_server.go), which upstream's
  * `pushgateway_http_push_size_bytes` observes: URL, method, protocol, header names and values (Go keeps Host out of
@@ -199,29 +193,4 @@ function approximateRequestSize(req: IncomingMessage): number {
   const length = Number(req.headers["content-length"]);
   if (Number.isFinite(length)) size += length;
   return size;
-}
-
-/** What Go's server answers to a request its parser refuses (net/http server.go), by node's parser error. */
-function goParserErrorResponse(error: { code?: string; reason?: string }): string {
-  switch (error.code) {
-    case "HPE_HEADER_OVERFLOW":
-      return goErrorResponse("431 Request Header Fields Too Large");
-    case "HPE_INVALID_VERSION":
-      return goErrorResponse("505 HTTP Version Not Supported: unsupported protocol version");
-    case "HPE_INVALID_TRANSFER_ENCODING":
-      // Go refuses a transfer coding other than chunked with 501; node also refuses Transfer-Encoding beside
-      // Content-Length (a smuggling guard Go does not have), kept as a 400.
-      return /content-length/i.test(error.reason ?? "")
-        ? goErrorResponse("400 Bad Request")
-        : goErrorResponse("501 Not Implemented", "Unsupported transfer encoding");
-    case "ERR_HTTP_REQUEST_TIMEOUT":
-      return goErrorResponse("408 Request Timeout");
-    default:
-      return goErrorResponse("400 Bad Request");
-  }
-}
-
-/** How Go's server refuses a request it cannot read: the status text is also the body. */
-function goErrorResponse(status: string, body = status): string {
-  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
 }
