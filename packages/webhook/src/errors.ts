@@ -56,3 +56,10 @@ export class TlsError extends WebhookError {
     super("WEBHOOK_TLS", message, options);
   }
 }
+
+/** A multipart body Go's `Request.ParseMultipartForm` refuses; the handler answers 500, as upstream does. */
+export class MultipartError extends WebhookError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("WEBHOOK_MULTIPART", message, options);
+  }
+}

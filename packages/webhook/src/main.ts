@@ -143,6 +143,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
         writeRaw: (text) => out.write(text),
         now: deps.now,
         running: new Map(),
+        maxMultipartMem: config.maxMultipartMem,
       },
       // Every request through node:http (the wire reader's reference, for comparisons and tests).
       { nodeHttpOnly: deps.env.WEBHOOK_NODE_HTTP === "1" },
