@@ -1,4 +1,4 @@
-/** Error classes of webhook; each has a stable `code`. `main()` maps them to exit codes, `handler.ts` to statuses. */
+/** Error classes of webhook; each has a stable `code`. `exit-code.ts` maps them to exit codes, `handler.ts` to statuses. */
 export class WebhookError extends Error {
   readonly code: string;
   constructor(code: string, message: string, options?: ErrorOptions) {
@@ -54,5 +54,53 @@ export class ListenError extends WebhookError {
 export class TlsError extends WebhookError {
   constructor(message: string, options?: ErrorOptions) {
     super("WEBHOOK_TLS", message, options);
+  }
+}
+
+/** A multipart body Go's `Request.ParseMultipartForm` refuses; the handler answers 500, as upstream does. */
+export class MultipartError extends WebhookError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("WEBHOOK_MULTIPART", message, options);
+  }
+}
+
+/** Two hooks files served the same id at start-up (upstream's `log.Fatalf`): logged only, exit 1. */
+export class DuplicateHookError extends WebhookError {
+  constructor(id: string) {
+    super(
+      "WEBHOOK_DUPLICATE_HOOK",
+      `error: hook with the id ${id} has already been loaded!\nplease check your hooks file for duplicate hooks ids!`,
+    );
+  }
+}
+
+/** `-pidfile` names a live process, or cannot be written (upstream's pidfile.New): logged only, exit 1. */
+export class PidfileError extends WebhookError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("WEBHOOK_PIDFILE", `Error creating pidfile: ${message}`, options);
+  }
+}
+
+/** No hooks loaded, without `-verbose` or `-nopanic`: upstream prints this on stdout and exits 1. */
+export class NoHooksError extends WebhookError {
+  constructor() {
+    super(
+      "WEBHOOK_NO_HOOKS",
+      "couldn't load any hooks from file!\naborting webhook execution since the -verbose flag is set to false.\nIf, for some reason, you want webhook to start without the hooks, either use -verbose flag, or -nopanic",
+    );
+  }
+}
+
+/** `-setuid`/`-setgid` given alone, or the switch failed. Exit 1. */
+export class PrivilegeError extends WebhookError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("WEBHOOK_PRIVILEGES", message, options);
+  }
+}
+
+/** `-logfile` cannot be opened for appending. Exit 1. */
+export class LogFileError extends WebhookError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("WEBHOOK_LOG_FILE", message, options);
   }
 }

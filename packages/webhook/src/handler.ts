@@ -67,6 +67,8 @@ export interface HandlerContext {
   /** Writes to the log's output without the log prefix (the `-debug` dumps). */
   readonly writeRaw: (text: string) => void;
   readonly now: () => Date;
+  /** `-max-multipart-mem`: multipart file bytes held in memory before the rest go to temporary files. */
+  readonly maxMultipartMem?: number;
   /** Runs of each hook in progress, for `maximum-concurrent-executions`. */
   readonly running: Map<string, number>;
 }
@@ -84,6 +86,20 @@ const EXEC_ERROR =
  * 500; the command's failure is 500 when its output is awaited, and only logged when it is not.
  */
 export async function handleRequest(req: HookRequest, ctx: HandlerContext): Promise<HookResponse> {
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    return await answer(req, ctx, cleanups);
+  } finally {
+    // net/http's finishRequest removes a multipart form's temporary files once the handler has returned.
+    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+  }
+}
+
+async function answer(
+  req: HookRequest,
+  ctx: HandlerContext,
+  cleanups: (() => Promise<void>)[],
+): Promise<HookResponse> {
   const rid = req.requestId;
   // Go's server cannot parse a request URI with a bad escape and answers 400 before any handler runs.
   const escaped = req.path.includes("%");
@@ -152,15 +168,24 @@ export async function handleRequest(req: HookRequest, ctx: HandlerContext): Prom
   const body = req.readBody === undefined ? req.body : await req.readBody();
   const parsed = await parseBody(contentType, body, {
     jsonParts: hook.parseParametersAsJson.filter((a) => a.source === "payload").map((a) => a.name),
+    requestContentType: headerMap["Content-Type"] ?? "",
+    query: req.query,
+    maxMemory: ctx.maxMultipartMem ?? 1 << 20,
+    tempDir: ctx.command.tmpdir,
   });
-  for (const note of parsed.notes ?? []) ctx.log(`[${rid}] ${note}`);
+  if (parsed.cleanup !== undefined) cleanups.push(parsed.cleanup);
   if (parsed.multipartFailed) {
+    // Upstream logs these with a trailing newline, which log.Println turns into an empty line.
+    ctx.log(`[${rid}] ${parsed.logError}\n`);
     return {
       status: 500,
       headers: [...headers, ["Content-Type", TEXT]],
-      body: "Error occurred while parsing multipart form.",
+      body: parsed.fileFailed
+        ? "Error occurred while parsing multipart form file."
+        : "Error occurred while parsing multipart form.",
     };
   }
+  for (const note of parsed.notes ?? []) ctx.log(`[${rid}] ${note}`);
   if (parsed.logError) ctx.log(`[${rid}] ${parsed.logError}`);
   const data: RequestData = {
     method: req.method,

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { parse as parseYaml } from "yaml";
 import { HooksFileError } from "../errors.js";
+import { decodeGoYaml, formatFloat32G, GoFloat } from "./go-yaml.js";
 import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
 
 /**
@@ -24,79 +24,84 @@ export async function loadHooksFile(
   return parseHooks(options.template ? expandTemplate(text, options.env) : text);
 }
 
-/** Parses the text of a hooks file. */
+/**
+ * Parses the text of a hooks file: YAML as yaml.v2 reads it (see {@link decodeGoYaml}), then the fields as Go's
+ * encoding/json fills upstream's `hook.Hooks` from the JSON ghodss/yaml makes of it.
+ */
 export function parseHooks(text: string): Hook[] {
-  let doc: unknown;
+  const doc = decodeGoYaml(text);
+  if (doc === null) return [];
   try {
-    doc = parseYaml(text, { version: "1.1", uniqueKeys: false });
-  } catch (cause) {
-    throw new HooksFileError(`error converting YAML to JSON: ${(cause as Error).message.split("\n")[0]}`, {
-      cause,
-    });
+    if (!Array.isArray(doc))
+      throw new HooksFileError("json: cannot unmarshal object into Go value of type hook.Hooks");
+    return doc.map((raw) => parseHook(raw));
+  } catch (error) {
+    if (!(error instanceof HooksFileError)) throw error;
+    // ghodss/yaml's Unmarshal wraps encoding/json's error.
+    throw new HooksFileError(`error unmarshaling JSON: ${error.message}`, { cause: error });
   }
-  if (doc === null || doc === undefined) return [];
-  if (!Array.isArray(doc))
-    throw new HooksFileError("json: cannot unmarshal object into Go value of type hook.Hooks");
-  return doc.map((raw) => parseHook(raw));
 }
 
 function parseHook(raw: unknown): Hook {
   const h = fields(raw, "hook.Hook");
   return {
-    id: str(h.id, "id"),
-    executeCommand: str(h["execute-command"], "execute-command"),
-    commandWorkingDirectory: str(h["command-working-directory"], "command-working-directory"),
-    responseMessage: str(h["response-message"], "response-message"),
-    responseHeaders: list(h["response-headers"], "response-headers").map((x) => {
+    id: str(h.id, "Hook.id"),
+    executeCommand: str(h["execute-command"], "Hook.execute-command"),
+    commandWorkingDirectory: str(h["command-working-directory"], "Hook.command-working-directory"),
+    responseMessage: str(h["response-message"], "Hook.response-message"),
+    responseHeaders: list(h["response-headers"], "Hook.response-headers", "hook.Header").map((x) => {
       const f = fields(x, "hook.Header");
-      return { name: str(f.name, "name"), value: str(f.value, "value") };
+      return { name: str(f.name, "Header.name"), value: str(f.value, "Header.value") };
     }),
-    successHttpResponseCode: int(h["success-http-response-code"], "success-http-response-code"),
+    successHttpResponseCode: int(h["success-http-response-code"], "Hook.success-http-response-code"),
     triggerRuleMismatchHttpResponseCode: int(
       h["trigger-rule-mismatch-http-response-code"],
-      "trigger-rule-mismatch-http-response-code",
+      "Hook.trigger-rule-mismatch-http-response-code",
     ),
-    incomingPayloadContentType: str(h["incoming-payload-content-type"], "incoming-payload-content-type"),
+    incomingPayloadContentType: str(h["incoming-payload-content-type"], "Hook.incoming-payload-content-type"),
     // Upstream trims and upper-cases each method when it matches a request; done once here instead.
-    httpMethods: list(h["http-methods"], "http-methods").map((m) =>
-      str(m, "http-methods").trim().toUpperCase(),
+    httpMethods: list(h["http-methods"], "Hook.http-methods", "string").map((m) =>
+      str(m, "Hook.http-methods").trim().toUpperCase(),
     ),
     includeCommandOutputInResponse: bool(
       h["include-command-output-in-response"],
-      "include-command-output-in-response",
+      "Hook.include-command-output-in-response",
     ),
     includeCommandOutputInResponseOnError: bool(
       h["include-command-output-in-response-on-error"],
-      "include-command-output-in-response-on-error",
+      "Hook.include-command-output-in-response-on-error",
     ),
-    passArgumentsToCommand: args(h["pass-arguments-to-command"]),
-    passEnvironmentToCommand: args(h["pass-environment-to-command"]),
-    passFileToCommand: args(h["pass-file-to-command"]),
-    parseParametersAsJson: args(h["parse-parameters-as-json"]),
+    passArgumentsToCommand: args(h["pass-arguments-to-command"], "Hook.pass-arguments-to-command"),
+    passEnvironmentToCommand: args(h["pass-environment-to-command"], "Hook.pass-environment-to-command"),
+    passFileToCommand: args(h["pass-file-to-command"], "Hook.pass-file-to-command"),
+    parseParametersAsJson: args(h["parse-parameters-as-json"], "Hook.parse-parameters-as-json"),
     triggerRule:
       h["trigger-rule"] === undefined || h["trigger-rule"] === null ? undefined : rule(h["trigger-rule"]),
     triggerSignatureSoftFailures: bool(
       h["trigger-signature-soft-failures"],
-      "trigger-signature-soft-failures",
+      "Hook.trigger-signature-soft-failures",
     ),
-    maximumConcurrentExecutions: int(h["maximum-concurrent-executions"], "maximum-concurrent-executions"),
-    timeout: int(h.timeout, "timeout"),
+    maximumConcurrentExecutions: int(
+      h["maximum-concurrent-executions"],
+      "Hook.maximum-concurrent-executions",
+    ),
+    timeout: int(h.timeout, "Hook.timeout"),
   };
 }
 
 function rule(raw: unknown): Rule {
   const r = fields(raw, "hook.Rules");
-  if (r.and !== undefined && r.and !== null) return { and: list(r.and, "and").map(rule) };
-  if (r.or !== undefined && r.or !== null) return { or: list(r.or, "or").map(rule) };
+  if (r.and !== undefined && r.and !== null) return { and: list(r.and, "Rules.and", "hook.Rules").map(rule) };
+  if (r.or !== undefined && r.or !== null) return { or: list(r.or, "Rules.or", "hook.Rules").map(rule) };
   if (r.not !== undefined && r.not !== null) return { not: rule(r.not) };
   if (r.match !== undefined && r.match !== null) {
     const m = fields(r.match, "hook.MatchRule");
     const match: MatchRule = {
-      type: str(m.type, "type"),
-      regex: str(m.regex, "regex"),
-      secret: str(m.secret, "secret"),
-      value: str(m.value, "value"),
-      ipRange: str(m["ip-range"], "ip-range"),
+      type: str(m.type, "MatchRule.type"),
+      regex: str(m.regex, "MatchRule.regex"),
+      secret: str(m.secret, "MatchRule.secret"),
+      value: str(m.value, "MatchRule.value"),
+      ipRange: str(m["ip-range"], "MatchRule.ip-range"),
       parameter: argument(m.parameter ?? {}),
     };
     return { match };
@@ -104,71 +109,78 @@ function rule(raw: unknown): Rule {
   return { empty: true };
 }
 
-function args(raw: unknown): Argument[] {
-  return list(raw, "arguments").map(argument);
+function args(raw: unknown, field: string): Argument[] {
+  return list(raw, field, "hook.Argument").map(argument);
 }
 
 function argument(raw: unknown): Argument {
   const a = fields(raw, "hook.Argument");
   return {
-    source: str(a.source, "source"),
-    name: str(a.name, "name"),
-    envname: str(a.envname, "envname"),
-    base64decode: bool(a.base64decode, "base64decode"),
+    source: str(a.source, "Argument.source"),
+    name: str(a.name, "Argument.name"),
+    envname: str(a.envname, "Argument.envname"),
+    base64decode: bool(a.base64decode, "Argument.base64decode"),
   };
 }
 
-/** An object's fields with lower-cased keys: Go's JSON decoder matches field names case-insensitively. */
+/**
+ * An object's fields with lower-cased keys. ghodss/yaml hands encoding/json an object with its keys sorted, and
+ * encoding/json matches field names case-insensitively, each match overwriting the last: so of `ID` and `id`, the
+ * value of `id` (sorted last) is the one upstream uses.
+ */
 function fields(raw: unknown, type: string): Record<string, unknown> {
   if (raw === null || raw === undefined) return {};
-  if (typeof raw !== "object" || Array.isArray(raw)) {
+  if (typeof raw !== "object" || Array.isArray(raw) || raw instanceof GoFloat) {
     throw new HooksFileError(`json: cannot unmarshal ${goType(raw)} into Go value of type ${type}`);
   }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
-    const key = k.toLowerCase();
-    if (!(key in out)) out[key] = v;
-  }
+  const out: Record<string, unknown> = Object.create(null);
+  const entries = Object.entries(raw as Record<string, unknown>).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  for (const [k, v] of entries) out[k.toLowerCase()] = v;
   return out;
 }
 
+/** A string field: ghodss/yaml turns numbers and booleans bound for one into text (ints in decimal, floats `%g`). */
 function str(raw: unknown, field: string): string {
   if (raw === undefined || raw === null) return "";
   if (typeof raw === "string") return raw;
-  if (typeof raw === "number")
-    return Number.isInteger(raw)
-      ? String(raw)
-      : String(Math.fround(raw) === raw ? raw : Number(Math.fround(raw).toPrecision(7)));
+  if (typeof raw === "number" || typeof raw === "bigint") return String(raw);
+  if (raw instanceof GoFloat) return formatFloat32G(raw.value);
   if (typeof raw === "boolean") return raw ? "true" : "false";
   throw new HooksFileError(
-    `json: cannot unmarshal ${goType(raw)} into Go struct field .${field} of type string`,
+    `json: cannot unmarshal ${goType(raw)} into Go struct field ${field} of type string`,
   );
 }
 
 function int(raw: unknown, field: string): number {
   if (raw === undefined || raw === null) return 0;
   if (typeof raw === "number" && Number.isInteger(raw)) return raw;
-  throw new HooksFileError(
-    `json: cannot unmarshal ${goType(raw)} into Go struct field .${field} of type int`,
-  );
+  // encoding/json reads the float ghodss wrote (201.0 is written 201) into an int when it has no fraction.
+  if (raw instanceof GoFloat && Number.isInteger(raw.value) && Math.abs(raw.value) < 2 ** 53)
+    return raw.value;
+  throw new HooksFileError(`json: cannot unmarshal ${goType(raw)} into Go struct field ${field} of type int`);
 }
 
 function bool(raw: unknown, field: string): boolean {
   if (raw === undefined || raw === null) return false;
   if (typeof raw === "boolean") return raw;
   throw new HooksFileError(
-    `json: cannot unmarshal ${goType(raw)} into Go struct field .${field} of type bool`,
+    `json: cannot unmarshal ${goType(raw)} into Go struct field ${field} of type bool`,
   );
 }
 
-function list(raw: unknown, field: string): unknown[] {
+function list(raw: unknown, field: string, element: string): unknown[] {
   if (raw === undefined || raw === null) return [];
   if (Array.isArray(raw)) return raw;
-  throw new HooksFileError(`json: cannot unmarshal ${goType(raw)} into Go struct field .${field} of type []`);
+  throw new HooksFileError(
+    `json: cannot unmarshal ${goType(raw)} into Go struct field ${field} of type []${element}`,
+  );
 }
 
 function goType(raw: unknown): string {
   if (Array.isArray(raw)) return "array";
+  if (raw instanceof GoFloat || typeof raw === "bigint") return "number";
   if (typeof raw === "object") return "object";
   return typeof raw;
 }

@@ -1,7 +1,10 @@
+import { tmpdir } from "node:os";
 import { isLosslessNumber } from "lossless-json";
 import { decodeGoJson } from "../go/json-decode.js";
+import { goQuote } from "../go/log-format.js";
 import { goParseQuery } from "../go/query.js";
 import { decodeGoXml } from "../go/xml.js";
+import { type MultipartForm, readFormFile, readMultipartForm, removeFormFiles } from "./multipart-form.js";
 
 /** The outcome of parsing a body: a payload, nothing (unsupported or invalid, only logged), or a multipart failure. */
 export interface ParsedBody {
@@ -12,6 +15,10 @@ export interface ParsedBody {
   readonly notes?: readonly string[];
   /** Multipart bodies that fail to parse are a 500 upstream. */
   readonly multipartFailed?: boolean;
+  /** The failure was opening a file part (upstream's other 500 text). */
+  readonly fileFailed?: boolean;
+  /** Removes what reading the body left on disk (multipart file parts past `-max-multipart-mem`). */
+  readonly cleanup?: () => Promise<void>;
   /** Multipart bodies are never read raw, so HMAC rules see an empty body (research §6). */
   readonly rawBodyUnavailable?: boolean;
 }
@@ -25,7 +32,7 @@ export interface ParsedBody {
 export async function parseBody(
   contentType: string,
   body: Buffer,
-  options: { jsonParts: readonly string[] } = { jsonParts: [] },
+  options: MultipartOptions = { jsonParts: [] },
 ): Promise<ParsedBody> {
   if (contentType.includes("json")) {
     const text = body.toString("utf8");
@@ -48,30 +55,89 @@ export async function parseBody(
     if ("error" in decoded) return { logError: `error parsing XML payload: ${decoded.error}` };
     return { payload: decoded.value };
   }
-  if (contentType.startsWith("multipart/form-data;")) {
-    try {
-      const form = await new Response(body, { headers: { "content-type": contentType } }).formData();
-      const payload: Record<string, unknown> = {};
-      const notes: string[] = [];
-      for (const [name, value] of form) {
-        if (name in payload) continue;
-        if (typeof value === "string") {
-          notes.push(`found multipart form value ${JSON.stringify(name)}`);
-          payload[name] = value;
-        } else if (value.type === "application/json" || options.jsonParts.includes(name)) {
-          notes.push(`parsing multipart form file ${JSON.stringify(name)} as JSON`);
-          const decoded = decodeGoJsonObject(await value.text());
-          if ("error" in decoded) notes.push(`error parsing JSON payload file: ${decoded.error}`);
-          payload[name] = "error" in decoded ? null : decoded.value;
-        }
-      }
-      return { payload, notes, rawBodyUnavailable: true };
-    } catch {
-      return { multipartFailed: true, rawBodyUnavailable: true };
-    }
-  }
+  if (contentType.startsWith("multipart/form-data;")) return parseMultipartBody(body, options);
   return { logError: `error parsing body payload due to unsupported content type header: ${contentType}` };
 }
+
+/** What reading a multipart body needs besides the body. */
+export interface MultipartOptions {
+  /** Names of file parts to decode as JSON whatever their type (`parse-parameters-as-json` with source payload). */
+  readonly jsonParts: readonly string[];
+  /** The request's own `Content-Type` (net/http reads the boundary from it, not from the hook's override). */
+  readonly requestContentType?: string;
+  /** The request's query string: net/http's `ParseMultipartForm` fails on a query `ParseQuery` refuses. */
+  readonly query?: string;
+  /** `-max-multipart-mem`. */
+  readonly maxMemory?: number;
+  /** Where file parts past `maxMemory` are written. */
+  readonly tempDir?: string;
+}
+
+/**
+ * Upstream's multipart branch (webhook.go): `ParseMultipartForm`, then the first value of each form value, then the
+ * first file of each name that is sent as `application/json` (any of its Content-Type headers) or named in
+ * `jsonParts`, decoded as one JSON object (null when it is not one). Any form error is upstream's 500.
+ */
+async function parseMultipartBody(body: Buffer, options: MultipartOptions): Promise<ParsedBody> {
+  let form: MultipartForm;
+  try {
+    form = await readMultipartForm(body, {
+      contentType: options.requestContentType ?? "",
+      maxMemory: options.maxMemory ?? DEFAULT_MAX_MEMORY,
+      tempDir: options.tempDir ?? tmpdir(),
+    });
+  } catch (error) {
+    return {
+      multipartFailed: true,
+      rawBodyUnavailable: true,
+      logError: `error parsing multipart form: ${(error as Error).message}`,
+    };
+  }
+  const cleanup = () => removeFormFiles(form);
+  // ParseMultipartForm runs ParseForm first and returns its error only after reading the whole form.
+  const queryError = goParseQuery(options.query ?? "").error;
+  if (queryError !== undefined) {
+    return {
+      multipartFailed: true,
+      rawBodyUnavailable: true,
+      cleanup,
+      logError: `error parsing multipart form: ${queryError}`,
+    };
+  }
+  const payload: Record<string, unknown> = {};
+  const notes: string[] = [];
+  for (const [name, values] of form.values) {
+    notes.push(`found multipart form value ${goQuote(name)}`);
+    payload[name] = values[0];
+  }
+  for (const [name, files] of form.files) {
+    const file = files[0];
+    if (file === undefined) continue;
+    const asJson =
+      options.jsonParts.includes(name) ||
+      (file.header.get("Content-Type") ?? []).includes("application/json");
+    if (!asJson) continue;
+    notes.push(`parsing multipart form file ${goQuote(name)} as JSON`);
+    let text: string;
+    try {
+      text = (await readFormFile(file)).toString("utf8");
+    } catch (error) {
+      return {
+        multipartFailed: true,
+        fileFailed: true,
+        rawBodyUnavailable: true,
+        cleanup,
+        logError: `error parsing multipart form file: ${(error as Error).message}`,
+      };
+    }
+    const decoded = decodeGoJsonObject(text);
+    if ("error" in decoded) notes.push(`error parsing JSON payload file: ${decoded.error}`);
+    payload[name] = "error" in decoded ? null : decoded.value;
+  }
+  return { payload, notes, rawBodyUnavailable: true, cleanup };
+}
+
+const DEFAULT_MAX_MEMORY = 1 << 20;
 
 /** Go's `json.Unmarshal` into a `map[string]interface{}`: a JSON object, or the error for anything else. */
 export function decodeGoJsonObject(

@@ -1,0 +1,137 @@
+// The handler with no port: requests as values, the command seam recording what would run.
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { RunRequest } from "./command/node-spawn.js";
+import { type HandlerContext, type HookRequest, handleRequest } from "./handler.js";
+import type { Hook } from "./hooks/hook.js";
+import { parseHooks } from "./hooks/hooks-file.js";
+
+const PLEX = fileURLToPath(new URL("../../test/fixtures/multipart/plex.txt", import.meta.url));
+
+function context(hooksYaml: string, runs: RunRequest[] = []): HandlerContext & { lines: string[] } {
+  const hooks = new Map<string, Hook>(parseHooks(hooksYaml).map((h) => [h.id, h]));
+  const lines: string[] = [];
+  const log = (line: string) => lines.push(line);
+  return {
+    lines,
+    hooks: () => hooks,
+    ready: Promise.resolve(),
+    urlPrefix: "hooks",
+    headers: [],
+    defaultMethods: [],
+    command: {
+      run: async (request) => {
+        runs.push(request);
+        return { output: Buffer.from(`ran ${request.args.join(" ")}\n`) };
+      },
+      env: {},
+      cwd: "/",
+      tmpdir: tmpdir(),
+      log,
+    },
+    log,
+    verbose: true,
+    debug: false,
+    explainRules: false,
+    writeRaw: () => {},
+    now: () => new Date(0),
+    running: new Map(),
+  };
+}
+
+function request(path: string, init: Partial<HookRequest> = {}): HookRequest {
+  return {
+    method: "POST",
+    path,
+    query: "",
+    headers: {},
+    body: Buffer.alloc(0),
+    remoteAddr: "127.0.0.1:1234",
+    requestId: "rid",
+    ...init,
+  };
+}
+
+const text = (body: string | Buffer) => body.toString();
+
+test("routing: root, unknown id, outside the prefix, a method not allowed", async () => {
+  const ctx = context("- id: a\n  execute-command: /bin/echo\n  http-methods: [post]\n");
+  const root = await handleRequest(request("/", { method: "GET" }), ctx);
+  assert.deepEqual([root.status, text(root.body)], [200, "OK"]);
+  const unknown = await handleRequest(request("/hooks/b"), ctx);
+  assert.deepEqual([unknown.status, text(unknown.body)], [404, "Hook not found."]);
+  const outside = await handleRequest(request("/other"), ctx);
+  assert.deepEqual([outside.status, text(outside.body)], [404, "404 page not found\n"]);
+  const get = await handleRequest(request("/hooks/a", { method: "GET" }), ctx);
+  assert.deepEqual([get.status, text(get.body), get.headers], [405, "", []]);
+});
+
+test("rules: not satisfied (with the configured code), satisfied, an evaluation error", async () => {
+  const runs: RunRequest[] = [];
+  const ctx = context(
+    `- id: a
+  execute-command: /bin/echo
+  include-command-output-in-response: true
+  pass-arguments-to-command: [{source: payload, name: who}]
+  trigger-rule-mismatch-http-response-code: 400
+  trigger-rule: {match: {type: value, value: me, parameter: {source: payload, name: who}}}
+- id: bad
+  execute-command: /bin/echo
+  trigger-rule: {match: {type: regex, regex: "(", parameter: {source: payload, name: who}}}
+`,
+    runs,
+  );
+  const json = (who: string) => ({
+    headers: { "content-type": "application/json" },
+    body: Buffer.from(`{"who":"${who}"}`),
+  });
+  const no = await handleRequest(request("/hooks/a", json("you")), ctx);
+  assert.deepEqual([no.status, text(no.body)], [400, "Hook rules were not satisfied."]);
+  assert.equal(runs.length, 0);
+  const yes = await handleRequest(request("/hooks/a", json("me")), ctx);
+  assert.deepEqual([yes.status, text(yes.body)], [200, "ran me\n"]);
+  assert.deepEqual(
+    runs.map((r) => [r.path, r.argv0, r.args]),
+    [["/bin/echo", "/bin/echo", ["me"]]],
+  );
+  const bad = await handleRequest(request("/hooks/bad", json("x")), ctx);
+  assert.deepEqual([bad.status, text(bad.body)], [500, "Error occurred while evaluating hook rules."]);
+});
+
+test("upstream's Plex case: a bare-LF multipart body, its JSON value parsed, the rule satisfied", async () => {
+  const ctx = context(`- id: plex
+  execute-command: /bin/echo
+  response-message: success
+  parse-parameters-as-json: [{source: payload, name: payload}]
+  trigger-rule: {match: {type: value, value: media.play, parameter: {source: payload, name: payload.event}}}
+`);
+  const res = await handleRequest(
+    request("/hooks/plex", {
+      headers: { "content-type": "multipart/form-data; boundary=xxx" },
+      body: await readFile(PLEX),
+    }),
+    ctx,
+  );
+  assert.deepEqual([res.status, text(res.body)], [200, "success"]);
+  assert.ok(ctx.lines.includes('[rid] found multipart form value "payload"'));
+});
+
+test("a multipart body Go refuses is a 500, its error logged with upstream's empty line after it", async () => {
+  const ctx = context("- id: a\n  execute-command: /bin/echo\n");
+  const res = await handleRequest(
+    request("/hooks/a", {
+      headers: { "content-type": "multipart/form-data; boundary=xxx" },
+      body: Buffer.from("--xxx\r\nnocolon\r\n\r\nv\r\n--xxx--"),
+    }),
+    ctx,
+  );
+  assert.deepEqual([res.status, text(res.body)], [500, "Error occurred while parsing multipart form."]);
+  assert.ok(
+    ctx.lines.includes(
+      '[rid] error parsing multipart form: malformed MIME header: missing colon: "nocolon"\n',
+    ),
+  );
+});

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { HooksFileError } from "../errors.js";
+import { decodeGoYaml, formatFloat32G, GoFloat, resolvePlain } from "./go-yaml.js";
+
+/** The decoded value with plain prototypes (decoded maps have none, so `__proto__` stays data). */
+const plain = (v: unknown) => JSON.parse(JSON.stringify(v));
+
+test("plain scalars are typed as yaml.v2 resolves them", () => {
+  const cases: [string, unknown][] = [
+    ["yes", true],
+    ["Off", false],
+    ["~", null],
+    ["0x1F", 31],
+    ["0o17", 15],
+    ["012", 10],
+    ["1_000", 1000],
+    ["0b11", 3],
+    ["-0b11", -3],
+    ["+12", 12],
+    ["1:30", "1:30"],
+    ["1e20", "1e20"],
+    ["2001-12-14", "2001-12-14"],
+    ["18446744073709551615", 18446744073709551615n],
+  ];
+  for (const [text, expected] of cases) assert.deepEqual(resolvePlain(text), expected, text);
+  assert.deepEqual(resolvePlain(".5"), new GoFloat(0.5));
+  assert.deepEqual(resolvePlain("99999999999999999999"), new GoFloat(1e20));
+});
+
+test("floats render as Go's %g of a float32", () => {
+  assert.equal(formatFloat32G(1.5), "1.5");
+  assert.equal(formatFloat32G(1234567), "1.234567e+06");
+  assert.equal(formatFloat32G(123456), "123456");
+  assert.equal(formatFloat32G(1e20), "1e+20");
+  assert.equal(formatFloat32G(0.0001), "0.0001");
+  assert.equal(formatFloat32G(0.00001), "1e-05");
+  assert.equal(formatFloat32G(123456.7), "123456.7");
+});
+
+test("the docs' pass-file example, with // comments inside the JSON, is refused as 2.8.0 refuses it", () => {
+  const text = `[
+  {
+    "id": "test-file-webhook",
+    "pass-file-to-command":
+    [
+      {
+        "envname": "ENV_VARIABLE", // to use $ENV_VARIABLE in execute-command
+                                   // if not defined, $HOOK_BINARY will be provided
+        "base64decode": true,      // defaults to false
+      }
+    ]
+  }
+]`;
+  assert.throws(
+    () => decodeGoYaml(text),
+    (e) =>
+      e instanceof HooksFileError &&
+      e.message === "error converting YAML to JSON: yaml: line 8: did not find expected ',' or '}'",
+  );
+});
+
+test("a multi-line implicit key is refused in a flow mapping, kept without a value", () => {
+  assert.throws(() => decodeGoYaml('[{"id": "a", "x": {k\n  y: 1}}]'), /did not find expected ',' or '}'/);
+  assert.deepEqual(plain(decodeGoYaml('[{"id": "a", "x": {k\n  y}}]')), [{ id: "a", x: { "k y": null } }]);
+  assert.throws(() => decodeGoYaml(`- ${"k".repeat(1100)}: v\n`), /could not find expected ':'/);
+});
+
+test("merge keys apply where they stand; map keys become strings as ghodss makes them", () => {
+  assert.deepEqual(plain(decodeGoYaml("- &a {id: m}\n- id: k\n  <<: *a\n- <<: *a\n  id: p\n")), [
+    { id: "m" },
+    { id: "m" },
+    { id: "p" },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml("{yes: 1, 12: 2, 1.5: 3}")), { true: 1, "12": 2, "1.5": 3 });
+});
+
+test("what the two readers could read differently is refused", () => {
+  assert.throws(() => decodeGoYaml("- id: !!int '12'\n"), HooksFileError);
+  assert.throws(() => decodeGoYaml("- id: a\n---\n- id: b\n"), HooksFileError);
+});
