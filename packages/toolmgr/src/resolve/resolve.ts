@@ -279,6 +279,13 @@ function planArtifact(
       );
     }
     url = asset.browserUrl;
+    // Checksum rule 5: only a private artifact records its API URL (spec "Authentication" rule 1: the browser URL
+    // of a private asset does not answer without a browser session).
+    if (options.isPrivate && asset.apiUrl === undefined) {
+      throw new ResolveError(
+        `Cannot lock "${tool.name}" for ${platform}: "${source.repo}" is private but the code host gave no API URL for the asset "${asset.name}"; sync could not download it with CODEHOST_TOKEN`,
+      );
+    }
     apiUrl = options.isPrivate ? asset.apiUrl : undefined;
     hostDigest = asset.sha256;
   } else {
