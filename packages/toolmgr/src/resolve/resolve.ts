@@ -97,8 +97,9 @@ async function chooseRelease(tool: ProjectTool, context: ResolveContext): Promis
     const version = context.pin ?? c.text;
     const tag = isChannel ? version : `${source.tagPrefix}${version}`;
     const release = await releaseOf(tool, tag, context);
-    const commit =
-      isChannel && c.kind === "channel-commit" && context.pin === undefined ? c.commit : undefined;
+    // A channel pin names its commit after the channel's whole name (Version forms rule 1: a channel may carry a
+    // hyphen, `pre-release`), so the commit is what follows `<channel>-`, never what follows the first hyphen.
+    const commit = isChannel ? channelCommit(version, c.channel) : undefined;
     return {
       version,
       tag,
@@ -319,4 +320,10 @@ function compareVersions(a: readonly number[], b: readonly number[]): number {
     if (d !== 0) return d;
   }
   return 0;
+}
+
+/** The commit of a `<channel>-<commit>` version, or undefined when `version` is not one of `channel`. */
+function channelCommit(version: string, channel: string): string | undefined {
+  const commit = version.startsWith(`${channel}-`) ? version.slice(channel.length + 1) : "";
+  return /^[0-9a-f]{7,64}$/.test(commit) ? commit : undefined;
 }
