@@ -80,6 +80,8 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       `Cannot lock for this machine (${deps.runtime.platform}/${deps.runtime.arch}): it is not a supported platform; list platforms in toolmgr.toml`,
     );
   }
+  // Before any request or download: a conflict is in the project file alone, and nothing may reach the cache for it.
+  checkCommandConflicts(project.tools.map((t) => ({ name: t.name, bin: t.source.bin })));
   const token = deps.env.CODEHOST_TOKEN || undefined;
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const timeoutMs = httpTimeoutFromEnv(deps.env);
@@ -134,7 +136,6 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
     // After resolution, off its critical path; also after a failure, so a retry starts with what was learnt.
     cache.flush();
   }
-  checkCommandConflicts(tools);
 
   const lock: Lockfile = { version: 1, tools };
   const text = formatLockfile(lock);
@@ -162,7 +163,9 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
 }
 
 /** Two tools providing one command would make the shim's choice depend on order: refuse it (issue 10). */
-function checkCommandConflicts(tools: readonly LockedTool[]): void {
+function checkCommandConflicts(
+  tools: readonly { readonly name: string; readonly bin: readonly string[] }[],
+): void {
   // Compared without case: on macOS and Windows file systems `Forge` and `forge` are one shim.
   const owner = new Map<string, { tool: string; command: string }>();
   for (const tool of tools) {
