@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type Platform, platformOs } from "../platform.js";
 import { INSTALL_MARKER } from "./install.js";
 import type { StoreLayout } from "./layout.js";
-import { replaceFile } from "./replace-file.js";
+import { updateFile } from "./replace-file.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**
@@ -254,7 +254,8 @@ export async function writeShims(
   const written: string[] = [];
   for (const command of [...new Set(commands)].sort()) {
     const path = join(options.layout.shimsDir, windows ? `${command}.cmd` : command);
-    await replaceFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 });
+    // An unchanged shim is not rewritten: a second `sync` writes nothing.
+    await updateFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 });
     written.push(path);
   }
   return written;
