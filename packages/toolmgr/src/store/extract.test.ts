@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import * as tar from "tar";
 import { type TarEntry, writeTar } from "../../test/support/tar-writer.js";
+import { writeZip } from "../../test/support/zip-writer.js";
 import { UnsafeArchiveError } from "../errors.js";
 import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
@@ -94,14 +95,14 @@ test("extractArchive() unpacks a tar.xz made by the xz CLI", async () => {
 test("extractArchive() gives a zip without Unix modes plain files, and honours the executable bit when present", async () => {
   const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
   const file = join(work, "a.zip");
-  const script = `
-import zipfile, sys
-with zipfile.ZipFile(sys.argv[1], "w") as z:
-    d = zipfile.ZipInfo("pkg/"); z.writestr(d, "")
-    w = zipfile.ZipInfo("pkg/tool.exe"); w.create_system = 0; w.external_attr = 0; z.writestr(w, "MZ")
-    u = zipfile.ZipInfo("pkg/tool"); u.external_attr = (0o100700 << 16); z.writestr(u, "#!/bin/sh\\n")
-`;
-  execFileSync("python3", ["-c", script, file]);
+  await writeFile(
+    file,
+    writeZip([
+      { name: "pkg/" },
+      { name: "pkg/tool.exe", content: "MZ" },
+      { name: "pkg/tool", content: "#!/bin/sh\n", unixMode: 0o100700 },
+    ]),
+  );
   const dest = join(work, "out");
   await mkdir(dest);
   await extractArchive(file, dest, { kind: "zip", stripComponents: 1, rawName: "tool", label: "test" });
@@ -135,12 +136,7 @@ test("extractArchive() installs a raw executable under its bin name, executable"
 test("extractArchive() refuses a tar entry with .. even when stripping would hide it", async () => {
   const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
   const file = join(work, "a.tar");
-  const script = `
-import io, tarfile, sys
-with tarfile.open(sys.argv[1], "w") as t:
-    e = tarfile.TarInfo("wrapper/../../escaped"); e.size = 1; t.addfile(e, io.BytesIO(b"x"))
-`;
-  execFileSync("python3", ["-c", script, file]);
+  await writeFile(file, writeTar([{ name: "wrapper/../../escaped", content: "x" }], { gzip: false }));
   const dest = join(work, "out");
   await mkdir(dest);
   await assert.rejects(
