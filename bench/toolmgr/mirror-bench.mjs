@@ -63,7 +63,10 @@ try {
       const home = join(work, `h-${i}-${name.length}`);
       await mkdir(home);
       const start = process.hrtime.bigint();
-      await run(process.execPath, [bin, "sync", "--quiet"], { cwd: work, env: { ...venv, TOOLMGR_HOME: home } });
+      await run(process.execPath, [bin, "sync", "--quiet"], {
+        cwd: work,
+        env: { ...venv, TOOLMGR_HOME: home },
+      });
       times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
       await rm(home, { recursive: true, force: true });
     }

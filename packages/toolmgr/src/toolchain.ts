@@ -14,6 +14,7 @@ import {
 import { commandName } from "./source/safe-names.js";
 import { installProblem } from "./store/install.js";
 import { installDir, storeLayout, toolmgrHome } from "./store/layout.js";
+import { isShimFile } from "./store/shims.js";
 import { recordVerifiedProject } from "./store/verified-project.js";
 
 /** One pinned executable of the current project, where its install puts it. */
@@ -82,6 +83,8 @@ export async function nextOnPath(
     try {
       if ((await stat(candidate)).isFile()) {
         await access(candidate, constants.X_OK);
+        // A toolmgr shim elsewhere on PATH (a copy, another store's) is never the fallback, as in the shim itself.
+        if (await isShimFile(candidate)) continue;
         return candidate;
       }
     } catch {

@@ -115,7 +115,7 @@ test("a channel pin floated back onto the moving tag is refused", async () => {
   assert.equal(viaExec.code, 1);
   assert.deepEqual(await p.shim("nb"), { code: 1, stdout: "", stderr: viaExec.stderr });
   const status = await p.cli("status", "--json");
-  assert.equal(status.code, 1);
+  assert.equal(status.code, 3);
   const [entry] = JSON.parse(status.stdout) as { stale: boolean; reason?: string }[];
   assert.equal(entry?.stale, true);
 });

@@ -8,7 +8,14 @@ import { asStoreError, LockfileError, ProjectFileError, ToolmgrError } from "../
 import { createHttpClient, networkOptionsFromEnv } from "../http/client.js";
 import { createCodeHost } from "../http/code-host.js";
 import { createFileResponseCache } from "../http/response-cache.js";
-import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
+import {
+  formatLockfile,
+  isLoopbackHost,
+  LOCKFILE_NAME,
+  type LockedTool,
+  type Lockfile,
+  parseLockfile,
+} from "../lockfile.js";
 import { detectPlatform, type Platform } from "../platform.js";
 import { loadProject, type ProjectTool } from "../project/project-file.js";
 import { hostAllows } from "../registry/host-policy.js";
@@ -74,6 +81,8 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       `Cannot lock for this machine (${deps.runtime.platform}/${deps.runtime.arch}): it is not a supported platform; list platforms in toolmgr.toml`,
     );
   }
+  // Before any request or download: a conflict is in the project file alone, and nothing may reach the cache for it.
+  checkCommandConflicts(project.tools.map((t) => ({ name: t.name, bin: t.source.bin })));
   const network = networkOptionsFromEnv(deps.env);
   const token = network.token;
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
@@ -100,7 +109,8 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
           previous: plan.previous,
           pin: plan.pin,
           checkPrivacy: token !== undefined,
-          allowHost: (o) => hostAllows(policy, o),
+          // The host policy names remote vendors; a loopback address is this machine (a test or a local mirror).
+          allowHost: (o) => isLoopbackHost(o.host) || hostAllows(policy, o),
           digest: async (artifact) => {
             if (check) return "0".repeat(64); // --check downloads nothing: a new artifact already means a change.
             try {
@@ -136,7 +146,6 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       );
     }
   }
-  checkCommandConflicts(tools);
   warnChannelBuilds(project.tools, tools, deps);
 
   const lock: Lockfile = { version: 1, tools };
@@ -203,7 +212,9 @@ function downloadProgress(deps: Deps): {
 }
 
 /** Two tools providing one command would make the shim's choice depend on order: refuse it (issue 10). */
-function checkCommandConflicts(tools: readonly LockedTool[]): void {
+function checkCommandConflicts(
+  tools: readonly { readonly name: string; readonly bin: readonly string[] }[],
+): void {
   // Compared without case: on macOS and Windows file systems `Forge` and `forge` are one shim.
   const owner = new Map<string, { tool: string; command: string }>();
   for (const tool of tools) {

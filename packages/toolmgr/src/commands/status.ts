@@ -54,5 +54,6 @@ export async function statusCommand(args: CommandArgs, deps: Deps): Promise<numb
     );
     deps.io.stdout.write(`${lines.join("\n")}\n`);
   }
-  return rows.every((r) => r.installed && !r.stale) ? 0 : 1;
+  // As `lock --check`: 3 when something needs `toolmgr lock` or `toolmgr sync`; an error (no lock) is 1 via main.
+  return rows.every((r) => r.installed && !r.stale) ? 0 : 3;
 }

@@ -13,6 +13,7 @@ import {
 import { commandName } from "../source/safe-names.js";
 import { installArtifact, installProblem } from "../store/install.js";
 import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
+import { sweepStore } from "../store/leftovers.js";
 import { writeShims } from "../store/shims.js";
 import { recordVerifiedProject } from "../store/verified-project.js";
 
@@ -41,6 +42,11 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
     return downloader;
   };
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
+  try {
+    await sweepStore(layout, deps.now().getTime());
+  } catch (error) {
+    throw asStoreError(error, layout.home);
+  }
   const tty = deps.io.stderr.isTTY === true && !quiet;
   try {
     return await installAll({ locked, platform, layout, quiet, tty, token, download }, deps);

@@ -11,8 +11,11 @@ export interface TagRef {
 /** A release asset as toolmgr uses it. */
 export interface ReleaseAsset {
   readonly name: string;
-  /** The API asset URL (answers with the bytes for `Accept: application/octet-stream`). */
-  readonly apiUrl: string;
+  /**
+   * The API asset URL (answers with the bytes for `Accept: application/octet-stream`). Needed only for a private
+   * repository's artifact; some GitHub-compatible hosts and caching proxies do not send it.
+   */
+  readonly apiUrl?: string;
   /** The public download URL. */
   readonly browserUrl: string;
   /** Lower-case hex sha256 the host recorded, when it did (assets uploaded since 2025). */
@@ -102,6 +105,15 @@ export function createCodeHost(http: HttpClient): CodeHost {
       return sha;
     },
     async tagCommit(repo, tag) {
+      if (tag.sha === "") {
+        // A host that lists tag names without their objects (nao1215/block's fake GitHub): ask for the commit.
+        const sha = await this.commit(repo, tag.name);
+        if (sha === undefined)
+          throw new HttpError(
+            `Cannot read the commit of "${repo}@${tag.name}": the tag does not name a commit`,
+          );
+        return sha;
+      }
       let ref = { sha: tag.sha, type: tag.type };
       // An annotated tag may point at another tag object; a short chain is followed, a loop is not.
       for (let depth = 0; ref.type === "tag" && depth < 4; depth++) {
@@ -169,19 +181,15 @@ function parseRelease(body: unknown, where: string): Release {
   }
   const assets = r.assets.flatMap((a: unknown): ReleaseAsset[] => {
     const asset = a as { name?: unknown; url?: unknown; browser_download_url?: unknown; digest?: unknown };
-    if (
-      typeof asset.name !== "string" ||
-      typeof asset.url !== "string" ||
-      typeof asset.browser_download_url !== "string"
-    ) {
-      return [];
-    }
+    // Only the fields toolmgr needs are required: hosts shaped like nao1215/block's fake GitHub
+    // (internal/fakegh) send name, browser_download_url and digest, and no API `url`.
+    if (typeof asset.name !== "string" || typeof asset.browser_download_url !== "string") return [];
     const digest =
       typeof asset.digest === "string" ? /^sha256:([0-9a-fA-F]{64})$/.exec(asset.digest)?.[1] : undefined;
     return [
       {
         name: asset.name,
-        apiUrl: asset.url,
+        ...(typeof asset.url === "string" ? { apiUrl: asset.url } : {}),
         browserUrl: asset.browser_download_url,
         ...(digest === undefined ? {} : { sha256: digest.toLowerCase() }),
       },

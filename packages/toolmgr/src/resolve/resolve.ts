@@ -102,8 +102,9 @@ async function chooseRelease(tool: ProjectTool, context: ResolveContext): Promis
     const version = context.pin ?? c.text;
     const tag = isChannel ? version : `${source.tagPrefix}${version}`;
     const release = await releaseOf(tool, tag, context);
-    const commit =
-      isChannel && c.kind === "channel-commit" && context.pin === undefined ? c.commit : undefined;
+    // A channel pin names its commit after the channel's whole name (Version forms rule 1: a channel may carry a
+    // hyphen, `pre-release`), so the commit is what follows `<channel>-`, never what follows the first hyphen.
+    const commit = isChannel ? channelCommit(version, c.channel) : undefined;
     return {
       version,
       tag,
@@ -284,6 +285,13 @@ function planArtifact(
       );
     }
     url = asset.browserUrl;
+    // Checksum rule 5: only a private artifact records its API URL (spec "Authentication" rule 1: the browser URL
+    // of a private asset does not answer without a browser session).
+    if (options.isPrivate && asset.apiUrl === undefined) {
+      throw new ResolveError(
+        `Cannot lock "${tool.name}" for ${platform}: "${source.repo}" is private but the code host gave no API URL for the asset "${asset.name}"; sync could not download it with CODEHOST_TOKEN`,
+      );
+    }
     apiUrl = options.isPrivate ? asset.apiUrl : undefined;
     hostDigest = asset.sha256;
   } else {
@@ -317,4 +325,10 @@ function compareVersions(a: readonly number[], b: readonly number[]): number {
     if (d !== 0) return d;
   }
   return 0;
+}
+
+/** The commit of a `<channel>-<commit>` version, or undefined when `version` is not one of `channel`. */
+function channelCommit(version: string, channel: string): string | undefined {
+  const commit = version.startsWith(`${channel}-`) ? version.slice(channel.length + 1) : "";
+  return /^[0-9a-f]{7,64}$/.test(commit) ? commit : undefined;
 }

@@ -1,4 +1,5 @@
 import { SourceError } from "../errors.js";
+import { isLoopbackHost } from "../lockfile.js";
 import {
   ARCHITECTURES,
   DEFAULT_SOURCE_PLATFORMS,
@@ -317,8 +318,11 @@ function checkTemplate(source: Source, template: string, where: string): void {
     } catch (cause) {
       throw new SourceError(`Cannot parse ${where}: "${template}" is not a URL`, { cause });
     }
-    if (url.protocol !== "https:")
-      throw new SourceError(`Cannot parse ${where}: an http source must use https://`);
+    // As for downloads of any source: plain http only to a loopback address (tests, a local mirror).
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname)))
+      throw new SourceError(
+        `Cannot parse ${where}: an http source must use https:// (http:// only for a loopback address)`,
+      );
     if (CODE_HOSTING_HOST.test(url.hostname)) {
       throw new SourceError(
         `Cannot parse ${where}: "${url.hostname}" is a code-hosting host; use type "github_release" for release assets`,

@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DigestMismatchError, HttpError, MissingTokenError, ToolmgrError } from "../errors.js";
 import { type HttpClient, redact } from "../http/client.js";
 import { cachedArtifactPath, type StoreLayout } from "./layout.js";
+import { DOWNLOAD_PREFIX, downloadDir, sweepDownloads } from "./leftovers.js";
 import { type MirrorConfig, mirrorUrl } from "./mirrors.js";
-import { commitFile, TEMP_PREFIX, tempPath } from "./replace-file.js";
+import { commitFile, tempPath } from "./replace-file.js";
 
 /** What to fetch: the public URL, or for a private repository the API asset URL downloaded with the token. */
 export interface ArtifactRef {
@@ -63,7 +63,7 @@ export async function fetchArtifact(
   options: FetchArtifactOptions,
 ): Promise<CachedArtifact> {
   const { layout } = options;
-  await ensureDir(layout.cacheDir);
+  await ensureDir(layout);
   if (ref.sha256 !== undefined) {
     const path = cachedArtifactPath(layout, ref.sha256);
     const actual = await hashFile(path).catch(() => undefined);
@@ -162,7 +162,7 @@ async function downloadOnce(
     accept: "application/octet-stream",
     ...(authorization === undefined ? {} : { authorization }),
   });
-  const temp = tempPath(layout.cacheDir);
+  const temp = tempPath(downloadDir(layout), DOWNLOAD_PREFIX);
   const hash = createHash("sha256");
   const total = Number(response.headers.get("content-length")) || undefined;
   let received = 0;
@@ -228,33 +228,17 @@ const madeDirs = new Map<string, Promise<unknown>>();
 
 /**
  * `mkdir -p` once per directory and process (a TOFU `lock` fetches hundreds of artifacts into one directory), and
- * the first time, removal of `.tmp-*` downloads a killed `lock` or `sync` left there more than a day ago (younger
- * ones may belong to a process still running).
+ * the first time, removal of the downloads a killed `lock` or `sync` left behind (leftovers.ts).
  */
-function ensureDir(dir: string): Promise<unknown> {
+function ensureDir(layout: StoreLayout): Promise<unknown> {
+  const dir = layout.cacheDir;
   let made = madeDirs.get(dir);
   if (made === undefined) {
-    made = mkdir(dir, { recursive: true }).then(() => removeAbandoned(dir));
+    made = mkdir(dir, { recursive: true }).then(() => sweepDownloads(layout, Date.now()));
     made.catch(() => madeDirs.delete(dir));
     madeDirs.set(dir, made);
   }
   return made;
-}
-
-const ABANDONED_MS = 24 * 3600 * 1000;
-
-async function removeAbandoned(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  const now = Date.now();
-  await Promise.all(
-    names
-      .filter((name) => name.startsWith(TEMP_PREFIX))
-      .map(async (name) => {
-        const path = join(dir, name);
-        const info = await stat(path).catch(() => undefined);
-        if (info !== undefined && now - info.mtimeMs > ABANDONED_MS) await rm(path, { force: true });
-      }),
-  );
 }
 
 /** Lower-case hex sha256 of a file. */

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import * as tar from "tar";
+import { type TarEntry, writeTar } from "../../test/support/tar-writer.js";
+import { writeZip } from "../../test/support/zip-writer.js";
 import { UnsafeArchiveError } from "../errors.js";
 import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
@@ -93,14 +95,14 @@ test("extractArchive() unpacks a tar.xz made by the xz CLI", async () => {
 test("extractArchive() gives a zip without Unix modes plain files, and honours the executable bit when present", async () => {
   const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
   const file = join(work, "a.zip");
-  const script = `
-import zipfile, sys
-with zipfile.ZipFile(sys.argv[1], "w") as z:
-    d = zipfile.ZipInfo("pkg/"); z.writestr(d, "")
-    w = zipfile.ZipInfo("pkg/tool.exe"); w.create_system = 0; w.external_attr = 0; z.writestr(w, "MZ")
-    u = zipfile.ZipInfo("pkg/tool"); u.external_attr = (0o100700 << 16); z.writestr(u, "#!/bin/sh\\n")
-`;
-  execFileSync("python3", ["-c", script, file]);
+  await writeFile(
+    file,
+    writeZip([
+      { name: "pkg/" },
+      { name: "pkg/tool.exe", content: "MZ" },
+      { name: "pkg/tool", content: "#!/bin/sh\n", unixMode: 0o100700 },
+    ]),
+  );
   const dest = join(work, "out");
   await mkdir(dest);
   await extractArchive(file, dest, { kind: "zip", stripComponents: 1, rawName: "tool", label: "test" });
@@ -134,12 +136,7 @@ test("extractArchive() installs a raw executable under its bin name, executable"
 test("extractArchive() refuses a tar entry with .. even when stripping would hide it", async () => {
   const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
   const file = join(work, "a.tar");
-  const script = `
-import io, tarfile, sys
-with tarfile.open(sys.argv[1], "w") as t:
-    e = tarfile.TarInfo("wrapper/../../escaped"); e.size = 1; t.addfile(e, io.BytesIO(b"x"))
-`;
-  execFileSync("python3", ["-c", script, file]);
+  await writeFile(file, writeTar([{ name: "wrapper/../../escaped", content: "x" }], { gzip: false }));
   const dest = join(work, "out");
   await mkdir(dest);
   await assert.rejects(
@@ -181,3 +178,85 @@ test("extractArchive() unpacks a .tar.gz that is really a plain tar, and names a
       error.message.startsWith('Cannot unpack "tool" 1.0.0 (https://x/truncated.tar.gz): '),
   );
 });
+
+/** Unpacks a tar.gz of `entries` (written in Node) with `stripComponents`; returns the destination. */
+async function unpackEntries(entries: readonly TarEntry[], stripComponents = 0): Promise<string> {
+  const work = await mkdtemp(join(tmpdir(), "toolmgr-links-"));
+  const file = join(work, "a.tar.gz");
+  await writeFile(file, writeTar(entries));
+  const dest = join(work, "out");
+  await mkdir(dest);
+  await extractArchive(file, dest, { kind: "tar.gz", stripComponents, rawName: "x", label: '"t" 1.0.0' });
+  return dest;
+}
+
+test("extractArchive() keeps symbolic and hard links whose targets stay inside the install (after stripping)", async () => {
+  const dest = await unpackEntries(
+    [
+      { name: "pkg/libexec/tool", content: "#!/bin/sh\necho tool\n", mode: 0o755 },
+      { name: "pkg/bin/tool", type: "symlink", linkname: "../libexec/tool" },
+      { name: "pkg/lib/libfoo.so.1", content: "elf" },
+      { name: "pkg/lib/libfoo.so", type: "symlink", linkname: "libfoo.so.1" },
+      { name: "pkg/bin/alias", type: "hardlink", linkname: "pkg/libexec/tool" },
+      { name: "pkg/bin/dangling-inside", type: "symlink", linkname: "later" },
+    ],
+    1,
+  );
+  assert.equal(await readlink(join(dest, "bin", "tool")), "../libexec/tool");
+  assert.equal(await readFile(join(dest, "bin", "tool"), "utf8"), "#!/bin/sh\necho tool\n");
+  assert.equal(await readFile(join(dest, "lib", "libfoo.so"), "utf8"), "elf");
+  assert.equal((await stat(join(dest, "bin", "alias"))).ino, (await stat(join(dest, "libexec", "tool"))).ino);
+  assert.equal((await lstat(join(dest, "bin", "dangling-inside"))).isSymbolicLink(), true);
+});
+
+for (const { label, entries, strip, message } of [
+  {
+    label: "an absolute symbolic link",
+    entries: [{ name: "etc-passwd", type: "symlink", linkname: "/etc/passwd" }],
+    strip: 0,
+    message: /entry "etc-passwd" is a link to the absolute path "\/etc\/passwd"/,
+  },
+  {
+    label: "a symbolic link that climbs out with ..",
+    entries: [{ name: "bin/up", type: "symlink", linkname: "../../outside" }],
+    strip: 0,
+    message: /entry "bin\/up" is a link to "\.\.\/\.\.\/outside", outside the install/,
+  },
+  {
+    label: "a link that climbs out once strip_components removed its wrapper",
+    entries: [{ name: "pkg/up", type: "symlink", linkname: "../pkg/x" }],
+    strip: 1,
+    message: /entry "pkg\/up" is a link to "\.\.\/pkg\/x", outside the install/,
+  },
+  {
+    label: "a link that points out through another link",
+    entries: [
+      { name: "d", type: "symlink", linkname: "." },
+      { name: "e", type: "symlink", linkname: "d/../.." },
+    ],
+    strip: 0,
+    message: /entry "e" is a link to "d\/\.\.\/\.\.", outside the install/,
+  },
+  {
+    label: "a hard link to a file outside",
+    entries: [{ name: "hard", type: "hardlink", linkname: "../../etc/passwd" }],
+    strip: 0,
+    message: /entry "hard" is a link to "\.\.\/\.\.\/etc\/passwd", outside the install/,
+  },
+  {
+    label: "a file written through a link",
+    entries: [
+      { name: "lib", type: "symlink", linkname: "." },
+      { name: "lib/evil", content: "x" },
+    ],
+    strip: 0,
+    message: /entry "lib\/evil" is written through the link "lib"/,
+  },
+] as const) {
+  test(`extractArchive() refuses ${label}, naming the entry`, async () => {
+    await assert.rejects(
+      unpackEntries(entries as readonly TarEntry[], strip),
+      (error: unknown) => error instanceof UnsafeArchiveError && message.test(error.message),
+    );
+  });
+}

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from "node:fs";
-import { chmod, copyFile, mkdir, open } from "node:fs/promises";
+import { chmod, copyFile, mkdir, open, symlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -20,8 +20,11 @@ export interface ExtractOptions {
 
 /**
  * Unpacks `file` into the empty directory `dest`. Refuses (throws, leaving `dest` to be discarded) any entry that
- * would escape: an absolute path, a `..` component (also after stripping), a symbolic or hard link, a device or
- * FIFO. Of an entry's mode only the executable bit is kept (0755 or 0644).
+ * would escape: an absolute path, a `..` component (also after stripping), a device or FIFO, a symbolic or hard
+ * link whose target is absolute or resolves (after stripping, through the links before it) outside `dest`, and an
+ * entry written through a link. Links that stay inside are kept: real release archives ship them
+ * (`lib/libfoo.so -> libfoo.so.1`, `bin/tool -> ../libexec/tool`). Of an entry's mode only the executable bit is
+ * kept (0755 or 0644).
  *
  * @throws {UnsafeArchiveError} naming the archive and the entry
  */
@@ -89,6 +92,91 @@ function onceOnly(
   written.add(key);
 }
 
+/**
+ * The links unpacked so far (path → resolved target, both relative to the install directory), to resolve later
+ * links through earlier ones and to refuse entries written through a link.
+ */
+type Links = Map<string, string>;
+
+/**
+ * Where `linkpath`, written at `from` (a directory inside the install), resolves to, following the links in
+ * `links`; undefined when it leaves the install (an absolute target, `..` above the top, or through another link).
+ */
+function resolveInside(from: string, linkpath: string, links: Links): string | undefined {
+  const target = linkpath.replace(/\\/g, "/");
+  if (target.startsWith("/") || /^[A-Za-z]:/.test(target)) return undefined;
+  const out: string[] = from === "" ? [] : from.split("/");
+  let hops = 0;
+  for (const part of target.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      if (out.length === 0) return undefined;
+      out.pop();
+      continue;
+    }
+    out.push(part);
+    const through = links.get(out.join("/"));
+    if (through !== undefined) {
+      if (++hops > 40) return undefined; // a cycle of links
+      out.splice(0, out.length, ...(through === "" ? [] : through.split("/")));
+    }
+  }
+  return out.join("/");
+}
+
+/** Refuses an entry whose parent directories pass through a link (it would be written wherever the link points). */
+function checkNotThroughLink(
+  rel: string,
+  where: { readonly path: string; readonly options: ExtractOptions; readonly links: Links },
+): void {
+  const parts = rel.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const prefix = parts.slice(0, i).join("/");
+    if (where.links.has(prefix)) {
+      throw new UnsafeArchiveError(
+        `Cannot unpack ${where.options.label}: entry "${where.path}" is written through the link "${prefix}"`,
+      );
+    }
+  }
+}
+
+/**
+ * Checks a link entry at `rel` to `linkpath` (a symbolic link's target is relative to its directory, a hard link's to
+ * the archive's top, before stripping) and records it; returns the target to write, relative as the entry needs it.
+ *
+ * @throws {UnsafeArchiveError} naming the entry when the target is absolute or leaves the install
+ */
+function checkLink(
+  rel: string,
+  link: { readonly kind: "symbolic" | "hard"; readonly linkpath: string },
+  where: { readonly path: string; readonly options: ExtractOptions; readonly links: Links },
+): string {
+  const { options, links, path } = where;
+  const linkpath = link.linkpath.replace(/\\/g, "/");
+  if (linkpath.startsWith("/") || /^[A-Za-z]:/.test(linkpath)) {
+    throw new UnsafeArchiveError(
+      `Cannot unpack ${options.label}: entry "${path}" is a link to the absolute path "${link.linkpath}"; only links inside the install are kept`,
+    );
+  }
+  const outside = () =>
+    new UnsafeArchiveError(
+      `Cannot unpack ${options.label}: entry "${path}" is a link to "${link.linkpath}", outside the install; only links inside the install are kept`,
+    );
+  if (link.kind === "hard") {
+    // A hard link names its target from the archive's top: strip it as the entry was stripped.
+    const parts = linkpath.split("/").filter((p) => p !== "" && p !== ".");
+    if (parts.includes("..") || parts.length <= options.stripComponents) throw outside();
+    const target = resolveInside("", parts.slice(options.stripComponents).join("/"), links);
+    if (target === undefined || target === "") throw outside();
+    return target;
+  }
+  const slash = rel.lastIndexOf("/");
+  const target = resolveInside(slash < 0 ? "" : rel.slice(0, slash), linkpath, links);
+  if (target === undefined) throw outside();
+  links.set(rel, target);
+  return link.linkpath;
+}
+
 function safeRelative(path: string, options: ExtractOptions): string {
   const rel = stripped(path, { ...options, stripComponents: 0 });
   if (rel === undefined) throw new UnsafeArchiveError(`Cannot unpack ${options.label}: empty entry name`);
@@ -99,6 +187,7 @@ async function extractTar(file: string, dest: string, options: ExtractOptions): 
   const tar = await import("tar");
   let refused: UnsafeArchiveError | undefined;
   const written = new Set<string>();
+  const links: Links = new Map();
   const extractor = tar.x({
     cwd: dest,
     // Permissions come from the executable bit alone; ownership never from the archive.
@@ -109,9 +198,19 @@ async function extractTar(file: string, dest: string, options: ExtractOptions): 
       try {
         const type = "type" in entry ? entry.type : "File";
         if (type === "SymbolicLink" || type === "Link") {
-          throw new UnsafeArchiveError(
-            `Cannot unpack ${options.label}: entry "${path}" is a link; links are refused`,
+          const rel = stripped(path, options);
+          if (rel === undefined) return false;
+          checkNotThroughLink(rel, { path, options, links });
+          onceOnly(written, rel, { path, options });
+          const e = entry as { path: string; linkpath?: string };
+          const target = checkLink(
+            rel,
+            { kind: type === "Link" ? "hard" : "symbolic", linkpath: e.linkpath ?? "" },
+            { path, options, links },
           );
+          e.path = rel;
+          e.linkpath = target;
+          return true;
         }
         if (type !== "File" && type !== "OldFile" && type !== "ContiguousFile" && type !== "Directory") {
           if (
@@ -129,6 +228,7 @@ async function extractTar(file: string, dest: string, options: ExtractOptions): 
         // Strip here rather than with node-tar's `strip`, which counts a leading "./" as a component.
         const rel = stripped(path, options);
         if (rel === undefined) return false;
+        checkNotThroughLink(rel, { path, options, links });
         if (type !== "Directory") onceOnly(written, rel, { path, options });
         (entry as { path: string }).path = type === "Directory" ? `${rel}/` : rel;
         if ("mode" in entry && typeof entry.mode === "number") {
@@ -183,6 +283,7 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
     ),
   );
   const written = new Set<string>();
+  const links: Links = new Map();
   try {
     await new Promise<void>((resolve, reject) => {
       zip.on("error", reject);
@@ -192,10 +293,28 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
           const unixMode = (entry.externalFileAttributes >>> 16) & 0o177777;
           const type = unixMode & 0o170000;
           const isDir = entry.fileName.endsWith("/");
-          if (type === 0o120000)
-            throw new UnsafeArchiveError(
-              `Cannot unpack ${options.label}: entry "${entry.fileName}" is a link; links are refused`,
-            );
+          if (type === 0o120000) {
+            // A zip stores a symbolic link as an entry whose content is the target (Info-ZIP's Unix extra).
+            stripped(entry.fileName, { ...options, stripComponents: 0 });
+            const rel = stripped(entry.fileName, options);
+            if (rel !== undefined) {
+              const where = { path: entry.fileName, options, links };
+              checkNotThroughLink(rel, where);
+              onceOnly(written, rel, where);
+              const stream = await new Promise<NodeJS.ReadableStream>((res, rej) =>
+                zip.openReadStream(entry, (err, s) => (err || !s ? rej(err) : res(s))),
+              );
+              const chunks: Buffer[] = [];
+              for await (const chunk of stream) chunks.push(chunk as Buffer);
+              const linkpath = Buffer.concat(chunks).toString("utf8");
+              checkLink(rel, { kind: "symbolic", linkpath }, where);
+              const target = join(dest, rel);
+              await mkdir(dirname(target), { recursive: true });
+              await symlink(linkpath, target);
+            }
+            zip.readEntry();
+            return;
+          }
           if (type !== 0 && type !== 0o100000 && type !== 0o040000) {
             throw new UnsafeArchiveError(
               `Cannot unpack ${options.label}: entry "${entry.fileName}" is not a file or directory`,
@@ -204,6 +323,7 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
           stripped(entry.fileName, { ...options, stripComponents: 0 });
           const rel = stripped(entry.fileName, options);
           if (rel !== undefined) {
+            checkNotThroughLink(rel, { path: entry.fileName, options, links });
             const target = join(dest, rel);
             if (isDir) {
               await mkdir(target, { recursive: true });

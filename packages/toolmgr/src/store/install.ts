@@ -1,11 +1,12 @@
-import { access, chmod, constants, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { access, chmod, constants, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { NotInstalledError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
 import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
 import { installDir, type StoreLayout } from "./layout.js";
-import { TEMP_PREFIX, tempPath } from "./replace-file.js";
+import { installTempPrefix, sweepInstalls } from "./leftovers.js";
+import { tempPath } from "./replace-file.js";
 
 /** The completion marker: written last inside an install, so its presence means the install is whole. */
 export const INSTALL_MARKER = ".toolmgr-install";
@@ -47,8 +48,8 @@ export async function installArtifact(
   });
   if ((await installProblem(target, tool)) === undefined) return "present";
   await mkdir(dirname(target), { recursive: true });
-  await removeAbandonedTemps(dirname(target), options.now().getTime());
-  const temp = tempPath(dirname(target));
+  await sweepInstalls(dirname(target), options.now().getTime());
+  const temp = tempPath(dirname(target), installTempPrefix(target));
   await mkdir(temp);
   try {
     const [rawName = tool.name] = tool.bin;
@@ -90,22 +91,6 @@ export async function installArtifact(
     return "installed";
   } finally {
     await rm(temp, { recursive: true, force: true });
-  }
-}
-
-/** A temporary install directory this old was left by a process that died; a live install takes seconds. */
-const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
-
-/** Removes `.tmp-*` directories that a killed `sync` left behind (never a young one: it may be another process's). */
-async function removeAbandonedTemps(toolDir: string, now: number): Promise<void> {
-  const names = await readdir(toolDir).catch(() => [] as string[]);
-  for (const name of names) {
-    if (!name.startsWith(TEMP_PREFIX)) continue;
-    const path = join(toolDir, name);
-    const info = await stat(path).catch(() => undefined);
-    if (info !== undefined && now - info.mtimeMs > ABANDONED_AFTER_MS) {
-      await rm(path, { recursive: true, force: true });
-    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
+import { open, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 // Every file toolmgr writes where a reader may look at the same moment (the lock, the shims, the store's artifacts,
@@ -8,12 +8,39 @@ import { dirname, join } from "node:path";
 // to disk, then renamed over it. rename(2) is atomic within one file system, so a reader sees the old file or the
 // new one, never half of either; the fsync first keeps a crash from leaving the new name on empty content.
 
-/** Prefix of every temporary file or directory in the store; `sync` clears old ones a killed run left behind. */
+/** Prefix of a temporary file beside its target (leftovers.ts names the store's other temporary names). */
 export const TEMP_PREFIX = ".tmp-";
 
-/** A fresh temporary path in `dir` (the same directory as the target, so the final rename stays on one file system). */
-export function tempPath(dir: string): string {
-  return join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+/**
+ * A fresh temporary path in `dir` (the target's directory or one beside it, so the final rename stays on one file
+ * system), named `<prefix><16 hex digits>`.
+ */
+export function tempPath(dir: string, prefix = TEMP_PREFIX): string {
+  return join(dir, `${prefix}${randomBytes(8).toString("hex")}`);
+}
+
+/**
+ * `replaceFile` unless `path` already holds exactly `data` (with `mode`, when given): a second `sync` or `exec`
+ * writes nothing. Returns whether it wrote.
+ */
+export async function updateFile(
+  path: string,
+  data: string,
+  options: { readonly mode?: number } = {},
+): Promise<boolean> {
+  const current = await readFile(path, "utf8").catch(() => undefined);
+  if (current === data) {
+    const mode =
+      options.mode === undefined
+        ? undefined
+        : await stat(path).then(
+            (s) => s.mode & 0o777,
+            () => -1,
+          );
+    if (mode === options.mode) return false;
+  }
+  await replaceFile(path, data, options);
+  return true;
 }
 
 /**

@@ -1,9 +1,9 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { type Platform, platformOs } from "../platform.js";
 import { INSTALL_MARKER } from "./install.js";
 import type { StoreLayout } from "./layout.js";
-import { replaceFile } from "./replace-file.js";
+import { updateFile } from "./replace-file.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**
@@ -136,6 +136,26 @@ END {
 }
 `;
 
+/** The start of every POSIX shim's second line: how a shim (also a copy of one) is told from a real program. */
+export const SHIM_MARKER = "# toolmgr shim for ";
+
+/** Hops a shim may step aside through before it calls the chain a loop (`TOOLMGR_SHIM_DEPTH`). */
+export const MAX_SHIM_DEPTH = 8;
+
+/** Whether the file at `path` is a toolmgr POSIX shim (its second line starts with `SHIM_MARKER`). */
+export async function isShimFile(path: string): Promise<boolean> {
+  const file = await open(path, "r").catch(() => undefined);
+  if (file === undefined) return false;
+  try {
+    const buffer = Buffer.alloc(256);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    const lines = buffer.subarray(0, bytesRead).toString("latin1").split("\n");
+    return lines[1]?.startsWith(SHIM_MARKER) === true;
+  } finally {
+    await file.close();
+  }
+}
+
 /**
  * The POSIX `sh` shim for one command: exactly what `toolmgr exec <command>` does, without starting Node (research
  * §4.1: a Node shim costs ~80 ms). It walks up from `$PWD` to the nearest `toolmgr.toml` with parameter expansion
@@ -153,7 +173,7 @@ export function shimScript(
   const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
   const launcher = (options.launcher ?? ["toolmgr"]).map(q).join(" ");
   return `#!/bin/sh
-# toolmgr shim for "${command}", written by \`toolmgr sync\`: runs what \`toolmgr exec ${command}\` would run.
+${SHIM_MARKER}"${command}", written by \`toolmgr sync\`: runs what \`toolmgr exec ${command}\` would run.
 cmd=${q(command)}
 home=${q(options.layout.home)}
 shims=${q(options.layout.shimsDir)}
@@ -219,13 +239,28 @@ if [ -n "$toml" ]; then
   done
   if [ -n "$target" ]; then exec "$target" "$@"; fi
 fi
-# Not pinned here: step aside to the next "$cmd" on PATH after the shims directory.
+# Not pinned here: step aside to the next "$cmd" on PATH after the shims directory. A hop is counted in
+# TOOLMGR_SHIM_DEPTH: a program found there that runs "$cmd" through the shims again would otherwise loop forever.
+depth=\${TOOLMGR_SHIM_DEPTH:-0}
+case $depth in ''|*[!0-9]*) depth=0 ;; esac
+if [ "$depth" -ge ${MAX_SHIM_DEPTH} ]; then
+  echo "toolmgr: $cmd: shims are calling each other in a loop (${MAX_SHIM_DEPTH} hops); check PATH for a program that runs $cmd through the shims again, or a second shims directory" >&2
+  exit 1
+fi
+TOOLMGR_SHIM_DEPTH=$((depth + 1))
+export TOOLMGR_SHIM_DEPTH
 set -f
 IFS=:
 for d in $PATH; do
   [ "$d" = "$shims" ] || [ "$d" = "$shims/" ] && continue
   [ -n "$d" ] || d=.
-  if [ -f "$d/$cmd" ] && [ -x "$d/$cmd" ]; then unset IFS; exec "$d/$cmd" "$@"; fi
+  if [ -f "$d/$cmd" ] && [ -x "$d/$cmd" ]; then
+    # Any toolmgr shim (a copy elsewhere on PATH, another store's) is never the fallback: it would only loop.
+    l2=
+    { read -r l1 && read -r l2; } < "$d/$cmd" 2>/dev/null
+    case $l2 in "${SHIM_MARKER}"*) continue ;; esac
+    unset IFS; exec "$d/$cmd" "$@"
+  fi
 done
 echo "toolmgr: $cmd is not pinned in any toolmgr.lock above $PWD, and no other $cmd is on PATH" >&2
 exit 127
@@ -254,7 +289,8 @@ export async function writeShims(
   const written: string[] = [];
   for (const command of [...new Set(commands)].sort()) {
     const path = join(options.layout.shimsDir, windows ? `${command}.cmd` : command);
-    await replaceFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 });
+    // An unchanged shim is not rewritten: a second `sync` writes nothing.
+    await updateFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 });
     written.push(path);
   }
   return written;

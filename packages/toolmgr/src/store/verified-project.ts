@@ -6,7 +6,7 @@ import { PROJECT_FILE_NAME } from "../project/project-file.js";
 import type { LockedProject } from "../project/project-state.js";
 import { commandName } from "../source/safe-names.js";
 import type { StoreLayout } from "./layout.js";
-import { replaceFile } from "./replace-file.js";
+import { updateFile } from "./replace-file.js";
 
 /**
  * Where the store keeps the copy of a project's `toolmgr.toml` and `toolmgr.lock` last found current:
@@ -60,9 +60,9 @@ export async function recordVerifiedProject(
     try {
       await mkdir(dir, { recursive: true });
       await Promise.all([
-        replaceFile(join(dir, PROJECT_FILE_NAME), locked.projectText),
-        replaceFile(join(dir, LOCKFILE_NAME), locked.lockText),
-        replaceFile(join(dir, SHIM_ANSWERS_NAME), answers),
+        updateFile(join(dir, PROJECT_FILE_NAME), locked.projectText),
+        updateFile(join(dir, LOCKFILE_NAME), locked.lockText),
+        updateFile(join(dir, SHIM_ANSWERS_NAME), answers),
       ]);
     } catch {
       // The record is an optimisation: without it the shim asks `toolmgr exec`, which decides exactly.

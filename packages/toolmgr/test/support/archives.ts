@@ -2,6 +2,8 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type TarEntry, writeTar } from "./tar-writer.js";
+import { writeZip, type ZipEntry } from "./zip-writer.js";
 
 /** A fake tool: a shell script that prints its name, version and arguments. */
 export function fakeTool(name: string, version: string): string {
@@ -10,7 +12,8 @@ export function fakeTool(name: string, version: string): string {
 
 /**
  * Builds an artifact of `kind` holding the executable `name` (inside `wrap/` when given, for strip_components).
- * Uses the system's tar, bzip2, xz and zip, as upstream release pipelines do.
+ * tar.gz and zip are written in Node (tar-writer.ts, zip-writer.ts); tar.bz2 and tar.xz come from the system's tar
+ * with bzip2 and xz (Node has no bzip2 or xz encoder), as upstream release pipelines make them.
  */
 export async function buildArtifact(
   kind: "tar.gz" | "tar.bz2" | "tar.xz" | "zip" | "raw",
@@ -25,61 +28,49 @@ export async function buildArtifact(
   await writeFile(join(inner, options.name), content, { mode: 0o755 });
   await writeFile(join(inner, "README"), "docs\n", { mode: 0o644 });
   const out = join(dir, `out.${kind}`);
-  if (kind === "zip") execFileSync("zip", ["-qr", out, "."], { cwd: root });
-  else {
-    const flag = kind === "tar.gz" ? "-czf" : kind === "tar.bz2" ? "-cjf" : "-cJf";
+  const prefix = options.wrap ? `${options.wrap}/` : "";
+  if (kind === "tar.gz") {
+    return writeTar([
+      ...(options.wrap ? [{ name: prefix, type: "directory" as const }] : []),
+      { name: `${prefix}${options.name}`, content, mode: 0o755 },
+      { name: `${prefix}README`, content: "docs\n", mode: 0o644 },
+    ]);
+  }
+  if (kind === "zip") {
+    return writeZip([
+      { name: `${prefix}${options.name}`, content, unixMode: 0o100755 },
+      { name: `${prefix}README`, content: "docs\n", unixMode: 0o100644 },
+    ]);
+  } else {
+    const flag = kind === "tar.bz2" ? "-cjf" : "-cJf";
     execFileSync("tar", [flag, out, "."], { cwd: root });
   }
   return readFile(out);
 }
 
-/** A tar.gz with one hostile entry, built with Python's tarfile (which writes whatever it is told). */
+/** A tar.gz with one hostile entry after a good `tool` (written in Node: tar-writer.ts writes whatever it is told). */
 export async function hostileTar(
   kind: "dotdot" | "absolute" | "symlink" | "hardlink" | "device" | "duplicate",
 ): Promise<Buffer> {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-hostile-"));
-  const out = join(dir, "hostile.tar.gz");
-  const script = `
-import io, tarfile, sys
-kind, out = sys.argv[1], sys.argv[2]
-with tarfile.open(out, "w:gz") as t:
-    data = b"#!/bin/sh\\necho evil\\n"
-    ok = tarfile.TarInfo("tool"); ok.size = len(data); ok.mode = 0o755; t.addfile(ok, io.BytesIO(data))
-    if kind == "dotdot":
-        e = tarfile.TarInfo("../../escaped"); e.size = len(data); t.addfile(e, io.BytesIO(data))
-    elif kind == "absolute":
-        e = tarfile.TarInfo("/tmp/toolmgr-absolute-escape"); e.size = len(data); t.addfile(e, io.BytesIO(data))
-    elif kind == "symlink":
-        e = tarfile.TarInfo("link"); e.type = tarfile.SYMTYPE; e.linkname = "/etc/passwd"; t.addfile(e)
-    elif kind == "hardlink":
-        e = tarfile.TarInfo("hard"); e.type = tarfile.LNKTYPE; e.linkname = "../../etc/passwd"; t.addfile(e)
-    elif kind == "device":
-        e = tarfile.TarInfo("dev"); e.type = tarfile.CHRTYPE; e.devmajor = 1; e.devminor = 3; t.addfile(e)
-    elif kind == "duplicate":
-        e = tarfile.TarInfo("./tool"); e.size = len(data); e.mode = 0o755; t.addfile(e, io.BytesIO(data))
-`;
-  execFileSync("python3", ["-c", script, kind, out]);
-  return readFile(out);
+  const data = "#!/bin/sh\necho evil\n";
+  const hostile: Record<typeof kind, TarEntry> = {
+    dotdot: { name: "../../escaped", content: data },
+    absolute: { name: "/tmp/toolmgr-absolute-escape", content: data },
+    symlink: { name: "link", type: "symlink", linkname: "/etc/passwd" },
+    hardlink: { name: "hard", type: "hardlink", linkname: "../../etc/passwd" },
+    device: { name: "dev", type: "char" },
+    duplicate: { name: "./tool", content: data, mode: 0o755 },
+  };
+  return writeTar([{ name: "tool", content: data, mode: 0o755 }, hostile[kind]]);
 }
 
-/** A zip with one hostile entry, built with Python's zipfile (which writes whatever name and mode it is told). */
+/** A zip with one hostile entry after a good `tool` (written in Node: zip-writer.ts writes whatever it is told). */
 export async function hostileZip(kind: "dotdot" | "absolute" | "symlink" | "duplicate"): Promise<Buffer> {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-hostile-"));
-  const out = join(dir, "hostile.zip");
-  const script = `
-import zipfile, sys
-kind, out = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(out, "w") as z:
-    ok = zipfile.ZipInfo("tool"); ok.external_attr = (0o100755 << 16); z.writestr(ok, "#!/bin/sh\\necho ok\\n")
-    if kind == "dotdot":
-        z.writestr(zipfile.ZipInfo("../../escaped"), "evil")
-    elif kind == "absolute":
-        z.writestr(zipfile.ZipInfo("/tmp/toolmgr-zip-absolute-escape"), "evil")
-    elif kind == "symlink":
-        e = zipfile.ZipInfo("link"); e.external_attr = (0o120777 << 16); z.writestr(e, "/etc/passwd")
-    elif kind == "duplicate":
-        e = zipfile.ZipInfo("TOOL"); e.external_attr = (0o100755 << 16); z.writestr(e, "#!/bin/sh\\necho evil\\n")
-`;
-  execFileSync("python3", ["-c", script, kind, out]);
-  return readFile(out);
+  const hostile: Record<typeof kind, ZipEntry> = {
+    dotdot: { name: "../../escaped", content: "evil" },
+    absolute: { name: "/tmp/toolmgr-zip-absolute-escape", content: "evil" },
+    symlink: { name: "link", content: "/etc/passwd", unixMode: 0o120777 },
+    duplicate: { name: "TOOL", content: "#!/bin/sh\necho evil\n", unixMode: 0o100755 },
+  };
+  return writeZip([{ name: "tool", content: "#!/bin/sh\necho ok\n", unixMode: 0o100755 }, hostile[kind]]);
 }

@@ -56,6 +56,12 @@ export class FakeCodeHost {
   readonly notModified = new Map<string, number>();
   /** Storage downloads still to stall: half the body is sent, then nothing until the client gives up. */
   stallDownloads = 0;
+  /**
+   * `"block"` answers as nao1215/block's fake GitHub (internal/fakegh) does, as some GitHub-compatible hosts and
+   * caching proxies do: assets carry only `name`, `browser_download_url`, `digest` and `size` (no API `url`, no
+   * `id`), tag refs only `ref` (no `object`), and `commits/{ref}` answers `{"sha": …}` whatever the `Accept`.
+   */
+  shape: "github" | "block" = "github";
   #api: Server;
   #web: Server;
   #storage: Server;
@@ -198,13 +204,17 @@ export class FakeCodeHost {
       const list = [...repo.tags]
         .filter(([tag]) => tag.startsWith(prefix))
         .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([tag, t]) => ({
-          ref: `refs/tags/${tag}`,
-          object: {
-            sha: t.annotated ? toSha(`tag-object:${tag}`) : t.commit,
-            type: t.annotated ? "tag" : "commit",
-          },
-        }));
+        .map(([tag, t]) =>
+          this.shape === "block"
+            ? { ref: `refs/tags/${tag}` }
+            : {
+                ref: `refs/tags/${tag}`,
+                object: {
+                  sha: t.annotated ? toSha(`tag-object:${tag}`) : t.commit,
+                  type: t.annotated ? "tag" : "commit",
+                },
+              },
+        );
       return json(res, list);
     }
     const tagObject = /^git\/tags\/([0-9a-f]{40})$/.exec(rest);
@@ -225,14 +235,23 @@ export class FakeCodeHost {
         tag_name: release.tag,
         draft: false,
         prerelease: release.prerelease ?? false,
-        assets: release.assets.map((a, i) => ({
-          id: release.ids[i],
-          name: a.name,
-          url: `${this.#apiUrl}/repos/${repoName}/releases/assets/${release.ids[i]}`,
-          browser_download_url: this.browserUrl(repoName, release.tag, a.name),
-          digest: a.digest === false ? null : `sha256:${release.digests[i]}`,
-          size: a.data.length,
-        })),
+        assets: release.assets.map((a, i) =>
+          this.shape === "block"
+            ? {
+                name: a.name,
+                browser_download_url: this.browserUrl(repoName, release.tag, a.name),
+                ...(a.digest === false ? {} : { digest: `sha256:${release.digests[i]}` }),
+                size: 0,
+              }
+            : {
+                id: release.ids[i],
+                name: a.name,
+                url: `${this.#apiUrl}/repos/${repoName}/releases/assets/${release.ids[i]}`,
+                browser_download_url: this.browserUrl(repoName, release.tag, a.name),
+                digest: a.digest === false ? null : `sha256:${release.digests[i]}`,
+                size: a.data.length,
+              },
+        ),
       });
     }
     const commit = /^commits\/(.+)$/.exec(rest);
@@ -243,7 +262,8 @@ export class FakeCodeHost {
         res.writeHead(422).end(JSON.stringify({ message: "No commit found" }));
         return;
       }
-      if (req.headers.accept === "application/vnd.github.sha") return json(res, sha, "text/plain");
+      if (req.headers.accept === "application/vnd.github.sha" && this.shape !== "block")
+        return json(res, sha, "text/plain");
       return json(res, { sha, commit: { message: "fake" } });
     }
     const asset = /^releases\/assets\/(\d+)$/.exec(rest);

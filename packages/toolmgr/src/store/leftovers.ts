@@ -1,0 +1,66 @@
+import { readdir, rm, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { StoreLayout } from "./layout.js";
+import { TEMP_PREFIX } from "./replace-file.js";
+
+// What a killed `lock` or `sync` leaves in the store, and nothing else: a download in progress
+// (`cache/.download-*`, or `cache/sha256/.tmp-*` from earlier toolmgr versions) and an unpacking in progress
+// (`tools/<name>/.<version>-<digest12>.tmp-*`, or `.tmp-*`). Nothing ever reads either. Only entries older than a
+// day are removed: a younger one may belong to a process still running (nao1215/block e2e/atago/sync.atago.yaml,
+// "sync clears the leftovers of an interrupted run and nothing else").
+
+/** Prefix of a download in progress, in `cache/` (beside `cache/sha256/`, on the same file system). */
+export const DOWNLOAD_PREFIX = ".download-";
+
+/** A leftover this old was left by a process that died; a live download or unpacking is far younger. */
+const ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** The directory downloads are written in before they are renamed into `cache/sha256/<digest>`. */
+export function downloadDir(layout: StoreLayout): string {
+  return dirname(layout.cacheDir);
+}
+
+/** The prefix of the temporary directory an install is unpacked into, beside the install `target`. */
+export function installTempPrefix(target: string): string {
+  return `.${target.slice(dirname(target).length + 1)}.tmp-`;
+}
+
+/** Whether `name` in a `tools/<name>/` directory is an unpacking in progress. */
+function isInstallTemp(name: string): boolean {
+  return name.startsWith(TEMP_PREFIX) || (name.startsWith(".") && name.includes(".tmp-"));
+}
+
+/** Removes the old downloads in progress of `cache/` and `cache/sha256/`. */
+export async function sweepDownloads(layout: StoreLayout, now: number): Promise<void> {
+  await Promise.all([
+    removeOld(downloadDir(layout), (n) => n.startsWith(DOWNLOAD_PREFIX), now),
+    removeOld(layout.cacheDir, (n) => n.startsWith(TEMP_PREFIX), now),
+  ]);
+}
+
+/** Removes the old unpackings in progress of one tool's directory. */
+export function sweepInstalls(toolDir: string, now: number): Promise<void> {
+  return removeOld(toolDir, isInstallTemp, now);
+}
+
+/** Removes every old leftover of the store: downloads and unpackings (`sync` runs it first). */
+export async function sweepStore(layout: StoreLayout, now: number): Promise<void> {
+  const tools = await readdir(layout.toolsDir).catch(() => [] as string[]);
+  await Promise.all([
+    sweepDownloads(layout, now),
+    ...tools.filter((n) => !n.startsWith(".")).map((n) => sweepInstalls(join(layout.toolsDir, n), now)),
+  ]);
+}
+
+async function removeOld(dir: string, matches: (name: string) => boolean, now: number): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(
+    names.filter(matches).map(async (name) => {
+      const path = join(dir, name);
+      const info = await stat(path).catch(() => undefined);
+      if (info !== undefined && now - info.mtimeMs > ABANDONED_AFTER_MS) {
+        await rm(path, { recursive: true, force: true });
+      }
+    }),
+  );
+}

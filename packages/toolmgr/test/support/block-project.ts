@@ -1,0 +1,81 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { buildArtifact } from "./archives.js";
+import { FakeCodeHost } from "./fake-code-host.js";
+import { type CliResult, runCli } from "./run-cli.js";
+
+// Helpers for the scenarios of nao1215/block's end-to-end suite (e2e/atago/*.atago.yaml, run there against
+// internal/fakegh), translated to toolmgr and run through the built CLI against a fake code host that answers in the
+// shape of block's fake: release assets without an API `url`, tag refs without `object`, commits as `{"sha": …}`.
+
+const exec = promisify(execFile);
+
+/** A fake code host shaped like block's fake GitHub, with `acme/hello` v1.2.0 (no host digest) and v1.2.3 (digest). */
+export async function startBlockHost(): Promise<FakeCodeHost> {
+  const host = await FakeCodeHost.start();
+  host.shape = "block";
+  host.addRepo("acme/hello");
+  for (const version of ["1.2.0", "1.2.3"]) {
+    host.addRelease("acme/hello", {
+      tag: `v${version}`,
+      assets: [
+        {
+          name: `hello_${version}_linux_amd64.tar.gz`,
+          data: await buildArtifact("tar.gz", { name: "hello", version }),
+          digest: version === "1.2.3",
+        },
+      ],
+    });
+  }
+  return host;
+}
+
+/** `acme/hello` as a project-local tool under the constraint `1.2`, for linux/amd64. */
+export const HELLO = `platforms = ["linux/amd64"]
+[tools.hello]
+version = "1.2"
+[tools.hello.source]
+type = "github_release"
+repo = "acme/hello"
+asset = "hello_{version}_{os}_{arch}.tar.gz"
+bin = ["hello"]
+`;
+
+/** A project directory with a store of its own, and ways to run toolmgr or one of its shims there. */
+export interface BlockProject {
+  readonly dir: string;
+  readonly home: string;
+  run(...args: string[]): Promise<CliResult>;
+  /** Runs the shim of `command` from `cwd` (the project by default) with only the shims and /usr/bin, /bin on PATH. */
+  shim(command: string, options?: { args?: string[]; cwd?: string }): Promise<CliResult>;
+}
+
+/** Creates a project with `toml` as its `toolmgr.toml`, talking to `host`. */
+export async function blockProject(host: FakeCodeHost, toml: string): Promise<BlockProject> {
+  const dir = await mkdtemp(join(tmpdir(), "toolmgr-block-"));
+  const home = join(dir, "home");
+  await writeFile(join(dir, "toolmgr.toml"), toml);
+  const env = { TOOLMGR_HOME: home, CODEHOST_API_URL: host.apiUrl, PATH: "/usr/bin:/bin" };
+  return {
+    dir,
+    home,
+    run: (...args) => runCli(args, { cwd: dir, env }),
+    async shim(command, options = {}) {
+      const shims = join(home, "shims");
+      try {
+        const r = await exec(join(shims, command), options.args ?? [], {
+          cwd: options.cwd ?? dir,
+          env: { PATH: `${shims}:/usr/bin:/bin`, TOOLMGR_HOME: home },
+          timeout: 10_000,
+        });
+        return { code: 0, stdout: r.stdout, stderr: r.stderr };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    },
+  };
+}
