@@ -8,7 +8,9 @@ import autocannon from "autocannon";
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 10);
 const hooksFile = fileURLToPath(new URL("hooks.json", import.meta.url));
-const ours = fileURLToPath(new URL("../../packages/webhook/bin/webhook.js", import.meta.url));
+// WEBHOOK_BIN runs another build as "ours" (a before/after comparison of the same scenarios against the same peer).
+const ours =
+  process.env.WEBHOOK_BIN ?? fileURLToPath(new URL("../../packages/webhook/bin/webhook.js", import.meta.url));
 const servers = {
   peer: { cmd: "/usr/bin/webhook", args: [], port: 19101 },
   ours: { cmd: process.execPath, args: [ours], port: 19102 },

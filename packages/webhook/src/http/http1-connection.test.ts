@@ -86,41 +86,113 @@ test("serveHttp1 reads a plain request and writes the headers in order, Date bef
   assert.deepEqual(seen && { ...seen, body: seen.body.toString() }, {
     method: "PATCH",
     url: "/a?b=c",
+    path: "/a",
+    query: "b=c",
     httpVersion: "1.1",
     rawHeaders: ["Host", "h", "X-Dup", "1", "x-dup", "2", "Content-Length", "3"],
     body: "abc",
   });
 });
 
-test("serveHttp1 leaves Expect, bare-LF, absolute-URL, Host-less and oddly coded requests to node:http", async () => {
-  await withServer(ok, async (port, { nodeRequests }) => {
-    const requests = [
-      "POST /expect HTTP/1.1\r\nHost: h\r\nExpect: something-else\r\nContent-Length: 0\r\n\r\n",
-      "GET /lf HTTP/1.1\nHost: h\n\n",
-      "GET http://h/absolute HTTP/1.1\r\nHost: h\r\n\r\n",
-      "GET /folded HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n  more\r\n\r\n",
-      "GET /two-lengths HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
-      "GET /nohost HTTP/1.1\r\n\r\n",
-      "POST /old-chunked HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-    ];
-    for (const request of requests) {
-      const { text } = await talk(port, request);
-      assert.match(
-        text,
-        /^HTTP\/1\.[01] (200 OK[\s\S]*from node|400 Bad Request|417 Expectation Failed)/,
-        request,
+const refused = (status: string, body = status) =>
+  `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
+
+test("serveHttp1 refuses what Go's server refuses, with Go's answer, and reads nothing after it", async () => {
+  const served: string[] = [];
+  await withServer(
+    (req, respond) => {
+      served.push(req.url);
+      ok(req, respond);
+    },
+    async (port, { nodeRequests }) => {
+      const after = "GET /smuggled HTTP/1.1\r\nHost: h\r\n\r\n";
+      const cases: [string, string][] = [
+        ["GET /lf HTTP/1.1\nHost: h\n\n", refused("400 Bad Request")],
+        ["GET /folded HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n  more\r\n\r\n", refused("400 Bad Request")],
+        [
+          "GET /two HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nContent-Length: 1\r\n\r\n",
+          refused("400 Bad Request"),
+        ],
+        ["GET /hosts HTTP/1.1\r\nHost: h\r\nHost: i\r\n\r\n", refused("400 Bad Request")],
+        ["GET /nohost HTTP/1.1\r\n\r\n", refused("400 Bad Request: missing required Host header")],
+        ["GET /badhost HTTP/1.1\r\nHost: a b\r\n\r\n", refused("400 Bad Request: malformed Host header")],
+        [
+          "GET /v HTTP/0.9\r\nHost: h\r\n\r\n",
+          refused("505 HTTP Version Not Supported: unsupported protocol version"),
+        ],
+        [
+          "GET /v HTTP/2.0\r\nHost: h\r\n\r\n",
+          refused("505 HTTP Version Not Supported: unsupported protocol version"),
+        ],
+        ["GET  /two-spaces HTTP/1.1\r\nHost: h\r\n\r\n", refused("400 Bad Request")],
+        ["GET /bad%zzescape HTTP/1.1\r\nHost: h\r\n\r\n", refused("400 Bad Request")],
+        ["GET /cl HTTP/1.1\r\nHost: h\r\nContent-Length: +1\r\n\r\n", refused("400 Bad Request")],
+        [
+          "POST /expect HTTP/1.1\r\nHost: h\r\nExpect: something-else\r\nContent-Length: 0\r\n\r\n",
+          "HTTP/1.1 417 Expectation Failed\r\nConnection: close\r\nDate: -\r\nContent-Length: 0\r\n\r\n",
+        ],
+      ];
+      for (const [request, answer] of cases) {
+        const { text, closed } = await talk(port, request + after);
+        assert.equal(text, answer, request);
+        assert.equal(closed, true, request);
+      }
+      assert.deepEqual(nodeRequests, []);
+    },
+  );
+  assert.deepEqual(served, []);
+});
+
+test("serveHttp1 reads nothing after an answer that closes: Connection: close, HTTP/1.0", async () => {
+  const served: string[] = [];
+  await withServer(
+    (req, respond) => {
+      served.push(req.url);
+      ok(req, respond);
+    },
+    async (port) => {
+      const after = "GET /smuggled HTTP/1.1\r\nHost: h\r\n\r\n";
+      for (const request of [
+        "GET /close HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+        "GET /old HTTP/1.0\r\n\r\n",
+      ]) {
+        const { text, closed } = await talk(port, request + after);
+        assert.equal(text.match(/200 OK/g)?.length, 1, text);
+        assert.equal(closed, true);
+      }
+    },
+  );
+  assert.deepEqual(served, ["/close", "/old"]);
+});
+
+test("serveHttp1 routes an absolute-form target on its path, and ignores Transfer-Encoding on HTTP/1.0 as Go", async () => {
+  const served: string[] = [];
+  await withServer(
+    (req, respond) => {
+      served.push(`${req.method} ${req.url} ${req.path} ${req.query}`);
+      ok(req, respond);
+    },
+    async (port) => {
+      const absolute = await talk(port, "GET http://h/abs/x?q=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+      assert.match(absolute.text, /\r\n\r\nok$/);
+      // The chunks are no body on HTTP/1.0: they are read as the next request, which Go refuses.
+      const old = await talk(
+        port,
+        "POST /old HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
       );
-    }
-    // node:http answers the rest itself: 417 (an unknown expectation), 400 (bare LF, folding, two lengths, no Host).
-    assert.deepEqual(nodeRequests, ["GET http://h/absolute", "POST /old-chunked"]);
-  });
+      assert.match(old.text, /^HTTP\/1\.0 200 OK\r\n[\s\S]*okHTTP\/1\.1 400 Bad Request\r\n/);
+      assert.equal(old.closed, true);
+    },
+  );
+  assert.deepEqual(served, ["GET http://h/abs/x?q=1 /abs/x q=1", "POST /old /old "]);
 });
 
 test("serveHttp1 reads chunked bodies (extensions, trailers, split writes) and drops a Content-Length beside them", async () => {
-  const seen: Http1Request[] = [];
+  const seen: [string, readonly string[]][] = [];
   await withServer(
-    (req, respond) => {
-      seen.push(req);
+    async (req, respond) => {
+      const body = req.readBody === undefined ? req.body : await req.readBody();
+      seen.push([body.toString(), req.rawHeaders]);
       ok(req, respond);
     },
     async (port, { nodeRequests }) => {
@@ -136,20 +208,17 @@ test("serveHttp1 reads chunked bodies (extensions, trailers, split writes) and d
         split.write(piece);
         await new Promise((r) => setTimeout(r, 20));
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await waitFor(() => answer.endsWith("ok"));
       assert.match(answer, /\r\n\r\nok$/);
       split.destroy();
       assert.deepEqual(nodeRequests, []);
     },
   );
-  assert.deepEqual(
-    seen.map((r) => [r.body.toString(), r.rawHeaders]),
-    [
-      ["abc0123456789", ["Host", "h", "Transfer-Encoding", "Chunked"]],
-      ["abc0123456789", ["Host", "h", "Transfer-Encoding", "Chunked"]],
-      ["abc", ["Host", "h", "Transfer-Encoding", "Chunked"]],
-    ],
-  );
+  assert.deepEqual(seen, [
+    ["abc0123456789", ["Host", "h", "Transfer-Encoding", "Chunked"]],
+    ["abc0123456789", ["Host", "h", "Transfer-Encoding", "Chunked"]],
+    ["abc", ["Host", "h", "Transfer-Encoding", "Chunked"]],
+  ]);
 });
 
 test("serveHttp1 refuses transfer codings other than a lone chunked with Go's 501", async () => {
@@ -169,53 +238,96 @@ test("serveHttp1 refuses transfer codings other than a lone chunked with Go's 50
   });
 });
 
-test("serveHttp1 hands a malformed or oversize chunked body to node:http", async () => {
+test("serveHttp1 serves a broken chunked body with what came before it, says close, and reads nothing after", async () => {
+  const bodies: string[] = [];
   await withServer(
-    ok,
-    async (port, { nodeRequests }) => {
-      const head = "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
-      const bad = await talk(port, `${head}3\r\nabcX\r\n0\r\n\r\n`);
-      assert.match(bad.text, /^HTTP\/1\.1 400 Bad Request/);
-      const big = await talk(port, `${head}65\r\n${"b".repeat(101)}\r\n0\r\n\r\n`);
-      assert.match(big.text, /from node$/);
-      // node:http reports the malformed one as a request before refusing its body.
-      assert.deepEqual(nodeRequests, ["POST /c", "POST /c"]);
+    async (req, respond) => {
+      bodies.push((req.readBody === undefined ? req.body : await req.readBody()).toString());
+      ok(req, respond);
     },
-    { maxBodyBytes: 100 },
+    async (port) => {
+      const head = "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
+      const after = "GET /smuggled HTTP/1.1\r\nHost: h\r\n\r\n";
+      for (const body of [
+        "3\r\nabcX\r\n0\r\n\r\n",
+        "3\r\nabc\r\n00000000000000001\r\nd\r\n0\r\n\r\n",
+        "3\r\nabc\r\n1 ;ext\r\nd\r\n0\r\n\r\n",
+        "3\r\nabc\r\n0\r\nno colon\r\n\r\n",
+        `3\r\nabc\r\n1;${"e".repeat(5000)}\r\nd\r\n0\r\n\r\n`,
+      ]) {
+        const { text, closed } = await talk(port, head + body + after);
+        assert.match(text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n\r\nok$/, body);
+        assert.equal(closed, true);
+      }
+      // Go's limits, just within: 16 hex digits, blanks after the size, a 4 KiB line, a trailer.
+      const fine = await talk(
+        port,
+        `${head}0000000000000003 \r\nabc\r\n1;${"e".repeat(4000)}\r\nd\r\n0\r\nA: b\r\n\r\n${after}`,
+      );
+      assert.equal(fine.text.match(/200 OK/g)?.length, 2, fine.text);
+    },
   );
+  assert.deepEqual(bodies, ["abc", "abc", "abc", "abc", "abc", "abcd", ""]);
 });
 
-test("serveHttp1 hands over heads past the header limit and bodies past the body limit", async () => {
+test("serveHttp1: 431 past the header limit, 413 past the body limit (declared or chunked)", async () => {
   await withServer(
     ok,
     async (port, { nodeRequests }) => {
-      // node:http's own limit (16 KiB here) is larger: it serves what the reader would not read.
       const big = await talk(port, `GET /big HTTP/1.1\r\nHost: h\r\nX-Big: ${"a".repeat(2000)}\r\n\r\n`);
-      assert.match(big.text, /from node$/);
-      const body = await talk(
-        port,
+      assert.equal(big.text, refused("431 Request Header Fields Too Large"));
+      for (const request of [
         `POST /body HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n${"b".repeat(101)}`,
-      );
-      assert.match(body.text, /from node$/);
+        `POST /body HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n65\r\n${"b".repeat(101)}\r\n0\r\n\r\n`,
+      ]) {
+        const body = await talk(port, request);
+        assert.match(
+          body.text,
+          /^HTTP\/1\.1 413 Request Entity Too Large\r\n[\s\S]*\r\n\r\nRequest body too large\.$/,
+        );
+        assert.equal(body.closed, true);
+      }
       const small = await talk(
         port,
         `POST /small HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n${"b".repeat(100)}`,
       );
       assert.match(small.text, /\r\n\r\nok$/);
-      assert.deepEqual(nodeRequests, ["GET /big", "POST /body"]);
+      assert.deepEqual(nodeRequests, []);
     },
     { maxHeaderBytes: 1024, maxBodyBytes: 100 },
   );
 });
 
-test("serveHttp1 keeps answering on a connection node:http took over", async () => {
-  await withServer(ok, async (port, { nodeRequests }) => {
-    const { text } = await talk(
-      port,
-      "GET /fast HTTP/1.1\r\nHost: h\r\n\r\nGET http://h/slow HTTP/1.1\r\nHost: h\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n",
-    );
-    assert.equal(text.match(/HTTP\/1\.1 200 OK/g)?.length, 3, text);
-    assert.deepEqual(nodeRequests, ["GET http://h/slow", "GET /after"]);
+test("serveHttp1: a body the handler does not read is dropped as Go's finishRequest drops it", async () => {
+  await withServer(ok, async (port) => {
+    // A small one still coming: read to its end, then answered, and the connection stays.
+    const socket = connect(port, "127.0.0.1");
+    let text = "";
+    socket.on("data", (c: Buffer) => (text += c.toString()));
+    socket.write("POST /small HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n01234");
+    await new Promise((r) => setTimeout(r, 50));
+    socket.write("56789GET /next HTTP/1.1\r\nHost: h\r\n\r\n");
+    await waitFor(() => (text.match(/200 OK/g)?.length ?? 0) >= 2);
+    assert.equal(text.match(/200 OK/g)?.length, 2, text);
+    assert.doesNotMatch(text, /Connection: close/);
+    socket.destroy();
+    // A declared one of 256 KiB or more: answered at once with Connection: close.
+    const big = await talk(port, "POST /big HTTP/1.1\r\nHost: h\r\nContent-Length: 300000\r\n\r\nabc");
+    assert.match(big.text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n\r\nok$/);
+    // An endless chunked one: answered, with Connection: close, once 256 KiB of it were dropped.
+    const endless = connect(port, "127.0.0.1");
+    let answer = "";
+    endless.on("data", (c: Buffer) => (answer += c.toString()));
+    endless.on("error", () => undefined);
+    endless.write("POST /endless HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n");
+    const chunk = `4000\r\n${"x".repeat(0x4000)}\r\n`;
+    for (let i = 0; i < 20 && answer === ""; i++) {
+      endless.write(chunk);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await waitFor(() => answer.endsWith("ok"));
+    assert.match(answer, /^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n\r\nok$/);
+    endless.destroy();
   });
 });
 

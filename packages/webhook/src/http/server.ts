@@ -18,8 +18,10 @@ import { endAndClose, goErrorResponse } from "../go/refusal.js";
 import { goStatusReason } from "../go/status-text.js";
 import { type HandlerContext, handleRequest } from "../handler.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
-import { serveHttp1 } from "./http1-connection.js";
+import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
+import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
 import { openSslCiphers } from "./tls-ciphers.js";
+import { GO_MAX_HEAD_BYTES } from "./wire-request.js";
 
 /**
  * Checks `-tls-min-version` and `-cipher-suites`; upstream refuses bad ones with exit 1 once the hooks are loaded.
@@ -73,23 +75,22 @@ export async function startServer(
     }
     answerPlainHttpOnTls(server);
   } else server = createHttpServer(GO_PARSER_LIMITS, listener);
-  // Common requests are read and answered without node:http (http1-connection.ts); the rest still go through it.
-  if (options.nodeHttpOnly !== true) {
-    serveHttp1(server, {
-      serve: async (req, respond, socket) => {
-        await ctx.ready;
-        await serveWire({ ...req, remoteAddr: peerAddress(socket) }, { config, ctx, send: respond });
-      },
-      maxHeaderBytes: GO_PARSER_LIMITS.maxHeaderSize,
-      maxBodyBytes: config.maxBodyBytes,
-      event: config.secure ? "secureConnection" : "connection",
-    });
-  }
+  // Requests are read and answered by our own HTTP/1 reader (http1-connection.ts, wire-request.ts), framed as Go
+  // frames them; WEBHOOK_NODE_HTTP=1 leaves them to node:http instead (its llhttp parser, node's framing).
+  const http1: Http1Options = {
+    serve: async (req, respond, socket) => {
+      await ctx.ready;
+      await serveWire({ ...req, remoteAddr: peerAddress(socket) }, { config, ctx, send: respond });
+    },
+    maxBodyBytes: config.maxBodyBytes,
+    event: config.secure ? "secureConnection" : "connection",
+  };
+  if (options.nodeHttpOnly !== true) serveHttp1(server, http1);
   // Go's http.Server as upstream builds it has no idle timeout: a kept-alive connection stays open until the client
   // closes it, and no `Keep-Alive: timeout=5` header is sent. node's 5 s default also races proxies that reuse an
   // upstream connection just as node closes it (their 502s on idle reuse).
   server.keepAliveTimeout = 0;
-  server.on("clientError", (error: Error, socket: Duplex) => onClientError(error, socket, { config, ctx }));
+  server.on("clientError", (error: Error, socket: Duplex) => onClientError(error, socket, { http1, server }));
   if (config.socket === "" && !(Number.isInteger(config.port) && config.port >= 0 && config.port < 65536)) {
     throw new ListenError(`listen tcp: address ${config.port}: invalid port`);
   }
@@ -112,9 +113,7 @@ const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
  * Go's server reads up to `DefaultMaxHeaderBytes` (1 MiB) plus 4 KiB of request line and headers where node stops at
  * 16 KiB, and answers a missing Host itself (see `serve`).
  */
-const GO_PARSER_LIMITS = { maxHeaderSize: (1 << 20) + 4096, requireHostHeader: false } as const;
-/** The types the handler sets where upstream lets Go sniff them (the `-debug` dump leaves them out too). */
-const SNIFFABLE_TYPE = /^text\/(plain|html); charset=utf-8$/;
+const GO_PARSER_LIMITS = { maxHeaderSize: GO_MAX_HEAD_BYTES, requireHostHeader: false } as const;
 /** Answers up to this size are sent as one string with their head (see `serve`). */
 const SMALL_BODY = 16 * 1024;
 
@@ -150,10 +149,13 @@ function listenError(error: NodeJS.ErrnoException, config: Config): ListenError 
   return new ListenError(`listen ${where}: bind: ${text}`, { cause: error });
 }
 
-/** One request as read off the wire, by node's parser or by {@link readRawRequest} for methods node refuses. */
+/** One request as read off the wire, by our reader (http1-connection.ts) or by node's parser. */
 interface WireRequest {
   readonly method: string;
   readonly url: string;
+  /** The path and query our reader took from the target (node's parser leaves that to `url`). */
+  readonly path?: string;
+  readonly query?: string;
   readonly httpVersion: string;
   readonly rawHeaders: readonly string[];
   readonly body: Buffer;
@@ -163,7 +165,7 @@ interface WireRequest {
 }
 
 /** What goes back on the wire. */
-type Send = (status: number, headers: Record<string, string | string[]>, body: string | Buffer) => void;
+type Send = (status: number, headers: WireHeaders, body: string | Buffer) => void;
 
 async function serve(
   req: IncomingMessage,
@@ -238,7 +240,8 @@ async function serveWire(
     rid = config.xRequestIdLimit > 0 ? given.slice(0, config.xRequestIdLimit) : given;
   }
   const started = ctx.verbose ? performance.now() : 0;
-  const path = q < 0 ? url : url.slice(0, q);
+  const path = req.path ?? (q < 0 ? url : url.slice(0, q));
+  const query = req.query ?? (q < 0 ? "" : url.slice(q + 1));
   const routed = path === "/" || path.startsWith(config.urlprefix === "" ? "/" : `/${config.urlprefix}/`);
   // Upstream's -debug dump reads the whole request first (httputil.DumpRequest), body included.
   const dumps = ctx.debug && routed;
@@ -264,7 +267,7 @@ async function serveWire(
       {
         method: req.method,
         path,
-        query: q < 0 ? "" : url.slice(q + 1),
+        query,
         headers: requestHeaders,
         body: requestBody,
         ...(readBody === undefined ? {} : { readBody }),
@@ -277,35 +280,12 @@ async function serveWire(
     ctx.log(`[${rid}] panic: ${(error as Error).stack ?? String(error)}`);
     response = { status: 500, headers: [], body: "Internal Server Error" };
   }
-  const body = response.body;
-  const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
-  // Go's order on the wire: the handler's headers sorted, then Content-Length and a Content-Type Go sniffed itself.
-  const sniffedAt = response.headers.findIndex(
-    ([k, v], i) =>
-      k === "Content-Type" &&
-      (response.sniffedContentType
-        ? i === response.headers.length - 1
-        : !response.explicitContentType && SNIFFABLE_TYPE.test(v)),
-  );
-  const own = response.headers
-    .filter((_, i) => i !== sniffedAt)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of own) {
-    const existing = headers[k];
-    headers[k] = existing === undefined ? v : Array.isArray(existing) ? [...existing, v] : [existing, v];
-  }
-  headers["Content-Length"] = String(length);
-  if (sniffedAt >= 0) headers["Content-Type"] = (response.headers[sniffedAt] as readonly [string, string])[1];
-  send(response.status, headers, body);
+  const { headers, length } = goWireHeaders(response);
+  send(response.status, headers, response.body);
   if (response.unrouted) return;
   if (ctx.debug) {
     // Go adds a sniffed Content-Type on the wire only; the dump shows the headers the handler set.
-    const set = response.sniffedContentType
-      ? response.headers.slice(0, -1)
-      : response.headers.filter(
-          ([k, v]) => response.explicitContentType || !(k === "Content-Type" && SNIFFABLE_TYPE.test(v)),
-        );
+    const set = handlerSetHeaders(response);
     ctx.writeRaw(dumpResponse({ ...response, headers: set }, rid));
   }
   if (!ctx.verbose) return;
@@ -317,15 +297,15 @@ async function serveWire(
 }
 
 /**
- * Go's server takes any token as a method (`post`, `Get`, `PURGE2`); node's parser refuses the ones it does not know
- * with `HPE_INVALID_METHOD` before any handler runs. Upstream then answers 405 (or runs a hook without a method
- * list), so such a request is read here from the bytes node saw, and the answer written by hand, closing the
- * connection. Anything else keeps node's 400.
+ * With WEBHOOK_NODE_HTTP=1 node's parser reads requests, and refuses methods it does not know (`post`, `Get`,
+ * `PURGE2`) with `HPE_INVALID_METHOD` before any handler runs, where Go's server takes any token. Such a connection
+ * is handed, from the refused request's first byte, to our own reader (http1-connection.ts), which serves it as
+ * the default mode does. Anything else keeps node's answer, worded as Go's.
  */
 function onClientError(
   error: Error & { code?: string; reason?: string; rawPacket?: Buffer; bytesParsed?: number },
   socket: Duplex,
-  options: { config: Config; ctx: HandlerContext },
+  options: { http1: Http1Options; server: Server },
 ): void {
   if (error.code !== "HPE_INVALID_METHOD" || error.rawPacket === undefined || !(socket instanceof Socket)) {
     if (!socket.writable || (socket as Socket).bytesWritten !== 0) {
@@ -338,43 +318,14 @@ function onClientError(
   }
   // node's parser stays attached and would report every further chunk as another error.
   socket.removeAllListeners("data");
+  socket.removeAllListeners("end");
   const lineStart = error.rawPacket.lastIndexOf(0x0a, Math.max(0, (error.bytesParsed ?? 0) - 1)) + 1;
-  let buffered = error.rawPacket.subarray(lineStart);
-  const { config, ctx } = options;
-  const attempt = () => {
-    const parsed = readRawRequest(buffered, config.maxBodyBytes);
-    if (parsed === "incomplete") return;
-    socket.removeListener("data", onData);
-    if (parsed === "invalid") {
-      socket.end(goErrorResponse("400 Bad Request"));
-      return;
-    }
-    if (parsed === "too large") {
-      // The same answer as the regular path's body limit (serve, above).
-      const body = "Request body too large.";
-      socket.end(
-        `HTTP/1.1 413 Payload Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-      );
-      return;
-    }
-    const send: Send = (status, headers, body) => {
-      let head = `HTTP/1.1 ${status} ${goStatusReason(status)}\r\n`;
-      for (const [k, v] of Object.entries(headers)) for (const one of [v].flat()) head += `${k}: ${one}\r\n`;
-      head += `Date: ${new Date().toUTCString()}\r\nConnection: close\r\n\r\n`;
-      socket.end(
-        Buffer.concat([Buffer.from(head, "latin1"), typeof body === "string" ? Buffer.from(body) : body]),
-      );
-    };
-    void ctx.ready
-      .then(() => serveWire({ ...parsed, remoteAddr: peerAddress(socket) }, { config, ctx, send }))
-      .catch(() => socket.destroy());
-  };
-  const onData = (chunk: Buffer) => {
-    buffered = Buffer.concat([buffered, chunk]);
-    attempt();
-  };
-  socket.on("data", onData);
-  attempt();
+  const { server } = options;
+  new Http1Connection(
+    socket,
+    { ...options.http1, listening: () => server.listening },
+    error.rawPacket.subarray(lineStart),
+  );
 }
 
 function nodeErrorResponse(error: { code?: string; reason?: string }): string {
@@ -395,65 +346,6 @@ function nodeErrorResponse(error: { code?: string; reason?: string }): string {
       return goErrorResponse("408 Request Timeout");
     default:
       return goErrorResponse("400 Bad Request");
-  }
-}
-
-/**
- * Parses one HTTP/1.x request (request line, headers, a `Content-Length` or chunked body) from `data`.
- * Returns "incomplete" while more bytes are needed, "invalid" for what Go would refuse with 400, and "too large" for
- * a body past `maxBodyBytes` (when > 0), declared or chunked.
- */
-function readRawRequest(
-  data: Buffer,
-  maxBodyBytes = 0,
-): Omit<WireRequest, "remoteAddr"> | "incomplete" | "invalid" | "too large" {
-  const end = data.indexOf("\r\n\r\n");
-  if (end < 0) return data.length > 1 << 20 ? "invalid" : "incomplete";
-  const [line = "", ...headerLines] = data.subarray(0, end).toString("latin1").split("\r\n");
-  const m = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP\/(1\.[01])$/.exec(line);
-  if (m === null) return "invalid";
-  const rawHeaders: string[] = [];
-  for (const h of headerLines) {
-    const colon = h.indexOf(":");
-    if (colon <= 0) return "invalid";
-    rawHeaders.push(h.slice(0, colon).trim(), h.slice(colon + 1).trim());
-  }
-  const headers = headerValues(rawHeaders);
-  const rest = data.subarray(end + 4);
-  let body: Buffer;
-  if (headers["transfer-encoding"]?.[0]?.toLowerCase() === "chunked") {
-    const chunked = dechunk(rest);
-    if (maxBodyBytes > 0 && chunked.size > maxBodyBytes) return "too large";
-    if (!chunked.complete) return "incomplete";
-    body = Buffer.concat(chunked.parts);
-  } else {
-    const length = Number(headers["content-length"]?.[0] ?? "0");
-    if (!Number.isSafeInteger(length) || length < 0) return "invalid";
-    if (maxBodyBytes > 0 && length > maxBodyBytes) return "too large";
-    if (rest.length < length) return "incomplete";
-    body = rest.subarray(0, length);
-  }
-  return { method: m[1] as string, url: m[2] as string, httpVersion: m[3] as string, rawHeaders, body };
-}
-
-/**
- * Decodes a chunked body as far as it has arrived: its chunks, their total size (also counting a chunk whose size
- * line has arrived but not all its bytes, so a body limit trips early) and whether the last chunk was seen.
- */
-function dechunk(data: Buffer): { parts: Buffer[]; size: number; complete: boolean } {
-  const parts: Buffer[] = [];
-  let size = 0;
-  let at = 0;
-  for (;;) {
-    const eol = data.indexOf("\r\n", at);
-    if (eol < 0) return { parts, size, complete: false };
-    const next = Number.parseInt(data.subarray(at, eol).toString("latin1"), 16);
-    if (Number.isNaN(next)) return { parts, size, complete: true };
-    if (next === 0) return { parts, size, complete: data.indexOf("\r\n", eol + 2) >= 0 };
-    size += next;
-    if (data.length < eol + 2 + next + 2) return { parts, size, complete: false };
-    parts.push(data.subarray(eol + 2, eol + 2 + next));
-    at = eol + 2 + next + 2;
   }
 }
 

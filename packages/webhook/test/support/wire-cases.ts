@@ -61,7 +61,7 @@ export interface Exchange {
   readonly fin?: boolean;
 }
 
-/** What came back until the server closed or went quiet for 400 ms, with the Date values blanked. */
+/** What came back until the server closed or went quiet for 1 s (a loaded machine starts commands slowly), with the Date values blanked. */
 export async function exchange(port: number, ex: Exchange): Promise<{ text: string; closed: boolean }> {
   const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: true });
   const chunks: Buffer[] = [];
@@ -70,7 +70,7 @@ export async function exchange(port: number, ex: Exchange): Promise<{ text: stri
   const done = new Promise<void>((resolve) => {
     const arm = () => {
       clearTimeout(quiet);
-      quiet = setTimeout(resolve, 400);
+      quiet = setTimeout(resolve, 1000);
     };
     socket.on("data", (c: Buffer) => {
       chunks.push(c);

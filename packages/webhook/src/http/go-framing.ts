@@ -1,0 +1,117 @@
+// How Go's net/http server frames an answer (server.go chunkWriter.writeHeader, extraHeader.Write, Header.WriteSubset):
+// the handler's headers sorted by name, then Date, Content-Length and a Content-Type Go sniffed itself; the
+// request's protocol in the status line with Go's reason phrase; no Content-Length or body on 1xx/204/304, no body
+// on HEAD; `Connection: close` on HTTP/1.1 when the connection ends, `Connection: keep-alive` on a kept HTTP/1.0 one.
+
+import { goStatusReason } from "../go/status-text.js";
+import type { HookResponse } from "../handler.js";
+
+/** Answer headers as they go on the wire, in order: one value, or several for a repeated name. */
+export type WireHeaders = Record<string, string | string[]>;
+
+/** The types the handler sets where upstream lets Go sniff them (the `-debug` dump leaves them out too). */
+const SNIFFABLE_TYPE = /^text\/(plain|html); charset=utf-8$/;
+
+/** The index of the Content-Type Go would have sniffed on the wire (not set by upstream's handler), or -1. */
+function sniffedIndex(response: HookResponse): number {
+  return response.headers.findIndex(
+    ([k, v], i) =>
+      k === "Content-Type" &&
+      (response.sniffedContentType
+        ? i === response.headers.length - 1
+        : !response.explicitContentType && SNIFFABLE_TYPE.test(v)),
+  );
+}
+
+/**
+ * A handler's answer as Go writes its headers: the handler's own sorted by name (a repeated name keeps its values
+ * in order), then Content-Length and the sniffed Content-Type.
+ */
+export function goWireHeaders(response: HookResponse): { headers: WireHeaders; length: number } {
+  const body = response.body;
+  const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+  const sniffedAt = sniffedIndex(response);
+  const own = response.headers
+    .filter((_, i) => i !== sniffedAt)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const headers: WireHeaders = {};
+  for (const [k, v] of own) {
+    const existing = headers[k];
+    headers[k] = existing === undefined ? v : Array.isArray(existing) ? [...existing, v] : [existing, v];
+  }
+  headers["Content-Length"] = String(length);
+  if (sniffedAt >= 0) headers["Content-Type"] = (response.headers[sniffedAt] as readonly [string, string])[1];
+  return { headers, length };
+}
+
+/** The headers upstream's handler set itself, for the `-debug` dump: without what Go adds on the wire. */
+export function handlerSetHeaders(response: HookResponse): HookResponse["headers"] {
+  const sniffedAt = sniffedIndex(response);
+  return response.headers.filter((_, i) => i !== sniffedAt);
+}
+
+/** Go drops answer headers whose name is not a token (`Header.WriteSubset`). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** What {@link goResponseHead} needs to know of the request and the connection. */
+export interface FramingContext {
+  readonly httpVersion: "1.0" | "1.1";
+  readonly method: string;
+  /** The connection ends after this answer. */
+  readonly close: boolean;
+}
+
+/**
+ * The status line and headers of an answer as Go writes them (`Date` just before `Content-Length`), and whether a
+ * body may follow (not on 1xx, 204, 304, nor for HEAD).
+ */
+export function goResponseHead(
+  status: number,
+  headers: Readonly<Record<string, string | readonly string[]>>,
+  request: FramingContext,
+): { head: string; bodyAllowed: boolean } {
+  if (!Number.isInteger(status) || status < 100 || status > 999)
+    throw new RangeError(`invalid status code ${status}`);
+  // bodyAllowedForStatus
+  const allowed = !(status < 200 || status === 204 || status === 304);
+  let head = `HTTP/${request.httpVersion} ${status} ${goStatusReason(status)}\r\n`;
+  let dated = false;
+  for (const name of Object.keys(headers)) {
+    if (name === "Content-Length") {
+      head += `Date: ${httpDate()}\r\n`;
+      dated = true;
+      if (!allowed) continue;
+    }
+    head += headerLines(name, headers[name]);
+  }
+  if (!dated) head += `Date: ${httpDate()}\r\n`;
+  if (request.close && request.httpVersion === "1.1" && !("Connection" in headers))
+    head += "Connection: close\r\n";
+  else if (!request.close && request.httpVersion === "1.0") head += "Connection: keep-alive\r\n";
+  return { head: `${head}\r\n`, bodyAllowed: allowed && request.method !== "HEAD" };
+}
+
+/** One header's lines as Go's `Header.Write` makes them: CR and LF become spaces, the value is trimmed. */
+function headerLines(name: string, values: string | readonly string[] | undefined): string {
+  if (values === undefined || !HEADER_NAME.test(name)) return "";
+  let lines = "";
+  for (const value of typeof values === "string" ? [values] : values) {
+    const clean = /[\r\n]/.test(value) ? value.replace(/[\r\n]/g, " ") : value;
+    lines += `${name}: ${clean.replace(/^[ \t]+|[ \t]+$/g, "")}\r\n`;
+  }
+  return lines;
+}
+
+let dateSecond = -1;
+let dateText = "";
+
+/** The `Date` header, formatted once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
