@@ -1,3 +1,4 @@
+import { cleanPath } from "@local/go-compat/clean-path";
 import { type CommandDeps, runCommand } from "./command/command.js";
 import { ParameterNodeError } from "./errors.js";
 import { goParseQuery } from "./go/query.js";
@@ -269,22 +270,6 @@ async function answer(
     ...sniffed(headers, hook.responseMessage),
     body: hook.responseMessage,
   };
-}
-
-/** gorilla/mux's `cleanPath`: Go's `path.Clean`, keeping a trailing slash. */
-function cleanPath(p: string): string {
-  // Most paths are clean already: no empty, `.` or `..` segment.
-  if (p.startsWith("/") && !/\/\/|\/\.\.?(\/|$)/.test(p)) return p;
-  if (p === "") return "/";
-  const rooted = p.startsWith("/") ? p : `/${p}`;
-  const parts: string[] = [];
-  for (const part of rooted.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
-  }
-  const cleaned = `/${parts.join("/")}`;
-  return rooted.endsWith("/") && cleaned !== "/" ? `${cleaned}/` : cleaned;
 }
 
 /** Upstream's `ParseJSONParameters`: replaces a payload, header or query value by the JSON object it holds. */

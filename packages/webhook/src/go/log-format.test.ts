@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goDuration, goQuote, goQuoteList, iBytes } from "./log-format.js";
+import { goQuote } from "@local/go-compat/quote";
+import { goDuration, goQuoteList, iBytes } from "./log-format.js";
 
 test("goQuote escapes as Go's strconv.Quote", () => {
   assert.equal(goQuote('a"b\\c'), '"a\\"b\\\\c"');

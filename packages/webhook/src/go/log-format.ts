@@ -2,36 +2,7 @@
  * Go's renderings of values in upstream's log lines, so logs read the same after the swap (research §9):
  * `%q` of a string slice, `time.Duration.String()` and go-humanize's `IBytes`.
  */
-
-const ESCAPES: Readonly<Record<string, string>> = {
-  "\u0007": "\\a",
-  "\b": "\\b",
-  "\f": "\\f",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-  "\v": "\\v",
-  '"': '\\"',
-  "\\": "\\\\",
-};
-
-/** Go's `strconv.Quote`: printable characters kept, control characters escaped as `\xNN` or `\uNNNN`. */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const ch of text) {
-    const escaped = ESCAPES[ch];
-    if (escaped !== undefined) {
-      out += escaped;
-      continue;
-    }
-    const cp = ch.codePointAt(0) ?? 0;
-    if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
-    else if (cp >= 0x80 && cp < 0xa0) out += `\\u${cp.toString(16).padStart(4, "0")}`;
-    else if (cp === 0xfffd) out += "\\ufffd";
-    else out += ch;
-  }
-  return `${out}"`;
-}
+import { goQuote } from "@local/go-compat/quote";
 
 /** Go's `%q` of a `[]string`: `["a" "b"]`. */
 export function goQuoteList(items: readonly string[]): string {

@@ -10,11 +10,12 @@ import { createServer as createHttpsServer } from "node:https";
 import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { SecureVersion } from "node:tls";
+import { goErrorResponse, goParserRefusal } from "@local/go-compat/http-refusal";
 import { ListenError, TlsError } from "../errors.js";
 import type { Config } from "../flags.js";
 import { goDuration, iBytes } from "../go/log-format.js";
 import { goErrnoText, goPathError } from "../go/os-error.js";
-import { endAndClose, goErrorResponse } from "../go/refusal.js";
+import { endAndClose } from "../go/refusal.js";
 import { goStatusReason } from "../go/status-text.js";
 import { type HandlerContext, handleRequest } from "../handler.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
@@ -313,7 +314,9 @@ function onClientError(
       return;
     }
     // node's own handler writes and destroys at once, which can lose the answer to a reset.
-    endAndClose(socket, nodeErrorResponse(error));
+    // The table both servers share (go-compat); a malformed chunked body, which Go meets only while the handler
+    // reads and webhook then serves what came before it, gets Go's default 400 here in the node:http mode.
+    endAndClose(socket, goParserRefusal(error));
     return;
   }
   // node's parser stays attached and would report every further chunk as another error.
@@ -326,27 +329,6 @@ function onClientError(
     { ...options.http1, listening: () => server.listening },
     error.rawPacket.subarray(lineStart),
   );
-}
-
-function nodeErrorResponse(error: { code?: string; reason?: string }): string {
-  switch (error.code) {
-    case "HPE_HEADER_OVERFLOW":
-      return goErrorResponse("431 Request Header Fields Too Large");
-    case "HPE_INVALID_VERSION":
-      return goErrorResponse("505 HTTP Version Not Supported: unsupported protocol version");
-    case "HPE_INVALID_TRANSFER_ENCODING":
-      // Go refuses a transfer coding other than chunked with 501; node also refuses Transfer-Encoding beside
-      // Content-Length (a smuggling guard Go does not have), kept as a 400.
-      return /content-length/i.test(error.reason ?? "")
-        ? goErrorResponse("400 Bad Request")
-        : goErrorResponse("501 Not Implemented", "Unsupported transfer encoding");
-    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return goErrorResponse("413 Payload Too Large");
-    case "ERR_HTTP_REQUEST_TIMEOUT":
-      return goErrorResponse("408 Request Timeout");
-    default:
-      return goErrorResponse("400 Bad Request");
-  }
 }
 
 /** Collects the body; past `limit` bytes (when > 0) stops keeping it and reports it too large. */

@@ -6,7 +6,7 @@
 // past 0x7e in the target, an empty header name) the answer is Go's plain 400: refusing is the safe side.
 // Everything is read incrementally, each byte looked at a bounded number of times, so a slow or endless client
 // costs time linear in what it sends.
-import { goErrorResponse } from "../go/refusal.js";
+import { goErrorResponse } from "@local/go-compat/http-refusal";
 
 /** Go's `DefaultMaxHeaderBytes` plus the 4096 bytes of slack `initialReadLimitSize` adds. */
 export const GO_MAX_HEAD_BYTES = (1 << 20) + 4096;

@@ -1,8 +1,8 @@
 import { randomInt } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { goQuote } from "@local/go-compat/quote";
 import { MultipartError } from "../errors.js";
-import { goQuote } from "../go/log-format.js";
 import { parseMediaType } from "../go/media-type.js";
 import { canonicalHeaderKey } from "./request-values.js";
 
@@ -182,9 +182,7 @@ class MultipartReader {
       }
       if (this.#isFinalBoundary(line)) return undefined;
       if (expectNewPart) {
-        throw new MultipartError(
-          `multipart: expecting a new Part; got line ${goQuote(line.toString("latin1"))}`,
-        );
+        throw new MultipartError(`multipart: expecting a new Part; got line ${goQuote(line)}`);
       }
       if (this.#partsRead === 0) continue;
       // The newline between a part's body and the next boundary line.
@@ -192,7 +190,7 @@ class MultipartReader {
         expectNewPart = true;
         continue;
       }
-      throw new MultipartError(`multipart: unexpected line in Next(): ${goQuote(line.toString("latin1"))}`);
+      throw new MultipartError(`multipart: unexpected line in Next(): ${goQuote(line)}`);
     }
   }
 
@@ -328,7 +326,7 @@ function readMimeHeader(
     if (line === undefined) return undefined;
     if (line.length === 0) return header;
     if (!line.includes(0x3a))
-      throw new MultipartError(`malformed MIME header: missing colon: ${goQuote(line.toString("utf8"))}`);
+      throw new MultipartError(`malformed MIME header: missing colon: ${goQuote(line)}`);
     let kv = trimWhite(line).toString("utf8");
     while (reader.skipSpace() > 0) {
       const more = reader.readLine();
@@ -374,9 +372,7 @@ function decodeQuotedPrintable(raw: Buffer, truncated: boolean): Buffer {
           (stripped.length === 0 && atEnd)
         )
       ) {
-        throw new MultipartError(
-          `quotedprintable: invalid bytes after =: ${goQuote(stripped.toString("latin1"))}`,
-        );
+        throw new MultipartError(`quotedprintable: invalid bytes after =: ${goQuote(stripped)}`);
       }
     } else if (nl >= 0) {
       suffix = whole[whole.length - 2] === CR ? [CR, LF] : [LF];

@@ -1,7 +1,7 @@
 import { tmpdir } from "node:os";
+import { goQuote } from "@local/go-compat/quote";
 import { isLosslessNumber } from "lossless-json";
 import { decodeGoJson } from "../go/json-decode.js";
-import { goQuote } from "../go/log-format.js";
 import { goParseQuery } from "../go/query.js";
 import { decodeGoXml } from "../go/xml.js";
 import { type MultipartForm, readFormFile, readMultipartForm, removeFormFiles } from "./multipart-form.js";
