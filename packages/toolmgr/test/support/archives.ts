@@ -1,7 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { type TarEntry, writeTar } from "./tar-writer.js";
 import { writeZip, type ZipEntry } from "./zip-writer.js";
 
@@ -12,22 +9,16 @@ export function fakeTool(name: string, version: string): string {
 
 /**
  * Builds an artifact of `kind` holding the executable `name` (inside `wrap/` when given, for strip_components).
- * tar.gz and zip are written in Node (tar-writer.ts, zip-writer.ts); tar.bz2 and tar.xz come from the system's tar
- * with bzip2 and xz (Node has no bzip2 or xz encoder), as upstream release pipelines make them.
+ * tar.gz and zip are written in Node (tar-writer.ts, zip-writer.ts). Node has no bzip2 or xz encoder, so tar.bz2 and
+ * tar.xz are read from `test/fixtures/archives/` (made by its make-fixtures.mjs), which has `hello` 1.0.0 and 2.0.0:
+ * the suite runs with only Node.
  */
 export async function buildArtifact(
   kind: "tar.gz" | "tar.bz2" | "tar.xz" | "zip" | "raw",
   options: { name: string; version: string; wrap?: string },
 ): Promise<Buffer> {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-artifact-"));
   const content = fakeTool(options.name, options.version);
   if (kind === "raw") return Buffer.from(content);
-  const root = join(dir, "root");
-  const inner = options.wrap ? join(root, options.wrap) : root;
-  await mkdir(inner, { recursive: true });
-  await writeFile(join(inner, options.name), content, { mode: 0o755 });
-  await writeFile(join(inner, "README"), "docs\n", { mode: 0o644 });
-  const out = join(dir, `out.${kind}`);
   const prefix = options.wrap ? `${options.wrap}/` : "";
   if (kind === "tar.gz") {
     return writeTar([
@@ -41,11 +32,15 @@ export async function buildArtifact(
       { name: `${prefix}${options.name}`, content, unixMode: 0o100755 },
       { name: `${prefix}README`, content: "docs\n", unixMode: 0o100644 },
     ]);
-  } else {
-    const flag = kind === "tar.bz2" ? "-cjf" : "-cJf";
-    execFileSync("tar", [flag, out, "."], { cwd: root });
   }
-  return readFile(out);
+  const fixture = `${options.name}-${options.version}${options.wrap ? `-${options.wrap}` : ""}.${kind}`;
+  return readFile(new URL(`../../../test/fixtures/archives/${fixture}`, import.meta.url)).catch(
+    (error: Error) => {
+      throw new Error(`No ${kind} fixture ${fixture}: add it to test/fixtures/archives/make-fixtures.mjs`, {
+        cause: error,
+      });
+    },
+  );
 }
 
 /** A tar.gz with one hostile entry after a good `tool` (written in Node: tar-writer.ts writes whatever it is told). */
