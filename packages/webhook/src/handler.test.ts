@@ -15,10 +15,20 @@ import { parseHooks } from "./hooks/hooks-file.js";
 
 const PLEX = fileURLToPath(new URL("../../test/fixtures/multipart/plex.txt", import.meta.url));
 
-function context(hooksYaml: string, runs: RunRequest[] = []): HandlerContext & { lines: string[] } {
-  const hooks = new Map<string, Hook>(parseHooks(hooksYaml).map((h) => [h.id, h]));
+function context(
+  hooksFile: string,
+  options: {
+    runs?: RunRequest[];
+    output?: string;
+    verbose?: boolean;
+    env?: Record<string, string>;
+    cwd?: string;
+  } = {},
+): HandlerContext & { lines: string[] } {
+  const hooks = new Map<string, Hook>(parseHooks(hooksFile).map((h) => [h.id, h]));
   const lines: string[] = [];
   const log = (line: string) => lines.push(line);
+  const runs = options.runs ?? [];
   return {
     lines,
     hooks: () => hooks,
@@ -29,15 +39,15 @@ function context(hooksYaml: string, runs: RunRequest[] = []): HandlerContext & {
     command: {
       run: async (request) => {
         runs.push(request);
-        return { output: Buffer.from(`ran ${request.args.join(" ")}\n`) };
+        return { output: Buffer.from(options.output ?? `ran ${request.args.join(" ")}\n`) };
       },
-      env: {},
-      cwd: "/",
+      env: options.env ?? {},
+      cwd: options.cwd ?? "/",
       tmpdir: tmpdir(),
       log,
     },
     log,
-    verbose: true,
+    verbose: options.verbose ?? true,
     debug: false,
     explainRules: false,
     writeRaw: () => {},
@@ -86,7 +96,7 @@ test("rules: not satisfied (with the configured code), satisfied, an evaluation 
   execute-command: /bin/echo
   trigger-rule: {match: {type: regex, regex: "(", parameter: {source: payload, name: who}}}
 `,
-    runs,
+    { runs },
   );
   const json = (who: string) => ({
     headers: { "content-type": "application/json" },
@@ -142,64 +152,42 @@ test("a multipart body Go refuses is a 500, its error logged with upstream's emp
 
 // The response table.
 
-const TABLE_HOOKS = parseHooks(
-  JSON.stringify([
-    {
-      id: "echo",
-      "execute-command": "/bin/true",
-      "include-command-output-in-response": true,
-      "pass-arguments-to-command": [{ source: "payload", name: "who" }],
-      "http-methods": ["POST"],
+const TABLE_HOOKS = JSON.stringify([
+  {
+    id: "echo",
+    "execute-command": "/bin/true",
+    "include-command-output-in-response": true,
+    "pass-arguments-to-command": [{ source: "payload", name: "who" }],
+    "http-methods": ["POST"],
+  },
+  {
+    id: "signed",
+    "execute-command": "/bin/true",
+    "response-message": "started",
+    "trigger-rule": {
+      match: { type: "payload-hmac-sha256", secret: "s", parameter: { source: "header", name: "X-Sig" } },
     },
-    {
-      id: "signed",
-      "execute-command": "/bin/true",
-      "response-message": "started",
-      "trigger-rule": {
-        match: { type: "payload-hmac-sha256", secret: "s", parameter: { source: "header", name: "X-Sig" } },
-      },
-    },
-  ]),
-);
+  },
+]);
 
 function tableContext(runs: RunRequest[], output = "out\n"): HandlerContext {
-  return {
-    hooks: () => new Map(TABLE_HOOKS.map((h) => [h.id, h])),
-    ready: Promise.resolve(),
-    urlPrefix: "hooks",
-    headers: [],
-    defaultMethods: [],
-    command: {
-      run: async (request) => {
-        runs.push(request);
-        return { output: Buffer.from(output) };
-      },
-      env: { PATH: "/usr/bin:/bin" },
-      cwd: tmpdir(),
-      tmpdir: tmpdir(),
-      log: () => undefined,
-    },
-    log: () => undefined,
+  return context(TABLE_HOOKS, {
+    runs,
+    output,
     verbose: false,
-    debug: false,
-    explainRules: false,
-    writeRaw: () => undefined,
-    now: () => new Date(0),
-    running: new Map(),
-  };
+    env: { PATH: "/usr/bin:/bin" },
+    cwd: tmpdir(),
+  });
 }
 
 function tableRequest(path: string, options: Partial<HookRequest> = {}): HookRequest {
-  return {
-    method: "POST",
-    path,
-    query: "",
+  return request(path, {
     headers: { "content-type": ["application/json"] },
     body: Buffer.from('{"who":"me"}'),
     remoteAddr: "127.0.0.1:1",
     requestId: "r1",
     ...options,
-  };
+  });
 }
 
 test("handleRequest: root, unknown paths and hooks, and a method not allowed, as upstream; nothing runs", async () => {
