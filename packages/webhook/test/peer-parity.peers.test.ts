@@ -19,7 +19,7 @@ import {
   type Recorder,
   type Scenario,
 } from "./support/parity-fixtures.js";
-import { type RawResponse, rawRequest } from "./support/raw-http.js";
+import { type RawResponse, rawExchange, rawRequest } from "./support/raw-http.js";
 import { ServerGroup } from "./support/server-group.js";
 
 const PEER = "/usr/bin/webhook";
@@ -315,24 +315,6 @@ for (const args of CLI_CASES) {
   test(`parity: command line ${args.join(" ")}`, async () => {
     const [peer, ours] = await Promise.all([invoke("peer", [...args]), invoke("ours", [...args])]);
     assert.deepEqual(ours, peer);
-  });
-}
-
-/** Writes `bytes` as they are and reads the answer until the server closes (or 5 s pass); Date lines removed. */
-function rawExchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
-    let text = "";
-    const done = () => resolve(text.replace(/^Date: [^\r]*\r\n/m, ""));
-    socket.setTimeout(5000, () => {
-      socket.destroy();
-      done();
-    });
-    socket.on("data", (c: Buffer) => {
-      text += c.toString("latin1");
-    });
-    socket.on("end", done);
-    socket.on("error", (e) => (text === "" ? reject(e) : done()));
   });
 }
 

@@ -69,3 +69,21 @@ function dechunk(data: Buffer): Buffer {
     at = eol + 2 + size + 2;
   }
 }
+
+/** Writes `bytes` as they are and reads the answer until the server closes (or 5 s pass); Date lines removed. */
+export function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    let text = "";
+    const done = () => resolve(text.replace(/^Date: [^\r]*\r\n/m, ""));
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      done();
+    });
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
+    socket.on("end", done);
+    socket.on("error", (e) => (text === "" ? reject(e) : done()));
+  });
+}
