@@ -113,6 +113,17 @@ export function formatLockfile(lock: Lockfile): string {
 }
 
 /** The artifact of a tool for a platform, if the lock has one. */
+/** What `sync` and `mirror push` fetch for a locked artifact: its URLs and digest, named for messages. */
+export function lockedArtifactRef(tool: LockedTool, artifact: LockedArtifact) {
+  return {
+    tool: tool.name,
+    url: artifact.url,
+    apiUrl: artifact.apiUrl,
+    sha256: artifact.sha256,
+    version: tool.version,
+  };
+}
+
 export function lockedArtifact(tool: LockedTool, platform: Platform): LockedArtifact | undefined {
   return tool.artifacts.find((a) => a.platform === platform);
 }

@@ -4,6 +4,7 @@ import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { asStoreError, UsageError } from "../errors.js";
 import { createHttpClient, networkOptionsFromEnv } from "../http/client.js";
+import { lockedArtifactRef } from "../lockfile.js";
 import { loadLockedProject } from "../project/project-state.js";
 import { fetchArtifact } from "../store/artifact-cache.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
@@ -49,22 +50,13 @@ export async function mirrorCommand(args: CommandArgs, deps: Deps): Promise<numb
       seen.add(artifact.sha256);
       let path: string;
       try {
-        ({ path } = await fetchArtifact(
-          {
-            tool: tool.name,
-            url: artifact.url,
-            apiUrl: artifact.apiUrl,
-            sha256: artifact.sha256,
-            version: tool.version,
-          },
-          {
-            layout,
-            client,
-            hasToken: network.token !== undefined,
-            mirrors,
-            onWarning: (text) => deps.io.stderr.write(`${text}\n`),
-          },
-        ));
+        ({ path } = await fetchArtifact(lockedArtifactRef(tool, artifact), {
+          layout,
+          client,
+          hasToken: network.token !== undefined,
+          mirrors,
+          onWarning: (text) => deps.io.stderr.write(`${text}\n`),
+        }));
       } catch (error) {
         throw asStoreError(error, layout.home);
       }

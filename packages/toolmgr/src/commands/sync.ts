@@ -2,7 +2,7 @@ import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
 import { asStoreError, LockfileError } from "../errors.js";
-import { lockedArtifact } from "../lockfile.js";
+import { lockedArtifact, lockedArtifactRef } from "../lockfile.js";
 import { type Platform, requirePlatform } from "../platform.js";
 import {
   type LockedProject,
@@ -80,32 +80,23 @@ async function installAll(
       const started = deps.now().getTime();
       let lastDraw = 0;
       const { fetchArtifact, client, mirrors } = await download();
-      const cached = await fetchArtifact(
-        {
-          tool: tool.name,
-          url: artifact.url,
-          apiUrl: artifact.apiUrl,
-          sha256: artifact.sha256,
-          version: tool.version,
+      const cached = await fetchArtifact(lockedArtifactRef(tool, artifact), {
+        layout,
+        client,
+        hasToken: token !== undefined,
+        mirrors,
+        onWarning: (text) => deps.io.stderr.write(`${tty ? "\r\x1b[K" : ""}${text}\n`),
+        onProgress: ({ received, total }) => {
+          const now = deps.now().getTime();
+          if (!tty || now - lastDraw < 100) return;
+          lastDraw = now;
+          const rate = received / Math.max(0.001, (now - started) / 1000);
+          const of = total ? `/${mb(total)}` : "";
+          deps.io.stderr.write(
+            `\r\x1b[K${tool.name} ${tool.version}: ${mb(received)}${of} MB at ${mb(rate)} MB/s`,
+          );
         },
-        {
-          layout,
-          client,
-          hasToken: token !== undefined,
-          mirrors,
-          onWarning: (text) => deps.io.stderr.write(`${tty ? "\r\x1b[K" : ""}${text}\n`),
-          onProgress: ({ received, total }) => {
-            const now = deps.now().getTime();
-            if (!tty || now - lastDraw < 100) return;
-            lastDraw = now;
-            const rate = received / Math.max(0.001, (now - started) / 1000);
-            const of = total ? `/${mb(total)}` : "";
-            deps.io.stderr.write(
-              `\r\x1b[K${tool.name} ${tool.version}: ${mb(received)}${of} MB at ${mb(rate)} MB/s`,
-            );
-          },
-        },
-      );
+      });
       if (tty) deps.io.stderr.write("\r\x1b[K");
       if (!quiet && !tty && !cached.cacheHit)
         deps.io.stderr.write(`downloaded ${tool.name} ${tool.version} (${artifact.url})\n`);
