@@ -59,6 +59,14 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * ioredis refuses a command without sending it when the socket is already gone but its status has not caught up
+ * (no offline queue): such a change surely was not stored, like one refused while disconnected.
+ */
+function refusedUnsent(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("Stream isn't writeable");
+}
+
 /** A write of this replica waiting for its entry to come back from the log. */
 interface Pending {
   readonly families: readonly MetricFamily[] | undefined;
@@ -294,7 +302,7 @@ export class RedisStore implements MetricStore {
       }
     } catch (error) {
       this.#failing = true;
-      if (connected)
+      if (connected && !refusedUnsent(error))
         throw new StoreUnavailableError(
           `the change may not have been stored: Redis at ${this.#where} did not answer (${this.#reason(error)}); retry`,
         );
