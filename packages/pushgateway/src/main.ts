@@ -82,11 +82,12 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       target: parseRedisUrl(config.redisUrl, password),
       memory: {
         own: () => own.cached(),
-        groupTtlMs: config.groupTtl,
         maxGroups: config.maxGroups,
         maxSeries: config.maxSeries,
         now: () => deps.now().getTime(),
+        utf8Names: config.utf8Names,
       },
+      groupTtlMs: config.groupTtl,
       log,
     });
     const url = redactRedisUrl(config.redisUrl);

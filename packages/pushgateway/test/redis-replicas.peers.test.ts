@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { after, before, test } from "node:test";
+import { Redis } from "ioredis";
 import { startGateway, stop, stopAll } from "./support/processes.js";
 import { startRedis } from "./support/redis-server.js";
 
@@ -180,28 +181,84 @@ test("a replica killed with SIGKILL mid-push loses nothing it answered 200 for",
   assert.deepEqual(await pushed(c()), await pushed(b()));
 });
 
-test("--push.group-ttl: a group expires on every replica from the push time stored in Redis", async () => {
+test("--push.group-ttl uses Redis expiry: one expire op per deadline, renewed by successful pushes only", async () => {
   // Two more replicas on another database of the same Redis: another gateway, with a TTL.
   const url = redis.url.replace(/\/0$/, "/1");
-  const ttl = [];
-  for (let i = 0; i < 2; i++) {
-    const g = await startGateway([`--storage.redis-url=${url}`, "--push.group-ttl=2s"]);
-    assert.ok(await eventually(async () => (await fetch(`${g.base}/-/ready`)).status === 200, 10_000));
-    ttl.push(g);
+  const client = new Redis({ host: "127.0.0.1", port: redis.port, db: 1, lazyConnect: true });
+  try {
+    await client.connect();
+    const ttl = [];
+    for (let i = 0; i < 2; i++) {
+      const g = await startGateway([`--storage.redis-url=${url}`, "--push.group-ttl=2s"]);
+      assert.ok(await eventually(async () => (await fetch(`${g.base}/-/ready`)).status === 200, 10_000));
+      ttl.push(g);
+    }
+    const [x = "", y = ""] = ttl.map((g) => g.base);
+    const alive = (job: string) => `{pushgateway}:alive:job\xff${job}`;
+    const series = async (r: string) => (await pushed(r)).filter((l) => !l.startsWith("#"));
+    const jobs = async (r: string) => new Set((await series(r)).map((l) => /job="([^"]*)"/.exec(l)?.[1]));
+
+    assert.equal(
+      (await send(x, "/metrics/job/short", { method: "PUT", body: "short_lived 1\n" })).status,
+      200,
+    );
+    assert.ok((await pushed(y)).includes('short_lived{instance="",job="short"} 1'));
+    assert.ok(!(await pushed(a())).some((l) => l.startsWith("short_lived")), "database 1 is another gateway");
+    // The deadline is a Redis key expiry.
+    const pttl = await client.pttl(alive("short"));
+    assert.ok(pttl > 0 && pttl <= 2000, `PTTL of the alive key: ${pttl}`);
+
+    // "kept" is pushed again and again (successes renew it); "stale" gets only refused pushes after its first one
+    // (a clash with kept's gauge), which must not keep its old data alive.
+    const keptBody = "# TYPE clash gauge\nclash 1\nkept_m 1\n";
+    assert.equal((await send(y, "/metrics/job/kept", { method: "PUT", body: keptBody })).status, 200);
+    assert.equal((await send(x, "/metrics/job/stale", { method: "PUT", body: "stale_m 1\n" })).status, 200);
+    let renewing = true;
+    const renew = (async () => {
+      while (renewing) {
+        assert.equal((await send(y, "/metrics/job/kept", { method: "PUT", body: keptBody })).status, 200);
+        const refused = await send(x, "/metrics/job/stale", {
+          method: "POST",
+          body: "# TYPE clash counter\nclash 2\n",
+        });
+        assert.equal(refused.status, 400, refused.body);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    })();
+    const expired = await eventually(async () => {
+      const seen = await Promise.all([x, y].map(jobs));
+      return seen.every((j) => !j.has("short") && !j.has("stale"));
+    }, 10_000);
+    renewing = false;
+    await renew;
+    assert.ok(expired, "short and stale did not expire on both replicas");
+    for (const r of [x, y])
+      assert.ok((await jobs(r)).has("kept"), `kept expired on ${r} though pushed every 0.3 s`);
+
+    // Both replicas got each keyspace event; the log has one expire op per group.
+    const ops = (await client.xrange("{pushgateway}:log", "-", "+")).map(([, fields]) =>
+      JSON.parse(fields[1] ?? "{}"),
+    );
+    const expiries = (job: string) => ops.filter((o) => o.kind === "expire" && o.labels.job === job).length;
+    assert.equal(expiries("short"), 1);
+    assert.equal(expiries("stale"), 1);
+
+    // Redis's deadline rules, not a replica's clock: a longer PX keeps the group past its TTL...
+    assert.equal(await client.pexpire(alive("kept"), 60_000), 1);
+    await new Promise((r) => setTimeout(r, 3500));
+    for (const r of [x, y]) assert.ok((await jobs(r)).has("kept"), "kept went before its alive key expired");
+    // ...and the key's expiry ends it, found by the poll even with keyspace events turned off on the server.
+    await client.config("SET", "notify-keyspace-events", "");
+    assert.equal(await client.pexpire(alive("kept"), 1), 1);
+    const gone = await eventually(
+      async () => (await Promise.all([x, y].map(series))).every((v) => v.length === 0),
+      10_000,
+    );
+    assert.ok(gone, "kept did not expire on both replicas after its alive key expired");
+    await Promise.all(ttl.map((g) => stop(g.child)));
+  } finally {
+    client.disconnect();
   }
-  const [x, y] = ttl.map((g) => g.base);
-  assert.equal(
-    (await send(x ?? "", "/metrics/job/short", { method: "PUT", body: "short_lived 1\n" })).status,
-    200,
-  );
-  assert.ok((await pushed(y ?? "")).includes('short_lived{instance="",job="short"} 1'));
-  assert.ok(!(await pushed(a())).some((l) => l.startsWith("short_lived")), "database 1 is another gateway");
-  const gone = await eventually(
-    async () => (await Promise.all([x, y].map((r) => pushed(r ?? "")))).every((v) => v.length === 0),
-    10_000,
-  );
-  assert.ok(gone, "the group did not expire on both replicas");
-  await Promise.all(ttl.map((g) => stop(g.child)));
 });
 
 test("Redis stopped: 503 pushes, /-/ready fails within 5 s, stale scrapes; Redis back empty: recovers", async () => {

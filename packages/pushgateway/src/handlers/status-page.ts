@@ -7,6 +7,7 @@ import {
   FAILURE_TIME,
   FAILURE_TIME_HELP,
   type Group,
+  lastPushMs,
   PUSH_TIME,
   PUSH_TIME_HELP,
 } from "../store/metric-store.js";
@@ -163,7 +164,7 @@ function groupHtml(
       : "";
   let ttl = "";
   if (options.ttlMs > 0) {
-    const expiresMs = (g.pushTime > 0 ? g.pushTime : g.failureTime) * 1000 + options.ttlMs;
+    const expiresMs = lastPushMs(g) + options.ttlMs;
     ttl = ` <span class="ttl" data-expires="${Math.round(expiresMs)}">TTL left <span class="ttl-left">${formatDuration(expiresMs - nowMs)}</span></span>`;
   }
   const families = [...g.families.values()]

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseText } from "../exposition/parse-text.js";
+import { groupKey } from "../grouping-key.js";
 import { MemoryStore } from "./memory-store.js";
 
 const at = (s: number) => new Date(s * 1000);
@@ -83,4 +84,24 @@ test("beyond upstream: group and series limits refuse a push whole", () => {
   // Replacing with as many series as before is allowed at the limit.
   assert.equal(push(store, "a 1\nb 1\nc 1\n", { job: "one" }), undefined);
   assert.equal(store.seriesCount(), 3);
+});
+
+test("expireIdle() drops a group not pushed successfully after the cutoff; a group that only failed counts its failure", () => {
+  const store = new MemoryStore();
+  push(store, "old_m 1\n", { job: "old", now: 10 });
+  push(store, "# TYPE shared gauge\nshared 1\n", { job: "fresh", now: 30 });
+  // Refused pushes at 40: they do not make "old" fresh; "failed" never had a success, so its failure time counts.
+  const clash = "# TYPE shared counter\nshared 2\n";
+  assert.equal(push(store, clash, { job: "old", now: 40, replace: false })?.kind, "inconsistent");
+  assert.equal(push(store, clash, { job: "failed", now: 40 })?.kind, "inconsistent");
+  assert.equal(store.expireIdle({ job: "fresh" }, 29_999), 30_000, "pushed after the cutoff: kept");
+  assert.equal(store.expireIdle({ job: "old" }, 20_000), undefined, "a refused push does not keep it");
+  assert.equal(store.group(groupKey({ job: "old" })), undefined);
+  assert.equal(store.expireIdle({ job: "failed" }, 39_999), 40_000);
+  assert.equal(store.expireIdle({ job: "failed" }, 40_000), undefined, "pushed at the cutoff: dropped");
+  assert.equal(store.expireIdle({ job: "absent" }, 0), undefined);
+  assert.deepEqual(
+    store.groups().map((g) => g.labels.job),
+    ["fresh"],
+  );
 });

@@ -13,6 +13,7 @@ import {
   FAILURE_TIME,
   FAILURE_TIME_HELP,
   type Group,
+  lastPushMs,
   type MetricStore,
   PUSH_TIME,
   PUSH_TIME_HELP,
@@ -182,6 +183,26 @@ export class MemoryStore implements MetricStore {
     return [...this.#groups.values()];
   }
 
+  /** The group under `key` ({@link groupKey}), expired or not. */
+  group(key: string): Group | undefined {
+    return this.#groups.get(key);
+  }
+
+  /**
+   * Drops the group of `labels` when its last successful push (without one, its failed push) is not after
+   * `cutoffMs`: the shared store's expiry (redis-store.ts), decided from times every replica holds alike.
+   * Returns when the group, kept, was last pushed (ms); undefined when it was dropped or absent.
+   */
+  expireIdle(labels: GroupingLabels, cutoffMs: number): number | undefined {
+    const key = groupKey(labels);
+    const group = this.#groups.get(key);
+    if (group === undefined) return undefined;
+    const lastMs = lastPushMs(group);
+    if (lastMs > cutoffMs) return lastMs;
+    this.#remove(key);
+    return undefined;
+  }
+
   /** Restores groups read from the persistence file (trusted: the gateway wrote them). */
   restore(groups: readonly PersistedGroup[]): void {
     for (const g of groups) {
@@ -285,9 +306,9 @@ export class MemoryStore implements MetricStore {
    */
   #expire(nowMs: number): void {
     if (this.#ttlMs <= 0) return;
-    const cutoff = (nowMs - this.#ttlMs) / 1000;
+    const cutoff = nowMs - this.#ttlMs;
     for (const [key, group] of this.#groups) {
-      if ((group.pushTime > 0 ? group.pushTime : group.failureTime) < cutoff) this.#remove(key);
+      if (lastPushMs(group) < cutoff) this.#remove(key);
     }
   }
 

@@ -69,3 +69,8 @@ export interface MetricStore {
   inconsistency(): string | undefined;
   groups(): Group[];
 }
+
+/** What a group's TTL counts from (ms): its last successful push, or its failed push when it never had one. */
+export function lastPushMs(group: Group): number {
+  return (group.pushTime > 0 ? group.pushTime : group.failureTime) * 1000;
+}

@@ -9,6 +9,7 @@ import {
   encodeOp,
   encodeSnapshot,
   entrySeq,
+  expireArgs,
   type LogOp,
   redisKeys,
   seedArgs,
@@ -44,6 +45,8 @@ test("redisKeys() puts every key under one hash tag, so a script's keys share a 
     log: "{pushgateway}:log",
     snapshot: "{pushgateway}:snapshot",
     channel: "{pushgateway}:appended",
+    alivePrefix: "{pushgateway}:alive:",
+    expiringPrefix: "{pushgateway}:expiring:",
   });
   assert.equal(redisKeys("gw2").log, "{gw2}:log");
 });
@@ -97,7 +100,29 @@ test("the scripts' KEYS and ARGV, in the order the Lua reads them", () => {
     "{pushgateway}:epoch",
     "{pushgateway}:seq",
     "{pushgateway}:log",
+    "{pushgateway}:alive:",
     "e1",
+    "{pushgateway}:appended",
+    "{}",
+    "",
+    "0",
+  ]);
+  const alive = { kind: "push", group: "job\xffj", ttlMs: 2000 } as const;
+  assert.deepEqual(appendArgs(keys, { epoch: "e1", op: "{}", alive }).slice(3), [
+    "{pushgateway}:alive:job\xffj",
+    "e1",
+    "{pushgateway}:appended",
+    "{}",
+    "push",
+    "2000",
+  ]);
+  assert.deepEqual(expireArgs(keys, { epoch: "e4", op: "{}", group: "job\xffj" }), [
+    "{pushgateway}:epoch",
+    "{pushgateway}:seq",
+    "{pushgateway}:log",
+    "{pushgateway}:alive:job\xffj",
+    "{pushgateway}:expiring:job\xffj",
+    "e4",
     "{pushgateway}:appended",
     "{}",
   ]);
@@ -121,11 +146,17 @@ test("the scripts' KEYS and ARGV, in the order the Lua reads them", () => {
   ]);
 });
 
-test("appendResult() reads the append script's replies", () => {
-  assert.deepEqual(appendResult([1, 17]), { appended: true, seq: 17 });
-  assert.deepEqual(appendResult([0, "other-epoch"]), { appended: false, epoch: "other-epoch" });
-  assert.deepEqual(appendResult([0, ""]), { appended: false, epoch: undefined });
+test("appendResult() reads the append and expire scripts' replies", () => {
+  assert.deepEqual(appendResult([1, 17]), { kind: "appended", seq: 17 });
+  assert.deepEqual(appendResult([0, "other-epoch"]), { kind: "other-epoch", epoch: "other-epoch" });
+  assert.deepEqual(appendResult([0, ""]), { kind: "other-epoch", epoch: undefined });
+  assert.deepEqual(appendResult([2, 0]), { kind: "nothing-to-do" });
   assert.throws(() => appendResult("OK"), /unexpected append reply/);
+});
+
+test("an expire op round-trips", () => {
+  const op: LogOp = { kind: "expire", origin: "r2:3", labels: { job: "j" }, nowMs: 5000, cutoffMs: 3000 };
+  assert.deepEqual(decodeOp(encodeOp(op)), op);
 });
 
 test("entrySeq() reads the sequence number of a stream id", () => {

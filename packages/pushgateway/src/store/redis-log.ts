@@ -20,6 +20,13 @@ export interface RedisKeys {
   readonly snapshot: string;
   /** Pub/sub channel: the sequence number of every entry appended, so replicas fetch it at once. */
   readonly channel: string;
+  /**
+   * With `--push.group-ttl`, STRING per group (this prefix + the group key) whose Redis expiry (PX) is the group's
+   * deadline: its `expired` keyspace event starts the group's expiry.
+   */
+  readonly alivePrefix: string;
+  /** STRING per group (this prefix + the group key), set NX for a few seconds: one replica appends an expiry. */
+  readonly expiringPrefix: string;
 }
 
 /** Every key starts with the prefix; the `{...}` hash tag keeps them in one slot should Redis Cluster be used. */
@@ -31,6 +38,8 @@ export function redisKeys(prefix = "pushgateway"): RedisKeys {
     log: `${p}:log`,
     snapshot: `${p}:snapshot`,
     channel: `${p}:appended`,
+    alivePrefix: `${p}:alive:`,
+    expiringPrefix: `${p}:expiring:`,
   };
 }
 
@@ -52,7 +61,16 @@ export type LogOp =
       readonly labels: GroupingLabels;
       readonly nowMs: number;
     }
-  | { readonly kind: "wipe"; readonly origin: string; readonly nowMs: number };
+  | { readonly kind: "wipe"; readonly origin: string; readonly nowMs: number }
+  | {
+      /** The group's Redis deadline passed: drop it unless a successful push came after `cutoffMs`. */
+      readonly kind: "expire";
+      readonly origin: string;
+      readonly labels: GroupingLabels;
+      readonly nowMs: number;
+      /** `nowMs` minus the TTL of the replica that appended it, so every replica decides alike. */
+      readonly cutoffMs: number;
+    };
 
 /** Marks a string that would otherwise read back as a number word (below). */
 const STRING_MARK = "\u0000s:";
@@ -106,7 +124,7 @@ export function encodeOp(op: LogOp): string {
 export function decodeOp(text: string, options: { families?: readonly MetricFamily[] } = {}): LogOp {
   const cut = options.families === undefined ? -1 : text.indexOf(',"families":');
   const op = fromJson(cut < 0 ? text : `${text.slice(0, cut)}}`) as LogOp | null;
-  if (op === null || typeof op !== "object" || !["push", "delete", "wipe"].includes(op.kind))
+  if (op === null || typeof op !== "object" || !["push", "delete", "wipe", "expire"].includes(op.kind))
     throw new Error(`not a pushgateway log entry: ${text.slice(0, 80)}`);
   if (cut >= 0 && options.families !== undefined) return { ...op, families: options.families } as LogOp;
   return op;
@@ -137,13 +155,34 @@ export function entrySeq(id: string): number {
 
 /**
  * Appends one op if the caller's epoch is still the store's.
- * KEYS: epoch, seq, log. ARGV: expected epoch, channel, op.
+ * KEYS: epoch, seq, log, the group's alive key (any key of the prefix for a wipe). ARGV: expected epoch, channel, op,
+ * the op's effect on the alive key (`push`: create it with PX ARGV[5] unless it exists, so a new group, even one
+ * created by a failed push, has a deadline; a successful push then renews it; `delete`: remove it; `` none).
  * Returns `{1, seq}` once appended (and published), `{0, current epoch or ""}` when the epoch differs, so the caller
  * reloads (another epoch) or re-seeds (none) and retries. INCR + XADD in one script: ids are gap-free and in order.
  */
 export const APPEND_SCRIPT = `
 local e = redis.call('GET', KEYS[1])
 if e ~= ARGV[1] then return {0, e or ''} end
+local s = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[3], s .. '-0', 'op', ARGV[3])
+if ARGV[4] == 'push' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[5], 'NX')
+elseif ARGV[4] == 'delete' then redis.call('DEL', KEYS[4]) end
+redis.call('PUBLISH', ARGV[2], s)
+return {1, s}
+`;
+
+/**
+ * Appends an expire op, once per deadline: only when the group's alive key is gone (a push since renewed it: nothing
+ * to do) and no other replica started this expiry in the last few seconds (every replica gets the keyspace event).
+ * KEYS: epoch, seq, log, alive key, expiring key. ARGV: expected epoch, channel, op.
+ * Returns what {@link APPEND_SCRIPT} returns, or `{2, 0}` when there is nothing to append.
+ */
+export const EXPIRE_SCRIPT = `
+local e = redis.call('GET', KEYS[1])
+if e ~= ARGV[1] then return {0, e or ''} end
+if redis.call('EXISTS', KEYS[4]) == 1 then return {2, 0} end
+if not redis.call('SET', KEYS[5], '1', 'PX', '5000', 'NX') then return {2, 0} end
 local s = redis.call('INCR', KEYS[2])
 redis.call('XADD', KEYS[3], s .. '-0', 'op', ARGV[3])
 redis.call('PUBLISH', ARGV[2], s)
@@ -181,9 +220,46 @@ if keep > 0 then redis.call('XTRIM', KEYS[3], 'MINID', (keep + 1) .. '-0') end
 return 1
 `;
 
+/** How an op changes its group's alive key (see {@link APPEND_SCRIPT}); absent = not at all (TTL off, wipe). */
+export interface AliveEffect {
+  readonly kind: "push" | "delete";
+  /** The group key. */
+  readonly group: string;
+  /** The TTL in milliseconds (for `push`). */
+  readonly ttlMs: number;
+}
+
 /** The KEYS and ARGV of {@link APPEND_SCRIPT}. */
-export function appendArgs(keys: RedisKeys, options: { epoch: string; op: string }): string[] {
-  return [keys.epoch, keys.seq, keys.log, options.epoch, keys.channel, options.op];
+export function appendArgs(
+  keys: RedisKeys,
+  options: { epoch: string; op: string; alive?: AliveEffect | undefined },
+): string[] {
+  const { alive } = options;
+  return [
+    keys.epoch,
+    keys.seq,
+    keys.log,
+    keys.alivePrefix + (alive?.group ?? ""),
+    options.epoch,
+    keys.channel,
+    options.op,
+    alive?.kind ?? "",
+    String(alive?.ttlMs ?? 0),
+  ];
+}
+
+/** The KEYS and ARGV of {@link EXPIRE_SCRIPT} for the group `group` (its key). */
+export function expireArgs(keys: RedisKeys, options: { epoch: string; op: string; group: string }): string[] {
+  return [
+    keys.epoch,
+    keys.seq,
+    keys.log,
+    keys.alivePrefix + options.group,
+    keys.expiringPrefix + options.group,
+    options.epoch,
+    keys.channel,
+    options.op,
+  ];
 }
 
 /** The KEYS and ARGV of {@link SEED_SCRIPT}. */
@@ -207,8 +283,11 @@ export function snapshotArgs(
   ];
 }
 
-/** What {@link APPEND_SCRIPT} answered, as data. */
-export type AppendResult = { appended: true; seq: number } | { appended: false; epoch: string | undefined };
+/** What {@link APPEND_SCRIPT} or {@link EXPIRE_SCRIPT} answered, as data. */
+export type AppendResult =
+  | { readonly kind: "appended"; readonly seq: number }
+  | { readonly kind: "other-epoch"; readonly epoch: string | undefined }
+  | { readonly kind: "nothing-to-do" };
 
 /**
  * Reads the script's reply.
@@ -219,7 +298,8 @@ export function appendResult(reply: unknown): AppendResult {
   if (!Array.isArray(reply) || reply.length !== 2)
     throw new Error(`unexpected append reply ${String(reply)}`);
   const [ok, value] = reply as [unknown, unknown];
-  if (Number(ok) === 1) return { appended: true, seq: Number(value) };
+  if (Number(ok) === 1) return { kind: "appended", seq: Number(value) };
+  if (Number(ok) === 2) return { kind: "nothing-to-do" };
   const epoch = String(value ?? "");
-  return { appended: false, epoch: epoch === "" ? undefined : epoch };
+  return { kind: "other-epoch", epoch: epoch === "" ? undefined : epoch };
 }

@@ -3,19 +3,28 @@ import { Redis } from "ioredis";
 import { StoreUnavailableError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import type { RenderedFamily } from "../exposition/rendered-family.js";
-import type { GroupingLabels } from "../grouping-key.js";
+import { type GroupingLabels, groupKey } from "../grouping-key.js";
 import type { Log } from "../logger.js";
 import { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
-import type { Group, MetricStore, PushRejection, PushRequest } from "./metric-store.js";
 import {
+  type Group,
+  lastPushMs,
+  type MetricStore,
+  type PushRejection,
+  type PushRequest,
+} from "./metric-store.js";
+import {
+  type AliveEffect,
   APPEND_SCRIPT,
   appendArgs,
   appendResult,
   decodeOp,
   decodeSnapshot,
+  EXPIRE_SCRIPT,
   encodeOp,
   encodeSnapshot,
   entrySeq,
+  expireArgs,
   type LogOp,
   type RedisKeys,
   redisKeys,
@@ -29,8 +38,10 @@ import type { RedisTarget } from "./redis-url.js";
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {
   readonly target: RedisTarget;
-  /** The options of each replica's cache (own families, TTL, limits, clock). */
+  /** The options of each replica's cache (own families, limits, clock); its own TTL is not used. */
   readonly memory: MemoryStoreOptions;
+  /** `--push.group-ttl` in milliseconds (0 = off): kept by Redis key expiry, see {@link RedisStore}. */
+  readonly groupTtlMs?: number;
   readonly log: Log;
   /** Key prefix (several gateways can share one Redis database under different prefixes). */
   readonly prefix?: string;
@@ -46,6 +57,12 @@ const SNAPSHOT_BYTES = 64 * 1024 * 1024;
 const KEEP_BEHIND_SNAPSHOT = 1000;
 /** Entries read per XRANGE while catching up. */
 const RANGE_COUNT = 200;
+
+/**
+ * A group this long past its deadline by this replica's clock is checked even without a keyspace event (events
+ * off, missed while disconnected, or the alive key lost with a Redis that came back empty).
+ */
+const EXPIRY_GRACE_MS = 1000;
 
 /** How long a read or a readiness check waits for Redis before answering from the cache or failing. */
 const READ_WAIT_MS = 2000;
@@ -91,6 +108,11 @@ interface Pending {
  *   serve the last state applied; `staleness()` says for how long.
  * - Redis back empty (restarted without persistence): the first replica to notice writes its cache back as the new
  *   store (new epoch); the others reload from it.
+ * - `--push.group-ttl` uses Redis expiry: each group has an alive key whose PX is its deadline (created by the
+ *   group's first push, renewed after each successful one). Its `expired` keyspace event (or, without events, a
+ *   poll of groups overdue by this replica's clock) makes a replica append an expire op, once (EXPIRE_SCRIPT); the op
+ *   carries its cutoff, so every replica drops the group, or keeps it when a push came since, alike. The cache's own
+ *   TTL is off: expiry by each replica's clock on reads would let replicas diverge.
  */
 export class RedisStore implements MetricStore {
   readonly #redis: Redis;
@@ -103,6 +125,11 @@ export class RedisStore implements MetricStore {
   readonly #pending = new Map<string, Pending>();
   readonly #ownPrefix: string;
   readonly #where: string;
+  readonly #ttlMs: number;
+  /** The keyspace channel of expired keys of this database. */
+  readonly #expiredChannel: string;
+  /** Groups whose expiry this replica is appending now. */
+  readonly #expiring = new Set<string>();
   #mem: MemoryStore;
   /** The store's epoch this cache follows; undefined until loaded from Redis. */
   #epoch: string | undefined;
@@ -119,14 +146,16 @@ export class RedisStore implements MetricStore {
 
   constructor(options: RedisStoreOptions) {
     this.#keys = redisKeys(options.prefix);
-    this.#memoryOptions = options.memory;
-    this.#mem = new MemoryStore(options.memory);
+    this.#memoryOptions = { ...options.memory, groupTtlMs: 0 };
+    this.#mem = new MemoryStore(this.#memoryOptions);
+    this.#ttlMs = options.groupTtlMs ?? 0;
     this.#log = options.log;
     this.#now = options.memory.now ?? Date.now;
     this.#confirmedAt = this.#now();
     this.#ownPrefix = `{"kind":"push","origin":"${this.#replica}:`;
     const { target } = options;
     this.#where = `${target.tls ? "rediss" : "redis"}://${target.host}:${target.port}/${target.db}`;
+    this.#expiredChannel = `__keyevent@${target.db}__:expired`;
     const base = {
       host: target.host,
       port: target.port,
@@ -155,12 +184,20 @@ export class RedisStore implements MetricStore {
     this.#redis.on("ready", () => {
       if (reported) this.#log("info", "Redis connection restored", { url: this.#where });
       reported = false;
+      if (this.#ttlMs > 0) void this.#enableExpiryEvents();
       void this.refresh();
     });
     this.#sub.on("error", () => undefined);
-    this.#sub.on("message", () => void this.refresh());
-    void this.#sub.subscribe(this.#keys.channel).catch(() => undefined);
-    this.#timer = setInterval(() => void this.refresh(), options.pollMs ?? 1000);
+    this.#sub.on("message", (channel: string, message: string) => {
+      if (channel !== this.#expiredChannel) void this.refresh();
+      else if (message.startsWith(this.#keys.alivePrefix))
+        void this.#expireGroup(message.slice(this.#keys.alivePrefix.length));
+    });
+    const channels = this.#ttlMs > 0 ? [this.#keys.channel, this.#expiredChannel] : [this.#keys.channel];
+    void this.#sub.subscribe(...channels).catch(() => undefined);
+    this.#timer = setInterval(() => {
+      void this.refresh().then(() => this.#expireOverdue());
+    }, options.pollMs ?? 1000);
     this.#timer.unref();
   }
 
@@ -178,17 +215,25 @@ export class RedisStore implements MetricStore {
     const origin = `${this.#replica}:${++this.#counter}`;
     const pending: Pending = { families: request.families, settled: false, rejection: undefined };
     this.#pending.set(origin, pending);
+    const group = groupKey(request.labels);
     try {
-      await this.#write({
-        kind: "push",
-        origin,
-        labels: request.labels,
-        families: request.families,
-        replace: request.replace,
-        nowMs: request.now.getTime(),
-        check: request.check,
-      });
+      await this.#write(
+        {
+          kind: "push",
+          origin,
+          labels: request.labels,
+          families: request.families,
+          replace: request.replace,
+          nowMs: request.now.getTime(),
+          check: request.check,
+        },
+        { alive: this.#aliveEffect("push", group) },
+      );
       if (!pending.settled) throw this.#unconfirmed();
+      // A successful push renews the group's deadline; should this fail, the old deadline comes first and the expire
+      // op, finding the group pushed since, re-arms it (#apply).
+      if (pending.rejection === undefined && this.#ttlMs > 0)
+        this.#redis.set(this.#keys.alivePrefix + group, "1", "PX", this.#ttlMs).catch(() => undefined);
       return pending.rejection;
     } finally {
       this.#pending.delete(origin);
@@ -196,16 +241,19 @@ export class RedisStore implements MetricStore {
   }
 
   async delete(labels: GroupingLabels): Promise<void> {
-    await this.#write({
-      kind: "delete",
-      origin: `${this.#replica}:${++this.#counter}`,
-      labels,
-      nowMs: this.#now(),
-    });
+    await this.#write(
+      { kind: "delete", origin: `${this.#replica}:${++this.#counter}`, labels, nowMs: this.#now() },
+      { alive: this.#aliveEffect("delete", groupKey(labels)) },
+    );
   }
 
   async wipe(): Promise<void> {
+    const alive =
+      this.#ttlMs > 0 ? this.#mem.groups().map((g) => this.#keys.alivePrefix + groupKey(g.labels)) : [];
     await this.#write({ kind: "wipe", origin: `${this.#replica}:${++this.#counter}`, nowMs: this.#now() });
+    // Deadlines of wiped groups would otherwise cut short those of groups pushed again under the same labels.
+    for (let i = 0; i < alive.length; i += 1000)
+      this.#redis.unlink(...alive.slice(i, i + 1000)).catch(() => undefined);
   }
 
   families(): RenderedFamily[] {
@@ -280,8 +328,18 @@ export class RedisStore implements MetricStore {
     this.#sub.disconnect();
   }
 
-  /** Appends an op and waits until this replica has applied the log up to it. */
-  async #write(op: LogOp): Promise<void> {
+  #aliveEffect(kind: AliveEffect["kind"], group: string): AliveEffect | undefined {
+    return this.#ttlMs > 0 ? { kind, group, ttlMs: this.#ttlMs } : undefined;
+  }
+
+  /**
+   * Appends an op and waits until this replica has applied the log up to it. With `expire` (a group key) it goes
+   * through EXPIRE_SCRIPT and returns false when there was nothing to append.
+   */
+  async #write(
+    op: LogOp,
+    options: { alive?: AliveEffect | undefined; expire?: string } = {},
+  ): Promise<boolean> {
     const text = encodeOp(op);
     let seq: number | undefined;
     // Disconnected, a command is refused before it is sent (no offline queue): then the change surely was not stored.
@@ -289,14 +347,22 @@ export class RedisStore implements MetricStore {
     try {
       if (this.#epoch === undefined) await this.#catchUp();
       for (let attempt = 0; attempt < 3 && seq === undefined; attempt++) {
+        const epoch = this.#epoch ?? "";
         const reply = appendResult(
-          await this.#redis.eval(
-            APPEND_SCRIPT,
-            3,
-            ...appendArgs(this.#keys, { epoch: this.#epoch ?? "", op: text }),
-          ),
+          options.expire === undefined
+            ? await this.#redis.eval(
+                APPEND_SCRIPT,
+                4,
+                ...appendArgs(this.#keys, { epoch, op: text, alive: options.alive }),
+              )
+            : await this.#redis.eval(
+                EXPIRE_SCRIPT,
+                5,
+                ...expireArgs(this.#keys, { epoch, op: text, group: options.expire }),
+              ),
         );
-        if (reply.appended) seq = reply.seq;
+        if (reply.kind === "nothing-to-do") return false;
+        if (reply.kind === "appended") seq = reply.seq;
         // Another epoch (Redis restarted; another replica re-created the store) or none: reload or re-seed, retry.
         else await this.#catchUp();
       }
@@ -322,6 +388,60 @@ export class RedisStore implements MetricStore {
       throw this.#unconfirmed();
     }
     if (this.#seq < seq || this.#epoch !== epoch) throw this.#unconfirmed();
+    return true;
+  }
+
+  /** Asks Redis for `expired` keyspace events (E: keyevent channel, x: expired), keeping the flags already set. */
+  async #enableExpiryEvents(): Promise<void> {
+    try {
+      const [, flags = ""] = (await this.#redis.config("GET", "notify-keyspace-events")) as string[];
+      const has = (f: string) => flags.includes(f);
+      if (has("E") && (has("x") || has("A"))) return;
+      await this.#redis.config(
+        "SET",
+        "notify-keyspace-events",
+        `${flags}${has("E") ? "" : "E"}${has("x") ? "" : "x"}`,
+      );
+    } catch (error) {
+      this.#log(
+        "warn",
+        "cannot enable expired-key events in Redis (CONFIG SET notify-keyspace-events Ex); groups expire by a poll each second instead, set it on the server for exact deadlines",
+        { url: this.#where, err: (error as Error).message },
+      );
+    }
+  }
+
+  /** The group's alive key expired (or it looks overdue): append its expire op unless a push renewed it. */
+  async #expireGroup(key: string): Promise<void> {
+    const group = this.#mem.group(key);
+    if (group === undefined || this.#expiring.has(key)) return;
+    this.#expiring.add(key);
+    const nowMs = this.#now();
+    try {
+      await this.#write(
+        {
+          kind: "expire",
+          origin: `${this.#replica}:${++this.#counter}`,
+          labels: group.labels,
+          nowMs,
+          cutoffMs: nowMs - this.#ttlMs,
+        },
+        { expire: key },
+      );
+    } catch {
+      // Redis went away: the poll tries again when it is back.
+    } finally {
+      this.#expiring.delete(key);
+    }
+  }
+
+  /** The backstop of the keyspace events: groups past their deadline by this replica's clock. */
+  #expireOverdue(): void {
+    if (this.#ttlMs <= 0 || this.#failing) return;
+    const cutoff = this.#now() - this.#ttlMs - EXPIRY_GRACE_MS;
+    for (const group of this.#mem.groups()) {
+      if (lastPushMs(group) < cutoff) void this.#expireGroup(groupKey(group.labels));
+    }
   }
 
   /** What went wrong with a command: "not connected" rather than the client's offline-queue wording. */
@@ -437,9 +557,20 @@ export class RedisStore implements MetricStore {
           url: this.#where,
         });
       this.#epoch = fresh;
+      if (this.#ttlMs > 0) this.#rearmAll();
       return;
     }
     await this.#load();
+  }
+
+  /** Redis came back empty: the deadlines went with it; set them again from the push times. */
+  #rearmAll(): void {
+    const pipeline = this.#redis.pipeline();
+    for (const group of this.#mem.groups()) {
+      const left = Math.max(1, Math.round(lastPushMs(group) + this.#ttlMs - this.#now()));
+      pipeline.set(this.#keys.alivePrefix + groupKey(group.labels), "1", "PX", left);
+    }
+    pipeline.exec().catch(() => undefined);
   }
 
   /** Applies one log entry to the cache; settles this replica's write waiting for it. */
@@ -466,6 +597,13 @@ export class RedisStore implements MetricStore {
       }
     } else if (op.kind === "delete") {
       this.#mem.delete(op.labels);
+    } else if (op.kind === "expire") {
+      const lastMs = this.#mem.expireIdle(op.labels, op.cutoffMs);
+      // Pushed since the deadline was set (its renewal was lost): this op's appender sets the deadline again.
+      if (lastMs !== undefined && op.origin.startsWith(`${this.#replica}:`) && this.#ttlMs > 0) {
+        const left = Math.max(1, Math.round(lastMs + this.#ttlMs - this.#now()));
+        this.#redis.set(this.#keys.alivePrefix + groupKey(op.labels), "1", "PX", left).catch(() => undefined);
+      }
     } else {
       this.#mem.wipe();
     }
