@@ -13,6 +13,7 @@ const SERIES = 100;
 const PUTS = arg("puts", 200);
 const SCRAPES = arg("scrapes", 10);
 const CLIENTS = 20;
+const REPLICAS = arg("replicas", 3);
 const THROUGHPUT_PUSHES = arg("pushes", 2000);
 const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
 
@@ -127,12 +128,12 @@ try {
   const redis = await startRedis();
   started.push(redis.child);
   const replicas = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < REPLICAS; i++) {
     const g = await startGateway([`--storage.redis-url=${redis.url}`]);
     started.push(g.child);
     replicas.push(g);
   }
-  const three = await measure("3 replicas + redis-server", replicas);
+  const three = await measure(`${REPLICAS} replica${REPLICAS === 1 ? "" : "s"} + redis-server`, replicas);
   const redisRss = rssMiB(redis.child.pid);
   const row = (r) =>
     `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.throughput.toFixed(0)} | ${r.rss.map((x) => x.toFixed(0)).join(" / ")} |`;

@@ -261,6 +261,22 @@ test("--push.group-ttl uses Redis expiry: one expire op per deadline, renewed by
   }
 });
 
+test("--push.enable-utf8-names holds for replicas: a dotted label name is accepted and seen on the other", async () => {
+  const url = redis.url.replace(/\/0$/, "/2");
+  const pair = [];
+  for (let i = 0; i < 2; i++) {
+    const g = await startGateway([`--storage.redis-url=${url}`, "--push.enable-utf8-names"]);
+    assert.ok(await eventually(async () => (await fetch(`${g.base}/-/ready`)).status === 200, 10_000));
+    pair.push(g);
+  }
+  const [p = "", q = ""] = pair.map((g) => g.base);
+  const body = '# TYPE "some.metric" gauge\n{"some.metric","dotted.label.name"="v"} 42\n';
+  const put = await send(p, "/metrics/job/utf8", { method: "PUT", body });
+  assert.equal(put.status, 200, put.body);
+  assert.ok((await pushed(q)).includes('some_metric{dotted_label_name="v",instance="",job="utf8"} 42'));
+  await Promise.all(pair.map((g) => stop(g.child)));
+});
+
 test("Redis stopped: 503 pushes, /-/ready fails within 5 s, stale scrapes; Redis back empty: recovers", async () => {
   assert.equal((await send(a(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
   const kept = await send(a(), "/metrics/job/kept", { method: "PUT", body: "kept_value 7\n" });
