@@ -140,6 +140,8 @@ export class RedisStore implements MetricStore {
   /** When this replica last confirmed its cache is current (ms), and whether the last attempt failed. */
   #confirmedAt: number;
   #failing = false;
+  /** Why the last connection attempt failed (WRONGPASS, a certificate refused, ...), until one succeeds. */
+  #connectError: string | undefined;
   #chain: Promise<void> = Promise.resolve();
   #waiting: Promise<void> | undefined;
   #timer: NodeJS.Timeout;
@@ -178,12 +180,14 @@ export class RedisStore implements MetricStore {
     this.#sub = new Redis(base);
     let reported = false;
     this.#redis.on("error", (error: Error) => {
+      this.#connectError = error.message;
       if (!reported) this.#log("warn", "Redis connection failed", { url: this.#where, err: error.message });
       reported = true;
     });
     this.#redis.on("ready", () => {
       if (reported) this.#log("info", "Redis connection restored", { url: this.#where });
       reported = false;
+      this.#connectError = undefined;
       if (this.#ttlMs > 0) void this.#enableExpiryEvents();
       void this.refresh();
     });
@@ -448,7 +452,7 @@ export class RedisStore implements MetricStore {
   #reason(error: unknown): string {
     return this.#redis.status === "ready"
       ? (error as Error).message
-      : `not connected (${this.#redis.status})`;
+      : `not connected (${this.#redis.status}${this.#connectError === undefined ? "" : `: ${this.#connectError}`})`;
   }
 
   #unconfirmed(): StoreUnavailableError {
