@@ -26,8 +26,15 @@ async function eventually(check: () => Promise<boolean>, deadlineMs: number): Pr
   }
 }
 
-async function startReplica(): Promise<{ child: ChildProcess; base: string }> {
-  const started = await startGateway([`--storage.redis-url=${redis.url}`, "--web.enable-admin-api"]);
+/** A replica on database `db` of the file's Redis (another database is another gateway), ready. */
+async function startReplica(
+  options: { db?: number; flags?: string[] } = {},
+): Promise<{ child: ChildProcess; base: string }> {
+  const url = redis.url.replace(/\/0$/, `/${options.db ?? 0}`);
+  const started = await startGateway([
+    `--storage.redis-url=${url}`,
+    ...(options.flags ?? ["--web.enable-admin-api"]),
+  ]);
   const ready = await eventually(async () => (await fetch(`${started.base}/-/ready`)).status === 200, 10_000);
   assert.ok(ready, `replica ${started.base} did not get ready`);
   return started;
@@ -183,16 +190,11 @@ test("a replica killed with SIGKILL mid-push loses nothing it answered 200 for",
 
 test("--push.group-ttl uses Redis expiry: one expire op per deadline, renewed by successful pushes only", async () => {
   // Two more replicas on another database of the same Redis: another gateway, with a TTL.
-  const url = redis.url.replace(/\/0$/, "/1");
   const client = new Redis({ host: "127.0.0.1", port: redis.port, db: 1, lazyConnect: true });
   try {
     await client.connect();
     const ttl = [];
-    for (let i = 0; i < 2; i++) {
-      const g = await startGateway([`--storage.redis-url=${url}`, "--push.group-ttl=2s"]);
-      assert.ok(await eventually(async () => (await fetch(`${g.base}/-/ready`)).status === 200, 10_000));
-      ttl.push(g);
-    }
+    for (let i = 0; i < 2; i++) ttl.push(await startReplica({ db: 1, flags: ["--push.group-ttl=2s"] }));
     const [x = "", y = ""] = ttl.map((g) => g.base);
     const alive = (job: string) => `{pushgateway}:alive:job\xff${job}`;
     const series = async (r: string) => (await pushed(r)).filter((l) => !l.startsWith("#"));
@@ -262,13 +264,8 @@ test("--push.group-ttl uses Redis expiry: one expire op per deadline, renewed by
 });
 
 test("--push.enable-utf8-names holds for replicas: a dotted label name is accepted and seen on the other", async () => {
-  const url = redis.url.replace(/\/0$/, "/2");
   const pair = [];
-  for (let i = 0; i < 2; i++) {
-    const g = await startGateway([`--storage.redis-url=${url}`, "--push.enable-utf8-names"]);
-    assert.ok(await eventually(async () => (await fetch(`${g.base}/-/ready`)).status === 200, 10_000));
-    pair.push(g);
-  }
+  for (let i = 0; i < 2; i++) pair.push(await startReplica({ db: 2, flags: ["--push.enable-utf8-names"] }));
   const [p = "", q = ""] = pair.map((g) => g.base);
   const body = '# TYPE "some.metric" gauge\n{"some.metric","dotted.label.name"="v"} 42\n';
   const put = await send(p, "/metrics/job/utf8", { method: "PUT", body });
