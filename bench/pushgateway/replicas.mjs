@@ -1,7 +1,10 @@
 // Single process vs three replicas sharing one Redis (--storage.redis-url), in the same run on 127.0.0.1, both ours.
 // Fills 1000 groups × 100 series = 100k series, then measures: PUT latency of a 100-series group (sequential),
 // scrape time of /metrics (on a replica that did not take the pushes), RSS of each process, and push throughput
-// with 20 concurrent clients (spread over the replicas). Usage: node bench/pushgateway/replicas.mjs [--groups=1000]
+// with 20 concurrent clients (spread over the replicas), and the CPU time all server processes (gateways, Redis) used
+// per PUT and per push of those phases (on shared cores that, not one process's path, bounds the latency).
+// Usage: node bench/pushgateway/replicas.mjs [--replicas=3] [--groups=1000] [--puts=200] [--scrapes=10] [--pushes=2000]
+// PG_BENCH_BIN=<bin/pushgateway.js> runs another build (A/B); PG_BENCH_NODE_ARGS="--cpu-prof ..." profiles each gateway.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -13,8 +16,11 @@ const SERIES = 100;
 const PUTS = arg("puts", 200);
 const SCRAPES = arg("scrapes", 10);
 const CLIENTS = 20;
+const REPLICAS = arg("replicas", 3);
 const THROUGHPUT_PUSHES = arg("pushes", 2000);
-const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
+const OURS =
+  process.env.PG_BENCH_BIN ??
+  fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -36,9 +42,18 @@ async function waitReady(url) {
 
 async function startGateway(args) {
   const port = await freePort();
-  const child = spawn(process.execPath, [OURS, ...args, `--web.listen-address=127.0.0.1:${port}`], {
-    stdio: "ignore",
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.PG_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+      OURS,
+      ...args,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    {
+      stdio: "ignore",
+    },
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitReady(`${base}/-/ready`);
   return { child, base };
@@ -81,14 +96,22 @@ async function pushMany(bases, count, concurrency) {
 
 const rssMiB = (pid) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+/** CPU time (user + system, ms) the processes used so far: /proc/<pid>/stat fields 14 and 15, in clock ticks (100/s). */
+const cpuMs = (pids) =>
+  pids.reduce((sum, pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return sum + (Number(fields[11]) + Number(fields[12])) * 10;
+  }, 0);
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
-async function measure(name, gateways) {
+async function measure(name, gateways, others = []) {
   const bases = gateways.map((g) => g.base);
+  const pids = [...gateways.map((g) => g.child.pid), ...others];
   const pushTo = bases[0];
   const scrapeFrom = bases[bases.length - 1];
   await pushMany(bases, GROUPS, 8);
   const put = [];
+  const putCpu = cpuMs(pids);
   for (let i = 0; i < PUTS; i++) {
     const b = body(i);
     const t = performance.now();
@@ -96,6 +119,7 @@ async function measure(name, gateways) {
     await r.arrayBuffer();
     put.push(performance.now() - t);
   }
+  const putCpuMs = (cpuMs(pids) - putCpu) / PUTS;
   const scrape = [];
   let bytes = 0;
   for (let i = 0; i < SCRAPES; i++) {
@@ -105,8 +129,10 @@ async function measure(name, gateways) {
     bytes = text.length;
   }
   const t = performance.now();
+  const pushCpu = cpuMs(pids);
   await pushMany(bases, THROUGHPUT_PUSHES, CLIENTS);
   const throughput = THROUGHPUT_PUSHES / ((performance.now() - t) / 1000);
+  const pushCpuMs = (cpuMs(pids) - pushCpu) / THROUGHPUT_PUSHES;
   return {
     name,
     putMedian: quantile(put, 0.5),
@@ -114,6 +140,8 @@ async function measure(name, gateways) {
     scrapeMedian: quantile(scrape, 0.5),
     bytes,
     throughput,
+    putCpuMs,
+    pushCpuMs,
     rss: gateways.map((g) => rssMiB(g.child.pid)),
   };
 }
@@ -127,22 +155,24 @@ try {
   const redis = await startRedis();
   started.push(redis.child);
   const replicas = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < REPLICAS; i++) {
     const g = await startGateway([`--storage.redis-url=${redis.url}`]);
     started.push(g.child);
     replicas.push(g);
   }
-  const three = await measure("3 replicas + redis-server", replicas);
+  const three = await measure(`${REPLICAS} replica${REPLICAS === 1 ? "" : "s"} + redis-server`, replicas, [
+    redis.child.pid,
+  ]);
   const redisRss = rssMiB(redis.child.pid);
   const row = (r) =>
-    `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.throughput.toFixed(0)} | ${r.rss.map((x) => x.toFixed(0)).join(" / ")} |`;
+    `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.throughput.toFixed(0)} | ${r.putCpuMs.toFixed(2)} | ${r.pushCpuMs.toFixed(2)} | ${r.rss.map((x) => x.toFixed(0)).join(" / ")} |`;
   console.log(
     `${GROUPS} groups × ${SERIES} series = ${GROUPS * SERIES} series; ${PUTS} PUTs, ${SCRAPES} scrapes, ${THROUGHPUT_PUSHES} pushes by ${CLIENTS} clients\n`,
   );
   console.log(
-    "| setup | PUT median ms | PUT p90 ms | scrape median ms | scrape MB | pushes/s (20 clients) | RSS MiB per process |",
+    "| setup | PUT median ms | PUT p90 ms | scrape median ms | scrape MB | pushes/s (20 clients) | server CPU ms per PUT | per push (20 clients) | RSS MiB per process |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|");
   console.log(row(one));
   console.log(row(three));
   console.log(`\nredis-server RSS ${redisRss.toFixed(0)} MiB`);
