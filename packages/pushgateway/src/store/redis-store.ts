@@ -52,7 +52,7 @@ const RANGE_COUNT = 200;
  * round trip, and its own entry, announced before its append is answered, is applied from the request by then (so it
  * costs no read). Reads never wait for this: they catch up first.
  */
-const FOLLOW_DELAY_MS = 5;
+const FOLLOW_DELAY_MS = 20;
 
 /** How long a read or a readiness check waits for Redis before answering from the cache or failing. */
 const READ_WAIT_MS = 2000;
