@@ -5,7 +5,7 @@
 // per PUT and per push of those phases (on shared cores that, not one process's path, bounds the latency).
 // Usage: node bench/pushgateway/replicas.mjs [--replicas=3] [--groups=1000] [--puts=200] [--scrapes=10] [--pushes=2000]
 // PG_BENCH_BIN=<bin/pushgateway.js> runs another build (A/B); PG_BENCH_NODE_ARGS="--cpu-prof ..." profiles each gateway.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,17 @@ const PUTS = arg("puts", 200);
 const SCRAPES = arg("scrapes", 10);
 const CLIENTS = 20;
 const REPLICAS = arg("replicas", 3);
+// --pin: the gateway that takes the sequential PUTs (the single process, or the first replica) alone on CPU 0; this
+// client, Redis and the other replicas on CPU 1 — as if the answering replica had a machine of its own.
+const PIN = process.argv.includes("--pin");
+// --nice-followers: the replicas that do not take the sequential PUTs run at nice 19, so on these shared cores they
+// only get CPU the answering replica, Redis and this client leave idle — as if they ran on other machines.
+const NICE = process.argv.includes("--nice-followers");
+const placed = (command, args, { core, follower }) => {
+  const [cmd, rest] = PIN ? ["taskset", ["-c", String(core), command, ...args]] : [command, args];
+  return NICE && follower ? ["nice", ["-n", "19", cmd, ...rest]] : [cmd, rest];
+};
+if (PIN) spawnSync("taskset", ["-a", "-cp", "1", String(process.pid)], { stdio: "ignore" });
 const THROUGHPUT_PUSHES = arg("pushes", 2000);
 const OURS =
   process.env.PG_BENCH_BIN ??
@@ -40,20 +51,17 @@ async function waitReady(url) {
   throw new Error(`${url} did not become ready`);
 }
 
-async function startGateway(args) {
+async function startGateway(args, { follower }) {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      ...(process.env.PG_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
-      OURS,
-      ...args,
-      `--web.listen-address=127.0.0.1:${port}`,
-    ],
-    {
-      stdio: "ignore",
-    },
-  );
+  const node = [
+    ...(process.env.PG_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+    OURS,
+    ...args,
+    `--web.listen-address=127.0.0.1:${port}`,
+  ];
+  const child = spawn(...placed(process.execPath, node, { core: follower ? 1 : 0, follower }), {
+    stdio: "ignore",
+  });
   const base = `http://127.0.0.1:${port}`;
   await waitReady(`${base}/-/ready`);
   return { child, base };
@@ -61,11 +69,10 @@ async function startGateway(args) {
 
 async function startRedis() {
   const port = await freePort();
-  const child = spawn(
-    "/usr/bin/redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: "ignore" },
-  );
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  const child = spawn(...placed("/usr/bin/redis-server", args, { core: 1, follower: false }), {
+    stdio: "ignore",
+  });
   await new Promise((r) => setTimeout(r, 300));
   return { child, url: `redis://127.0.0.1:${port}/0` };
 }
@@ -148,7 +155,7 @@ async function measure(name, gateways, others = []) {
 
 const started = [];
 try {
-  const single = await startGateway([]);
+  const single = await startGateway([], { follower: false });
   started.push(single.child);
   const one = await measure("single process", [single]);
   single.child.kill("SIGTERM");
@@ -156,7 +163,7 @@ try {
   started.push(redis.child);
   const replicas = [];
   for (let i = 0; i < REPLICAS; i++) {
-    const g = await startGateway([`--storage.redis-url=${redis.url}`]);
+    const g = await startGateway([`--storage.redis-url=${redis.url}`], { follower: i > 0 });
     started.push(g.child);
     replicas.push(g);
   }
@@ -167,7 +174,7 @@ try {
   const row = (r) =>
     `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.throughput.toFixed(0)} | ${r.putCpuMs.toFixed(2)} | ${r.pushCpuMs.toFixed(2)} | ${r.rss.map((x) => x.toFixed(0)).join(" / ")} |`;
   console.log(
-    `${GROUPS} groups × ${SERIES} series = ${GROUPS * SERIES} series; ${PUTS} PUTs, ${SCRAPES} scrapes, ${THROUGHPUT_PUSHES} pushes by ${CLIENTS} clients\n`,
+    `${PIN ? "pinned (answering gateway on CPU 0; client, Redis, other replicas on CPU 1); " : ""}${NICE ? "other replicas at nice 19; " : ""}${GROUPS} groups × ${SERIES} series = ${GROUPS * SERIES} series; ${PUTS} PUTs, ${SCRAPES} scrapes, ${THROUGHPUT_PUSHES} pushes by ${CLIENTS} clients\n`,
   );
   console.log(
     "| setup | PUT median ms | PUT p90 ms | scrape median ms | scrape MB | pushes/s (20 clients) | server CPU ms per PUT | per push (20 clients) | RSS MiB per process |",
