@@ -532,6 +532,8 @@ export class RedisStore implements MetricStore {
   /** Writes the cache, as of the last entry applied, as the snapshot and trims the log behind it. */
   #snapshot(): void {
     this.#snapshotDue = false;
+    // Closed meanwhile (shutdown right after the triggering write): nothing to write with, and no warning to log.
+    if (this.#redis.status === "end") return;
     this.#ownBytes = 0;
     const args = snapshotArgs(this.#keys, {
       epoch: this.#epoch ?? "",
