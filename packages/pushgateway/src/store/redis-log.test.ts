@@ -76,6 +76,30 @@ test("encodeOp() round-trips bigints and strings that look like its markers", ()
   assert.deepEqual(decodeOp(encodeOp(op)), op);
 });
 
+test("an op with nothing to mark is plain JSON; words near the marks' triggers still round-trip", () => {
+  const plain: LogOp = {
+    ...push,
+    labels: { job: "j" },
+    families: [{ name: "p", help: "h", type: "gauge", metrics: [{ labels: [["x", "y"]], value: 1.5 }] }],
+  };
+  const text = encodeOp(plain);
+  assert.deepEqual(JSON.parse(text), plain);
+  assert.deepEqual(decodeOp(text), plain);
+  const nearMisses: LogOp = {
+    ...plain,
+    labels: { job: "null", instance: "xInfinity" },
+    families: [
+      {
+        name: "n",
+        help: 'say "NaN"',
+        type: "gauge",
+        metrics: [{ labels: [["x", "a\u0000b"]], value: 0 }],
+      },
+    ],
+  };
+  assert.deepEqual(decodeOp(encodeOp(nearMisses)), nearMisses);
+});
+
 test("delete and wipe ops round-trip", () => {
   const ops: LogOp[] = [
     { kind: "delete", origin: "r2:1", labels: { job: "j" }, nowMs: 5 },
