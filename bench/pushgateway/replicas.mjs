@@ -1,8 +1,11 @@
 // Single process vs three replicas sharing one Redis (--storage.redis-url), in the same run on 127.0.0.1, both ours.
 // Fills 1000 groups × 100 series = 100k series, then measures: PUT latency of a 100-series group (sequential),
 // scrape time of /metrics (on a replica that did not take the pushes), RSS of each process, and push throughput
-// with 20 concurrent clients (spread over the replicas). Usage: node bench/pushgateway/replicas.mjs [--groups=1000]
-import { spawn } from "node:child_process";
+// with 20 concurrent clients (spread over the replicas), and the CPU time all server processes (gateways, Redis) used
+// per PUT and per push of those phases (on shared cores that, not one process's path, bounds the latency).
+// Usage: node bench/pushgateway/replicas.mjs [--replicas=3] [--groups=1000] [--puts=200] [--scrapes=10] [--pushes=2000]
+// PG_BENCH_BIN=<bin/pushgateway.js> runs another build (A/B); PG_BENCH_NODE_ARGS="--cpu-prof ..." profiles each gateway.
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -14,8 +17,21 @@ const PUTS = arg("puts", 200);
 const SCRAPES = arg("scrapes", 10);
 const CLIENTS = 20;
 const REPLICAS = arg("replicas", 3);
+// --pin: the gateway that takes the sequential PUTs (the single process, or the first replica) alone on CPU 0; this
+// client, Redis and the other replicas on CPU 1 — as if the answering replica had a machine of its own.
+const PIN = process.argv.includes("--pin");
+// --nice-followers: the replicas that do not take the sequential PUTs run at nice 19, so on these shared cores they
+// only get CPU the answering replica, Redis and this client leave idle — as if they ran on other machines.
+const NICE = process.argv.includes("--nice-followers");
+const placed = (command, args, { core, follower }) => {
+  const [cmd, rest] = PIN ? ["taskset", ["-c", String(core), command, ...args]] : [command, args];
+  return NICE && follower ? ["nice", ["-n", "19", cmd, ...rest]] : [cmd, rest];
+};
+if (PIN) spawnSync("taskset", ["-a", "-cp", "1", String(process.pid)], { stdio: "ignore" });
 const THROUGHPUT_PUSHES = arg("pushes", 2000);
-const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
+const OURS =
+  process.env.PG_BENCH_BIN ??
+  fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -35,9 +51,15 @@ async function waitReady(url) {
   throw new Error(`${url} did not become ready`);
 }
 
-async function startGateway(args) {
+async function startGateway(args, { follower }) {
   const port = await freePort();
-  const child = spawn(process.execPath, [OURS, ...args, `--web.listen-address=127.0.0.1:${port}`], {
+  const node = [
+    ...(process.env.PG_BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+    OURS,
+    ...args,
+    `--web.listen-address=127.0.0.1:${port}`,
+  ];
+  const child = spawn(...placed(process.execPath, node, { core: follower ? 1 : 0, follower }), {
     stdio: "ignore",
   });
   const base = `http://127.0.0.1:${port}`;
@@ -47,11 +69,10 @@ async function startGateway(args) {
 
 async function startRedis() {
   const port = await freePort();
-  const child = spawn(
-    "/usr/bin/redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: "ignore" },
-  );
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  const child = spawn(...placed("/usr/bin/redis-server", args, { core: 1, follower: false }), {
+    stdio: "ignore",
+  });
   await new Promise((r) => setTimeout(r, 300));
   return { child, url: `redis://127.0.0.1:${port}/0` };
 }
@@ -82,14 +103,22 @@ async function pushMany(bases, count, concurrency) {
 
 const rssMiB = (pid) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+/** CPU time (user + system, ms) the processes used so far: /proc/<pid>/stat fields 14 and 15, in clock ticks (100/s). */
+const cpuMs = (pids) =>
+  pids.reduce((sum, pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return sum + (Number(fields[11]) + Number(fields[12])) * 10;
+  }, 0);
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
-async function measure(name, gateways) {
+async function measure(name, gateways, others = []) {
   const bases = gateways.map((g) => g.base);
+  const pids = [...gateways.map((g) => g.child.pid), ...others];
   const pushTo = bases[0];
   const scrapeFrom = bases[bases.length - 1];
   await pushMany(bases, GROUPS, 8);
   const put = [];
+  const putCpu = cpuMs(pids);
   for (let i = 0; i < PUTS; i++) {
     const b = body(i);
     const t = performance.now();
@@ -97,6 +126,7 @@ async function measure(name, gateways) {
     await r.arrayBuffer();
     put.push(performance.now() - t);
   }
+  const putCpuMs = (cpuMs(pids) - putCpu) / PUTS;
   const scrape = [];
   let bytes = 0;
   for (let i = 0; i < SCRAPES; i++) {
@@ -106,8 +136,10 @@ async function measure(name, gateways) {
     bytes = text.length;
   }
   const t = performance.now();
+  const pushCpu = cpuMs(pids);
   await pushMany(bases, THROUGHPUT_PUSHES, CLIENTS);
   const throughput = THROUGHPUT_PUSHES / ((performance.now() - t) / 1000);
+  const pushCpuMs = (cpuMs(pids) - pushCpu) / THROUGHPUT_PUSHES;
   return {
     name,
     putMedian: quantile(put, 0.5),
@@ -115,13 +147,15 @@ async function measure(name, gateways) {
     scrapeMedian: quantile(scrape, 0.5),
     bytes,
     throughput,
+    putCpuMs,
+    pushCpuMs,
     rss: gateways.map((g) => rssMiB(g.child.pid)),
   };
 }
 
 const started = [];
 try {
-  const single = await startGateway([]);
+  const single = await startGateway([], { follower: false });
   started.push(single.child);
   const one = await measure("single process", [single]);
   single.child.kill("SIGTERM");
@@ -129,21 +163,23 @@ try {
   started.push(redis.child);
   const replicas = [];
   for (let i = 0; i < REPLICAS; i++) {
-    const g = await startGateway([`--storage.redis-url=${redis.url}`]);
+    const g = await startGateway([`--storage.redis-url=${redis.url}`], { follower: i > 0 });
     started.push(g.child);
     replicas.push(g);
   }
-  const three = await measure(`${REPLICAS} replica${REPLICAS === 1 ? "" : "s"} + redis-server`, replicas);
+  const three = await measure(`${REPLICAS} replica${REPLICAS === 1 ? "" : "s"} + redis-server`, replicas, [
+    redis.child.pid,
+  ]);
   const redisRss = rssMiB(redis.child.pid);
   const row = (r) =>
-    `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.throughput.toFixed(0)} | ${r.rss.map((x) => x.toFixed(0)).join(" / ")} |`;
+    `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.throughput.toFixed(0)} | ${r.putCpuMs.toFixed(2)} | ${r.pushCpuMs.toFixed(2)} | ${r.rss.map((x) => x.toFixed(0)).join(" / ")} |`;
   console.log(
-    `${GROUPS} groups × ${SERIES} series = ${GROUPS * SERIES} series; ${PUTS} PUTs, ${SCRAPES} scrapes, ${THROUGHPUT_PUSHES} pushes by ${CLIENTS} clients\n`,
+    `${PIN ? "pinned (answering gateway on CPU 0; client, Redis, other replicas on CPU 1); " : ""}${NICE ? "other replicas at nice 19; " : ""}${GROUPS} groups × ${SERIES} series = ${GROUPS * SERIES} series; ${PUTS} PUTs, ${SCRAPES} scrapes, ${THROUGHPUT_PUSHES} pushes by ${CLIENTS} clients\n`,
   );
   console.log(
-    "| setup | PUT median ms | PUT p90 ms | scrape median ms | scrape MB | pushes/s (20 clients) | RSS MiB per process |",
+    "| setup | PUT median ms | PUT p90 ms | scrape median ms | scrape MB | pushes/s (20 clients) | server CPU ms per PUT | per push (20 clients) | RSS MiB per process |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|");
   console.log(row(one));
   console.log(row(three));
   console.log(`\nredis-server RSS ${redisRss.toFixed(0)} MiB`);

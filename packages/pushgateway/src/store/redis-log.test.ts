@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { MetricFamily } from "../exposition/metric-family.js";
+import { MemoryStore } from "./memory-store.js";
 import {
   appendArgs,
   appendResult,
@@ -78,6 +79,30 @@ test("encodeOp() round-trips bigints and strings that look like its markers", ()
   assert.deepEqual(decodeOp(encodeOp(op)), op);
 });
 
+test("an op with nothing to mark is plain JSON; words near the marks' triggers still round-trip", () => {
+  const plain: LogOp = {
+    ...push,
+    labels: { job: "j" },
+    families: [{ name: "p", help: "h", type: "gauge", metrics: [{ labels: [["x", "y"]], value: 1.5 }] }],
+  };
+  const text = encodeOp(plain);
+  assert.deepEqual(JSON.parse(text), plain);
+  assert.deepEqual(decodeOp(text), plain);
+  const nearMisses: LogOp = {
+    ...plain,
+    labels: { job: "null", instance: "xInfinity" },
+    families: [
+      {
+        name: "n",
+        help: 'say "NaN"',
+        type: "gauge",
+        metrics: [{ labels: [["x", "a\u0000b"]], value: 0 }],
+      },
+    ],
+  };
+  assert.deepEqual(decodeOp(encodeOp(nearMisses)), nearMisses);
+});
+
 test("delete and wipe ops round-trip", () => {
   const ops: LogOp[] = [
     { kind: "delete", origin: "r2:1", labels: { job: "j" }, nowMs: 5 },
@@ -86,12 +111,42 @@ test("delete and wipe ops round-trip", () => {
   for (const op of ops) assert.deepEqual(decodeOp(encodeOp(op)), op);
 });
 
-test("snapshots round-trip; an absent snapshot is an empty store", () => {
-  const groups = [{ labels: { job: "j" }, pushTime: 1.5, failureTime: 0, pushedAt: { a: 1500 }, families }];
-  const back = decodeSnapshot(encodeSnapshot(groups));
-  assert.deepEqual(back, groups);
+test("a snapshot of a store's groups reads back as the store's own snapshot; an absent one is an empty store", () => {
+  const store = new MemoryStore();
+  const now = new Date(1_700_000_000_500);
+  store.push({ labels: { job: "j", instance: "NaN" }, families, replace: true, now, check: true });
+  const histogram: MetricFamily = {
+    name: "h",
+    help: 'with "quotes"\nand a newline',
+    type: "histogram",
+    metrics: [
+      { labels: [["le_", "x"]], buckets: [[0.5, 1]], sum: 2.5, count: 3, protoValue: '{"sampleCount":"3"}' },
+    ],
+  };
+  store.push({ labels: { job: "k" }, families: [histogram], replace: false, now, check: true });
+  const data = encodeSnapshot(store.groups());
+  assert.deepEqual(decodeSnapshot(data), store.snapshot());
+  const restored = new MemoryStore();
+  restored.restore(decodeSnapshot(data));
+  assert.deepEqual(restored.families(), store.families());
   assert.deepEqual(decodeSnapshot(null), []);
   assert.throws(() => decodeSnapshot("{}"), /not a pushgateway snapshot/);
+  assert.throws(() => decodeSnapshot('{"version":3,"groups":[]}'), /snapshot version 3 is not known/);
+});
+
+test("a version 1 snapshot (structured families, as the persistence file) still reads", () => {
+  const v1 =
+    '{"groups":[{"labels":{"job":"j"},"pushTime":1.5,"failureTime":0,"pushedAt":{"a":1500},' +
+    '"families":[{"name":"a","type":"gauge","metrics":[{"labels":[["x","\\u0000s:Infinity"]],"value":"NaN"}]}]}]}';
+  assert.deepEqual(decodeSnapshot(v1), [
+    {
+      labels: { job: "j" },
+      pushTime: 1.5,
+      failureTime: 0,
+      pushedAt: { a: 1500 },
+      families: [{ name: "a", type: "gauge", metrics: [{ labels: [["x", "Infinity"]], value: Number.NaN }] }],
+    },
+  ]);
 });
 
 test("the scripts' KEYS and ARGV, in the order the Lua reads them", () => {

@@ -64,6 +64,13 @@ const RANGE_COUNT = 200;
  */
 const EXPIRY_GRACE_MS = 1000;
 
+/**
+ * How long a replica waits after a PUBLISH before following the log: every entry announced meanwhile is read in one
+ * round trip, and its own entry, announced before its append is answered, is applied from the request by then (so it
+ * costs no read). Reads never wait for this: they catch up first.
+ */
+const FOLLOW_DELAY_MS = 20;
+
 /** How long a read or a readiness check waits for Redis before answering from the cache or failing. */
 const READ_WAIT_MS = 2000;
 
@@ -137,6 +144,7 @@ export class RedisStore implements MetricStore {
   #seq = 0;
   #counter = 0;
   #ownBytes = 0;
+  #snapshotDue = false;
   /** When this replica last confirmed its cache is current (ms), and whether the last attempt failed. */
   #confirmedAt: number;
   #failing = false;
@@ -145,6 +153,9 @@ export class RedisStore implements MetricStore {
   #chain: Promise<void> = Promise.resolve();
   #waiting: Promise<void> | undefined;
   #timer: NodeJS.Timeout;
+  /** The highest entry announced by PUBLISH since the last follow, and the follow that is due. */
+  #announced = 0;
+  #follow: NodeJS.Timeout | undefined;
 
   constructor(options: RedisStoreOptions) {
     this.#keys = redisKeys(options.prefix);
@@ -193,7 +204,7 @@ export class RedisStore implements MetricStore {
     });
     this.#sub.on("error", () => undefined);
     this.#sub.on("message", (channel: string, message: string) => {
-      if (channel !== this.#expiredChannel) void this.refresh();
+      if (channel !== this.#expiredChannel) this.#onAppended(message);
       else if (message.startsWith(this.#keys.alivePrefix))
         void this.#expireGroup(message.slice(this.#keys.alivePrefix.length));
     });
@@ -328,8 +339,26 @@ export class RedisStore implements MetricStore {
   /** Disconnects from Redis and stops following. */
   close(): void {
     clearInterval(this.#timer);
+    clearTimeout(this.#follow);
     this.#redis.disconnect();
     this.#sub.disconnect();
+  }
+
+  /**
+   * A PUBLISH of entry `message`: follow the log a little later, once for every entry announced until then. An entry
+   * this replica already applied (its own, or one a read caught up to) costs nothing. After Redis came back with a
+   * new store the numbers may restart below this replica's: the poll and every read still ask Redis for the epoch.
+   */
+  #onAppended(message: string): void {
+    const seq = Number(message);
+    this.#announced = Math.max(this.#announced, Number.isSafeInteger(seq) ? seq : Number.POSITIVE_INFINITY);
+    if (this.#announced <= this.#seq || this.#follow !== undefined) return;
+    this.#follow = setTimeout(() => {
+      this.#follow = undefined;
+      const behind = this.#announced > this.#seq;
+      this.#announced = 0;
+      if (behind) void this.refresh();
+    }, FOLLOW_DELAY_MS);
   }
 
   #aliveEffect(kind: AliveEffect["kind"], group: string): AliveEffect | undefined {
@@ -499,22 +528,42 @@ export class RedisStore implements MetricStore {
   }
 
   async #catchUpOnce(): Promise<void> {
-    const [epoch, seqText] = await this.#redis.mget(this.#keys.epoch, this.#keys.seq);
+    // The epoch, the sequence number and the first entries this copy lacks, read atomically in one round trip: a
+    // follower that is one or a few entries behind (the usual case) needs nothing more.
+    const from = this.#seq + 1;
+    const replies = await this.#redis
+      .multi()
+      .mget(this.#keys.epoch, this.#keys.seq)
+      .xrange(this.#keys.log, `${from}-0`, "+", "COUNT", RANGE_COUNT)
+      .exec();
+    const failed = replies?.find(([error]) => error !== null)?.[0];
+    if (replies === null || replies.length !== 2 || failed !== undefined)
+      throw failed ?? new Error("the catch-up transaction was aborted");
+    type Replies = [[null, [string | null, string | null]], [null, [string, string[]][]]];
+    const [[, [epoch, seqText]], [, range]] = replies as Replies;
     if (epoch === null) {
       await this.#seed();
       return;
     }
-    if (epoch !== this.#epoch) await this.#load();
+    let prefetched: [string, string[]][] | undefined = range;
+    if (epoch !== this.#epoch) {
+      await this.#load();
+      prefetched = undefined;
+    }
     const remote = Number(seqText ?? "0");
     let reloaded = false;
     while (this.#seq < remote) {
-      const entries = (await this.#redis.xrange(
-        this.#keys.log,
-        `${this.#seq + 1}-0`,
-        `${remote}-0`,
-        "COUNT",
-        RANGE_COUNT,
-      )) as [string, string[]][];
+      const entries =
+        prefetched !== undefined && this.#seq + 1 === from
+          ? prefetched
+          : ((await this.#redis.xrange(
+              this.#keys.log,
+              `${this.#seq + 1}-0`,
+              `${remote}-0`,
+              "COUNT",
+              RANGE_COUNT,
+            )) as [string, string[]][]);
+      prefetched = undefined;
       const first = entries[0];
       if (first === undefined || entrySeq(first[0]) !== this.#seq + 1) {
         // Trimmed behind a snapshot (this replica fell far behind) or re-created: start from the snapshot.
@@ -549,7 +598,7 @@ export class RedisStore implements MetricStore {
   /** Redis holds no store: create it from this replica's cache (empty on first start). */
   async #seed(): Promise<void> {
     const fresh = randomUUID();
-    const data = encodeSnapshot(this.#epoch === undefined ? [] : this.#mem.snapshot());
+    const data = encodeSnapshot(this.#epoch === undefined ? [] : this.#mem.groups());
     const winner = await this.#redis.eval(
       SEED_SCRIPT,
       4,
@@ -614,17 +663,24 @@ export class RedisStore implements MetricStore {
     this.#seq = seq;
     if (op.origin.startsWith(`${this.#replica}:`)) {
       this.#ownBytes += text.length;
-      if (seq % SNAPSHOT_EVERY === 0 || this.#ownBytes > SNAPSHOT_BYTES) this.#snapshot();
+      if ((seq % SNAPSHOT_EVERY === 0 || this.#ownBytes > SNAPSHOT_BYTES) && !this.#snapshotDue) {
+        // After the answer to the write that is being applied has gone out, not on its way.
+        this.#snapshotDue = true;
+        setImmediate(() => this.#snapshot());
+      }
     }
   }
 
-  /** Writes the cache, as of the entry just applied, as the snapshot and trims the log behind it. */
+  /** Writes the cache, as of the last entry applied, as the snapshot and trims the log behind it. */
   #snapshot(): void {
+    this.#snapshotDue = false;
+    // Closed meanwhile (shutdown right after the triggering write): nothing to write with, and no warning to log.
+    if (this.#redis.status === "end") return;
     this.#ownBytes = 0;
     const args = snapshotArgs(this.#keys, {
       epoch: this.#epoch ?? "",
       seq: this.#seq,
-      data: encodeSnapshot(this.#mem.snapshot()),
+      data: encodeSnapshot(this.#mem.groups()),
       keep: KEEP_BEHIND_SNAPSHOT,
     });
     this.#redis.eval(SNAPSHOT_SCRIPT, 3, ...args).catch((error: Error) => {
