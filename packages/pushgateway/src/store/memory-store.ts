@@ -73,11 +73,15 @@ export class MemoryStore implements MetricStore {
     this.#utf8Names = options.utf8Names ?? false;
   }
 
-  push(request: PushRequest): PushRejection | undefined {
+  /**
+   * `push` with its state-free part (grouping labels applied, lines rendered) done beforehand by {@link preparePush},
+   * e.g. while the shared store's round trip to Redis is in flight. The result is the same as `push(request)`.
+   */
+  push(request: PushRequest, options: { prepared?: PreparedPush } = {}): PushRejection | undefined {
     const key = groupKey(request.labels);
     const nowSeconds = request.now.getTime() / 1000;
     this.#expire(request.now.getTime());
-    const sanitized = request.families.map((f) => sanitize(f, request.labels));
+    const { sanitized, rendered } = options.prepared ?? preparePush(request);
     let group = this.#groups.get(key);
     const error = this.#check(sanitized, { key, replace: request.replace, check: request.check });
     if (error !== undefined) {
@@ -103,12 +107,10 @@ export class MemoryStore implements MetricStore {
       group.families.clear();
       group.pushedAt.clear();
     }
-    for (const pushed of sanitized) {
-      if (pushed.name === PUSH_TIME || pushed.name === FAILURE_TIME) continue;
-      const old = group.families.get(pushed.name);
+    for (const family of rendered) {
+      if (family.name === PUSH_TIME || family.name === FAILURE_TIME) continue;
+      const old = group.families.get(family.name);
       if (old !== undefined) this.#unindex(key, old);
-      // Rendered now, while the push is small: the store keeps only lines and keys, and a scrape sorts and joins.
-      const family = renderFamily(pushed);
       group.families.set(family.name, family);
       group.pushedAt.set(family.name, request.now.getTime());
       this.#index(key, family);
@@ -362,6 +364,20 @@ function newGroup(labels: GroupingLabels): Group {
 }
 
 /** Grouping labels override and complete every series' labels; `instance=""` when absent; sorted (research §4). */
+/** The part of a push that does not depend on the store: see {@link preparePush}. */
+export interface PreparedPush {
+  /** The pushed families with the grouping labels (and an empty `instance`) applied, labels sorted. */
+  readonly sanitized: readonly MetricFamily[];
+  /** The same, rendered: the store keeps only lines and keys, and a scrape sorts and joins. */
+  readonly rendered: readonly RenderedFamily[];
+}
+
+/** Applies the grouping labels to a push's families and renders their lines; pure, so it can run ahead. */
+export function preparePush(request: Pick<PushRequest, "labels" | "families">): PreparedPush {
+  const sanitized = request.families.map((f) => sanitize(f, request.labels));
+  return { sanitized, rendered: sanitized.map(renderFamily) };
+}
+
 function sanitize(family: MetricFamily, grouping: GroupingLabels): MetricFamily {
   const groupingPairs = Object.entries(grouping);
   return {

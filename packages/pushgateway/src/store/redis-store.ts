@@ -5,7 +5,7 @@ import type { MetricFamily } from "../exposition/metric-family.js";
 import type { RenderedFamily } from "../exposition/rendered-family.js";
 import { type GroupingLabels, groupKey } from "../grouping-key.js";
 import type { Log } from "../logger.js";
-import { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
+import { MemoryStore, type MemoryStoreOptions, type PreparedPush, preparePush } from "./memory-store.js";
 import {
   type Group,
   lastPushMs,
@@ -94,6 +94,8 @@ function refusedUnsent(error: unknown): boolean {
 /** A write of this replica waiting for its entry to come back from the log. */
 interface Pending {
   readonly families: readonly MetricFamily[] | undefined;
+  /** Its state-free part of the apply, done while the append's round trip is in flight. */
+  prepared: PreparedPush | undefined;
   settled: boolean;
   rejection: PushRejection | undefined;
 }
@@ -228,11 +230,16 @@ export class RedisStore implements MetricStore {
 
   async push(request: PushRequest): Promise<PushRejection | undefined> {
     const origin = `${this.#replica}:${++this.#counter}`;
-    const pending: Pending = { families: request.families, settled: false, rejection: undefined };
+    const pending: Pending = {
+      families: request.families,
+      prepared: undefined,
+      settled: false,
+      rejection: undefined,
+    };
     this.#pending.set(origin, pending);
     const group = groupKey(request.labels);
     try {
-      await this.#write(
+      const written = this.#write(
         {
           kind: "push",
           origin,
@@ -244,6 +251,9 @@ export class RedisStore implements MetricStore {
         },
         { alive: this.#aliveEffect("push", group) },
       );
+      // #write has sent the append; render the push while Redis runs it (the apply then only checks and indexes).
+      pending.prepared = preparePush(request);
+      await written;
       if (!pending.settled) throw this.#unconfirmed();
       // A successful push renews the group's deadline; should this fail, the old deadline comes first and the expire
       // op, finding the group pushed since, re-arms it (#apply).
@@ -637,13 +647,10 @@ export class RedisStore implements MetricStore {
     const op = decodeOp(text, pending?.families === undefined ? {} : { families: pending.families });
     const now = new Date(op.nowMs);
     if (op.kind === "push") {
-      const rejection = this.#mem.push({
-        labels: op.labels,
-        families: op.families,
-        replace: op.replace,
-        now,
-        check: op.check,
-      });
+      const rejection = this.#mem.push(
+        { labels: op.labels, families: op.families, replace: op.replace, now, check: op.check },
+        pending?.prepared === undefined ? {} : { prepared: pending.prepared },
+      );
       if (pending !== undefined) {
         pending.settled = true;
         pending.rejection = rejection;
