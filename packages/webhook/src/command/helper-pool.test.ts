@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, fork } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { shRequest } from "../../test/support/sh-request.js";
 import { createHelperPool } from "./helper-pool.js";
 import type { RunRequest } from "./node-spawn.js";
 
@@ -16,14 +17,8 @@ const start = () => {
   started.push(child);
   return child;
 };
-const sh = (script: string): RunRequest => ({
-  path: "/bin/sh",
-  argv0: "sh",
-  args: ["-c", script],
-  env: { PATH: "/usr/bin:/bin", X: "from env" },
-  cwd: "/tmp",
-  timeout: 0,
-});
+const sh = (script: string): RunRequest =>
+  shRequest(script, { env: { PATH: "/usr/bin:/bin", X: "from env" }, cwd: "/tmp" });
 
 test("commands run in helpers with their argv, env and cwd; output bytes come back intact", async () => {
   const helpers = createHelperPool({ size: 2, start });

@@ -1,19 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
+import { shRequest as sh } from "../../test/support/sh-request.js";
 import { killGroup } from "./kill-group.js";
-import { nodeSpawn, type RunRequest } from "./node-spawn.js";
+import { nodeSpawn } from "./node-spawn.js";
 
 const deps = { spawn, killGroup };
-const sh = (script: string, extra: Partial<RunRequest> = {}): RunRequest => ({
-  path: "/bin/sh",
-  argv0: "sh",
-  args: ["-c", script],
-  env: { PATH: "/usr/bin:/bin" },
-  cwd: "/",
-  timeout: 0,
-  ...extra,
-});
 
 test("stdout and stderr are merged in order; stdin is empty; Go's error texts", async () => {
   const ok = await nodeSpawn(sh("echo out; sleep 0.1; echo err >&2; cat; pwd"), deps);

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import koffi from "koffi";
+import { shRequest as sh } from "../../test/support/sh-request.js";
 import { killGroup } from "./kill-group.js";
-import type { RunRequest } from "./node-spawn.js";
 import { createPosixSpawn, exitError } from "./posix-spawn.js";
 
 const run = createPosixSpawn({
@@ -13,15 +13,6 @@ const run = createPosixSpawn({
   errno: () => koffi.errno(),
   onChildExit: (listener) => process.on("SIGCHLD", listener),
   killGroup,
-});
-const sh = (script: string, extra: Partial<RunRequest> = {}): RunRequest => ({
-  path: "/bin/sh",
-  argv0: "sh",
-  args: ["-c", script],
-  env: { PATH: "/usr/bin:/bin" },
-  cwd: "/",
-  timeout: 0,
-  ...extra,
 });
 
 test("stdout and stderr are merged in order; stdin is empty; the working directory is the request's", async () => {
