@@ -4,12 +4,11 @@ import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as BIN } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
 import { rawRequest } from "./support/raw-http.js";
 
 // Beyond upstream, each off by default: concurrency limit, command timeout, body limit, JSON logs, rule explanations.
-const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 let dir: string;
 let child: ChildProcess;
 let base: string;

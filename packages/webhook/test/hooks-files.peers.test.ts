@@ -7,9 +7,8 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as BIN, PEER_WEBHOOK as PEER } from "./support/binaries.js";
 
-const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
-const PEER = "/usr/bin/webhook";
 const FIXTURES = fileURLToPath(new URL("../../test/fixtures/hooks-files/", import.meta.url));
 
 /** yaml.v2 honours explicit tags and reads only the first document; ours refuses both rather than guess. */

@@ -5,13 +5,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
-import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as OURS, PEER_WEBHOOK as PEER } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
 import { ServerGroup } from "./support/server-group.js";
 import { type Exchange, exchange, HOOKS, wireTests } from "./support/wire-cases.js";
 
-const PEER = "/usr/bin/webhook";
-const OURS = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 type Side = "peer" | "ours";
 const servers = new ServerGroup();
 const ports = new Map<Side, number>();

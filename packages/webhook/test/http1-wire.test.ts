@@ -4,12 +4,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before } from "node:test";
-import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as OURS } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
 import { ServerGroup } from "./support/server-group.js";
 import { exchange, HOOKS, wireTests } from "./support/wire-cases.js";
 
-const OURS = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 const servers = new ServerGroup();
 let root: string;
 let port: number;

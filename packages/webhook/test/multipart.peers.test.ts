@@ -8,11 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as BIN, PEER_WEBHOOK as PEER } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
 import { ServerGroup } from "./support/server-group.js";
 
-const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
-const PEER = "/usr/bin/webhook";
 const FIXTURES = fileURLToPath(new URL("../../test/fixtures/multipart/", import.meta.url));
 const servers = new ServerGroup();
 let dir: string;

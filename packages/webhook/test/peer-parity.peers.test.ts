@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as OURS, PEER_WEBHOOK as PEER } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
 import {
   type HooksContext,
@@ -22,8 +23,6 @@ import {
 import { type RawResponse, rawExchange, rawRequest } from "./support/raw-http.js";
 import { ServerGroup } from "./support/server-group.js";
 
-const PEER = "/usr/bin/webhook";
-const OURS = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 const TPL_TOKEN = 'tok"en';
 
 type Side = "peer" | "ours";

@@ -4,12 +4,11 @@ import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as BIN } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
 
 // -setuid/-setgid through the built server. Both cases need root: one to drop to another user, one to start as
 // another user (runuser) who may not switch.
-const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 const NOBODY = 65534;
 const skip = process.getuid?.() === 0 ? false : "needs root";
 let dir: string;

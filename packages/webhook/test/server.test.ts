@@ -5,10 +5,9 @@ import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as BIN } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
 
-const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 const SECRET = "s3cret";
 let dir: string;
 let server: ChildProcess;

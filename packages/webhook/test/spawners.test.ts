@@ -4,12 +4,11 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as BIN } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
 
 // Commands start with libc's posix_spawn (koffi) by default, and from node spawn helpers where koffi cannot load
 // (forced here with WEBHOOK_NODE_SPAWN=1). Both must run commands alike, through the built server.
-const BIN = fileURLToPath(new URL("../../bin/webhook.js", import.meta.url));
 const servers: { name: string; child: ChildProcess; base: string; log: string }[] = [];
 let dir: string;
 

@@ -7,11 +7,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as OURS } from "./binaries.js";
 import { ServerGroup } from "./server-group.js";
 
 const MISSING = "/nonexistent/usr/bin/webhook";
-const OURS = fileURLToPath(new URL("../../../bin/webhook.js", import.meta.url));
 const HELPER = new URL("./server-group.js", import.meta.url).href;
 let dir: string;
 

@@ -11,11 +11,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
+import { OUR_WEBHOOK as OURS, PEER_WEBHOOK as PEER } from "./binaries.js";
 import { freePort } from "./free-port.js";
 import { ServerGroup } from "./server-group.js";
 
-const PEER = "/usr/bin/webhook";
-const OURS = fileURLToPath(new URL("../../../bin/webhook.js", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("../../../test/fixtures/tls/", import.meta.url));
 /** Which server: Debian's webhook or ours. */
 export type Side = "peer" | "ours";
