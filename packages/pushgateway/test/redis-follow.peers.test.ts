@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Redis } from "ioredis";
-import { stopAll } from "../../test/support/processes.js";
-import { startRedis } from "../../test/support/redis-server.js";
-import type { MetricFamily } from "../exposition/metric-family.js";
-import { encodeOp, redisKeys } from "./redis-log.js";
-import { RedisStore } from "./redis-store.js";
-import { parseRedisUrl } from "./redis-url.js";
+import type { MetricFamily } from "../src/exposition/metric-family.js";
+import { encodeOp, redisKeys } from "../src/store/redis-log.js";
+import { RedisStore } from "../src/store/redis-store.js";
+import { parseRedisUrl } from "../src/store/redis-url.js";
+import { stopAll } from "./support/processes.js";
+import { startRedis } from "./support/redis-server.js";
 
 let url = "";
 const stores: RedisStore[] = [];
