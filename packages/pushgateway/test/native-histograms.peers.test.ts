@@ -1,13 +1,10 @@
 // A real Prometheus (Debian's 2.42, --enable-feature=native-histograms) scrapes a native histogram pushed to our
 // gateway as protobuf and computes histogram_quantile, histogram_count and histogram_sum from it.
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, test } from "node:test";
 import { nativePushBody } from "./support/native-push.js";
-import { freePort, startGateway, startProcess, stop, stopAll } from "./support/processes.js";
+import { startGateway, stopAll } from "./support/processes.js";
+import { startPrometheus } from "./support/prometheus.js";
 import { DELIMITED } from "./support/scrape-fixtures.js";
 
 after(stopAll);
@@ -20,30 +17,9 @@ test("Prometheus with native histograms computes histogram_quantile from a nativ
     body: nativePushBody(),
   });
   assert.equal(push.status, 200);
-  const dir = await mkdtemp(join(tmpdir(), "pg-prometheus-native-"));
-  let prometheus: ChildProcess | undefined;
+  const prometheus = await startPrometheus(new URL(base).host, { nativeHistograms: true });
   try {
-    const promPort = await freePort();
-    const config = join(dir, "prometheus.yml");
-    await writeFile(
-      config,
-      `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n    static_configs:\n      - targets: ["${new URL(base).host}"]\n`,
-    );
-    ({ child: prometheus } = await startProcess(
-      "prometheus",
-      [
-        `--config.file=${config}`,
-        `--storage.tsdb.path=${join(dir, "data")}`,
-        `--web.listen-address=127.0.0.1:${promPort}`,
-        "--enable-feature=native-histograms",
-      ],
-      { ready: /Server is ready to receive web requests/ },
-    ));
-    const query = async (q: string): Promise<string | undefined> => {
-      const url = `http://127.0.0.1:${promPort}/api/v1/query?query=${encodeURIComponent(q)}`;
-      const body = (await (await fetch(url)).json()) as { data: { result: { value: [number, string] }[] } };
-      return body.data.result[0]?.value[1];
-    };
+    const query = async (q: string) => (await prometheus.query(q))[0]?.value[1];
     let count: string | undefined;
     // Poll until the first scrape lands (bounded: 60 tries).
     for (let i = 0; i < 60 && count === undefined; i++) {
@@ -59,7 +35,6 @@ test("Prometheus with native histograms computes histogram_quantile from a nativ
     const p99 = Number(await query('histogram_quantile(0.99, rpc_seconds{job="native"})'));
     assert.ok(p99 > 2 ** 0.5 && p99 <= 2 ** 0.625, String(p99));
   } finally {
-    if (prometheus) await stop(prometheus);
-    await rm(dir, { recursive: true, force: true });
+    await prometheus.close();
   }
 });

@@ -3,15 +3,12 @@
 // compact-text bodies of the same pushes. Masked as not behaviour: the gateway's own families (a Node process is
 // not a Go one) and push times. Our Content-Type adds current upstream's `; escaping=underscores` (README).
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startPeerGateway } from "./support/peers.js";
-import { freePort, startGateway, startProcess, stop, stopAll } from "./support/processes.js";
+import { startGateway, stopAll } from "./support/processes.js";
+import { type QueryResult, type StartedPrometheus, startPrometheus } from "./support/prometheus.js";
 import {
   comparable,
   comparableText,
@@ -194,33 +191,11 @@ test("a real Prometheus (native histograms on) scrapes the delimited protobuf", 
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const proxyPort = (proxy.address() as AddressInfo).port;
-  const dir = await mkdtemp(join(tmpdir(), "pg-prometheus-pb-"));
-  const promPort = await freePort();
-  const config = join(dir, "prometheus.yml");
-  await writeFile(
-    config,
-    `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: pushgateway\n    honor_labels: true\n    static_configs:\n      - targets: ["127.0.0.1:${proxyPort}"]\n`,
-  );
-  let prometheus: ChildProcess | undefined;
+  let prometheus: StartedPrometheus | undefined;
   try {
-    ({ child: prometheus } = await startProcess(
-      "prometheus",
-      [
-        `--config.file=${config}`,
-        `--storage.tsdb.path=${join(dir, "data")}`,
-        `--web.listen-address=127.0.0.1:${promPort}`,
-        "--enable-feature=native-histograms",
-      ],
-      { ready: /Server is ready to receive web requests/ },
-    ));
-    const query = async (q: string) => {
-      const url = `http://127.0.0.1:${promPort}/api/v1/query?query=${encodeURIComponent(q)}`;
-      const body = (await (await fetch(url)).json()) as {
-        data: { result: { metric: Record<string, string>; value: [number, string] }[] };
-      };
-      return body.data.result;
-    };
-    let gauges: Awaited<ReturnType<typeof query>> = [];
+    prometheus = await startPrometheus(`127.0.0.1:${proxyPort}`, { nativeHistograms: true });
+    const query = prometheus.query;
+    let gauges: QueryResult[] = [];
     // Poll until the first scrape lands (bounded: 30 tries).
     for (let i = 0; i < 30 && gauges.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 500));
@@ -243,8 +218,7 @@ test("a real Prometheus (native histograms on) scrapes the delimited protobuf", 
       /^application\/vnd\.google\.protobuf; proto=io\.prometheus\.client\.MetricFamily; encoding=delimited/,
     );
   } finally {
-    if (prometheus) await stop(prometheus);
+    await prometheus?.close();
     proxy.close();
-    await rm(dir, { recursive: true, force: true });
   }
 });
