@@ -114,21 +114,7 @@ test("every multipart case of the fixture table is answered as 2.8.0 answers it"
 });
 
 test("upstream's Plex case is 200 success on both", async () => {
-  const [ours, peer] = await startBoth([
-    {
-      id: "plex",
-      "execute-command": "/bin/true",
-      "response-message": "success",
-      "parse-parameters-as-json": [{ source: "payload", name: "payload" }],
-      "trigger-rule": {
-        match: {
-          type: "value",
-          parameter: { source: "payload", name: "payload.event" },
-          value: "media.play",
-        },
-      },
-    },
-  ]);
+  const [ours, peer] = await startBoth(JSON.parse(await readFile(join(FIXTURES, "plex-hooks.json"), "utf8")));
   const body = await readFile(join(FIXTURES, "plex.txt"));
   for (const server of [ours, peer]) {
     assert.ok(server);

@@ -39,21 +39,7 @@ async function start(hooks: unknown, args: string[] = []): Promise<string> {
 }
 
 test("upstream's Plex case: bare-LF parts, a JSON payload value and a binary file part", async () => {
-  const base = await start([
-    {
-      id: "plex",
-      "execute-command": "/bin/true",
-      "response-message": "success",
-      "parse-parameters-as-json": [{ source: "payload", name: "payload" }],
-      "trigger-rule": {
-        match: {
-          type: "value",
-          parameter: { source: "payload", name: "payload.event" },
-          value: "media.play",
-        },
-      },
-    },
-  ]);
+  const base = await start(JSON.parse(await readFile(join(FIXTURES, "plex-hooks.json"), "utf8")));
   const body = await readFile(join(FIXTURES, "plex.txt"));
   const res = await fetch(`${base}/hooks/plex`, {
     method: "POST",
