@@ -6,36 +6,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { metricFamilyType as family } from "./support/metric-family-type.js";
-import { COUNTER, HISTOGRAM, nativePushBody } from "./support/native-push.js";
+import { assertRoundTrip, nativePushBody, scrapeProtobuf } from "./support/native-push.js";
 import { startGateway, stop, stopAll } from "./support/processes.js";
-import { DELIMITED, splitDelimited } from "./support/scrape-fixtures.js";
+import { DELIMITED } from "./support/scrape-fixtures.js";
 
 after(stopAll);
-
-async function scrapeProtobuf(base: string): Promise<Record<string, Record<string, unknown>>> {
-  const body = Buffer.from(
-    await (await fetch(`${base}/metrics`, { headers: { Accept: DELIMITED } })).arrayBuffer(),
-  );
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const m of splitDelimited(body)) {
-    const f = family.toObject(family.decode(m), { longs: Number, enums: String, defaults: false }) as {
-      name: string;
-      metric: Record<string, unknown>[];
-    };
-    if (f.metric[0] !== undefined) out[f.name] = f.metric[0];
-  }
-  return out;
-}
-
-function assertRoundTrip(scraped: Record<string, Record<string, unknown>>): void {
-  assert.deepEqual(scraped.rpc_seconds?.histogram, HISTOGRAM);
-  assert.deepEqual(scraped.requests_total?.counter, COUNTER);
-  assert.deepEqual(scraped.rpc_seconds?.label, [
-    { name: "instance", value: "" },
-    { name: "job", value: "native" },
-  ]);
-}
 
 test("a native histogram and exemplars pushed as protobuf come back whole on a protobuf scrape and after a restart", async () => {
   const dir = await mkdtemp(join(tmpdir(), "pg-native-"));

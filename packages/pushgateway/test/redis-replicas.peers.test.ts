@@ -6,8 +6,10 @@ import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { after, before, test } from "node:test";
 import { Redis } from "ioredis";
+import { assertRoundTrip, nativePushBody, scrapeProtobuf } from "./support/native-push.js";
 import { startGateway, stop, stopAll } from "./support/processes.js";
 import { startRedis } from "./support/redis-server.js";
+import { DELIMITED } from "./support/scrape-fixtures.js";
 
 let redis: { child: ChildProcess; port: number; url: string };
 let replicas: string[] = [];
@@ -150,6 +152,48 @@ test("20 concurrent conflicting pushes across replicas end in one state a single
     );
     assert.ok(failure !== undefined && !failure.endsWith(" 0"), `race${r.i}: ${failure}`);
   }
+});
+
+test("replicas apply a push as the replica that took it logged it: protobuf extras, and refusals as one gateway", async () => {
+  assert.equal((await send(a(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
+  // Native buckets and exemplars have no place in the rendered lines: they travel in the entry beside them.
+  const native = await fetch(`${a()}/metrics/job/native`, {
+    method: "PUT",
+    headers: { "Content-Type": DELIMITED },
+    body: nativePushBody(),
+  });
+  assert.equal(native.status, 200, await native.text());
+  for (const r of [b(), c()]) assertRoundTrip(await scrapeProtobuf(r));
+
+  // The same refusals on one process and on the replicas: each push's first error in push order (a type clash with
+  // another group, judged by each replica, or a series twice in one family, judged once by the replica taking it).
+  const single = (await startGateway()).base;
+  const sequence: [string, string][] = [
+    ["/metrics/job/x", "# TYPE shared counter\nshared 1\n"],
+    ["/metrics/job/y", '# TYPE shared gauge\nshared 2\n# TYPE ok gauge\nok{a="1"} 1\nok{a="1"} 2\n'],
+    ["/metrics/job/y", '# TYPE ok gauge\nok{a="1"} 1\nok{a="1"} 2\n# TYPE shared gauge\nshared 2\n'],
+    ["/metrics/job/z", '# TYPE fine gauge\nfine{a="1"} 1\n'],
+  ];
+  const answers = [];
+  for (const [path, body] of sequence) {
+    const expected = await send(single, path, { method: "PUT", body });
+    answers.push(expected);
+    assert.deepEqual(await send(c(), path, { method: "PUT", body }), expected, `${path}: ${body}`);
+  }
+  assert.deepEqual(
+    answers.map((r) => r.status),
+    [200, 400, 400, 200],
+  );
+  assert.match(answers[1]?.body ?? "", /collected metric "shared" .* is not a COUNTER/);
+  assert.match(answers[2]?.body ?? "", /collected metric "ok" .* was collected before with the same name/);
+  const failures = await Promise.all(
+    [a(), b(), c()].map(async (r) =>
+      (await pushed(r)).find((l) => l.startsWith('push_failure_time_seconds{instance="",job="y"}')),
+    ),
+  );
+  assert.ok(failures[0] !== undefined && !failures[0].endsWith(" 0"), String(failures[0]));
+  assert.equal(new Set(failures).size, 1, failures.join(", "));
+  assert.deepEqual(await pushed(a()), await pushed(c()));
 });
 
 test("a replica killed with SIGKILL mid-push loses nothing it answered 200 for", async () => {

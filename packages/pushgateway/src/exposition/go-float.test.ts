@@ -14,6 +14,13 @@ test("formats like Go's strconv.FormatFloat(v, 'g', -1, 64)", () => {
     [Number.POSITIVE_INFINITY, "+Inf"],
     [Number.NaN, "NaN"],
     [0, "0"],
+    // The decimal range written without an exponent (the fast path), at its edges and with long digit strings.
+    [0.1 + 0.2, "0.30000000000000004"],
+    [1 / 3, "0.3333333333333333"],
+    [-0.00012345, "-0.00012345"],
+    [999999.9999999999, "999999.9999999999"],
+    [0.00009999, "9.999e-05"],
+    [123.456, "123.456"],
   ];
   for (const [v, text] of cases) assert.equal(formatGoFloat(v), text, String(v));
 });

@@ -8,6 +8,10 @@ export function formatGoFloat(v: number): string {
   if (v === Number.POSITIVE_INFINITY) return "+Inf";
   if (v === Number.NEGATIVE_INFINITY) return "-Inf";
   if (v === 0) return "0";
+  // Between 1e-4 and 1e6 both languages write shortest round-trip digits without an exponent: the common case, and
+  // the toExponential path below costs several times more.
+  const magnitude = Math.abs(v);
+  if (magnitude >= 1e-4 && magnitude < 1e6) return String(v);
   const [mantissa = "", expText = "0"] = v.toExponential().split("e");
   const exp = Number(expText);
   const negative = mantissa.startsWith("-");

@@ -38,11 +38,16 @@ function sample(
   extra?: [string, string],
 ): string {
   const all = extra ? [...labels, extra] : labels;
-  const pairs = all.map(
-    ([k, v]) =>
-      `${isLegacyLabelName(k) ? k : quoteName(k)}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`,
-  );
+  const pairs = all.map(([k, v]) => `${isLegacyLabelName(k) ? k : quoteName(k)}="${escapeValue(v)}"`);
   // A name outside the classic set goes quoted inside the braces (prometheus/common expfmt text_create.go).
   if (!isLegacyMetricName(name)) return `{${[quoteName(name), ...pairs].join(",")}} ${formatGoFloat(value)}`;
   return `${name}${pairs.length === 0 ? "" : `{${pairs.join(",")}}`} ${formatGoFloat(value)}`;
 }
+
+/** A label value inside its quotes: `\\`, `"` and newline escaped (most values have none: no copies then). */
+function escapeValue(v: string): string {
+  if (!NEEDS_ESCAPE.test(v)) return v;
+  return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+const NEEDS_ESCAPE = /[\\"\n]/;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseText } from "../exposition/parse-text.js";
 import { groupKey } from "../grouping-key.js";
-import { MemoryStore } from "./memory-store.js";
+import { MemoryStore, preparePush } from "./memory-store.js";
 
 const at = (s: number) => new Date(s * 1000);
 const push = (
@@ -104,4 +104,62 @@ test("expireIdle() drops a group not pushed successfully after the cutoff; a gro
     store.groups().map((g) => g.labels.job),
     ["fresh"],
   );
+});
+
+test("pushRendered() with a verdict judged by invalidity() on another store ends as push() does", () => {
+  const taker = new MemoryStore();
+  const applier = new MemoryStore();
+  const bodies = [
+    ["a", "# TYPE m gauge\nm 1\n"],
+    ["b", '# TYPE m counter\nm 2\n# TYPE d gauge\nd{x="1"} 1\nd{x="1"} 2\n'],
+    ["b", '# TYPE d gauge\nd{x="1"} 1\nd{x="1"} 2\n# TYPE m counter\nm 2\n'],
+    ["c", "# TYPE n gauge\nn 1 1700000000000\n"],
+    ["a", '# TYPE m gauge\nm{y="2"} 3\n'],
+  ] as const;
+  const messages: (string | undefined)[] = [];
+  for (const [i, [job, body]] of bodies.entries()) {
+    const request = {
+      labels: { job },
+      families: parseText(body),
+      replace: true,
+      now: at(10 + i),
+      check: true,
+    };
+    const prepared = preparePush(request);
+    const invalid = taker.invalidity(prepared, { check: true });
+    const expected = taker.push(request, { prepared });
+    messages.push(expected?.message);
+    // The applier parses nothing back and has no structured series: error texts come from the lines.
+    const got = applier.pushRendered({ ...request, families: prepared.rendered, invalid });
+    assert.deepEqual(got, expected, body);
+  }
+  assert.deepEqual(applier.groups(), taker.groups());
+  assert.deepEqual(applier.families(), taker.families());
+  assert.equal(messages[0], undefined);
+  assert.match(messages[1] ?? "", /"m" .* is not a GAUGE/);
+  assert.match(messages[2] ?? "", /"d" .* was collected before/);
+  assert.match(messages[3] ?? "", /must not have timestamps/);
+  assert.equal(messages[4], undefined);
+});
+
+test("invalidity() names the family where the state-free checks stopped; the checks against other groups come first before it", () => {
+  const store = new MemoryStore();
+  push(store, "# TYPE m gauge\nm 1\n", { job: "a" });
+  const families = parseText('# TYPE m counter\nm 2\n# TYPE d gauge\nd{x="1"} 1\nd{x="1"} 2\n');
+  const prepared = preparePush({ labels: { job: "b" }, families });
+  assert.deepEqual(store.invalidity(prepared, { check: true }), {
+    family: 1,
+    message:
+      'collected metric "d" { label:{name:"instance" value:""} label:{name:"job" value:"b"} label:{name:"x" value:"1"} gauge:{value:2}} was collected before with the same name and label values',
+  });
+  assert.equal(store.invalidity(prepared, { check: false }), undefined);
+  const rejection = store.pushRendered({
+    labels: { job: "b" },
+    families: prepared.rendered,
+    replace: true,
+    now: at(5),
+    check: true,
+    invalid: store.invalidity(prepared, { check: true }),
+  });
+  assert.match(rejection?.message ?? "", /collected metric "m" .* is not a GAUGE/);
 });

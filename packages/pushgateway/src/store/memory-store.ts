@@ -78,12 +78,77 @@ export class MemoryStore implements MetricStore {
    * e.g. while the shared store's round trip to Redis is in flight. The result is the same as `push(request)`.
    */
   push(request: PushRequest, options: { prepared?: PreparedPush } = {}): PushRejection | undefined {
+    const prepared = options.prepared ?? preparePush(request);
+    return this.pushRendered(
+      {
+        ...request,
+        families: prepared.rendered,
+        invalid: this.invalidity(prepared, { check: request.check }),
+      },
+      { sanitized: prepared.sanitized },
+    );
+  }
+
+  /**
+   * The state-free half of upstream's `checkWriteRequest`: timestamps, label names, a series twice in one family, a
+   * type clash with the gateway's own families. It depends only on the push and the gateway's flags, so the replica
+   * that takes a push can judge it once and log the verdict (redis-store.ts) instead of every replica judging again.
+   */
+  invalidity(prepared: PreparedPush, options: { check: boolean }): PushInvalidity | undefined {
+    const { sanitized, rendered } = prepared;
+    for (const f of sanitized) {
+      if (f.metrics.some((m) => m.timestampMs !== undefined))
+        return { family: 0, message: "pushed metrics must not have timestamps" };
+    }
+    if (!options.check) return undefined;
+    const own = new Map(this.#own().map((f) => [f.name, f]));
+    for (const [family, f] of sanitized.entries()) {
+      const ownFamily = own.get(f.name);
+      if (ownFamily !== undefined && ownFamily.type !== f.type) {
+        return {
+          family,
+          message: `gathered metric family ${f.name} has type ${f.type.toUpperCase()} but should have ${ownFamily.type.toUpperCase()}`,
+        };
+      }
+      const keys = rendered[family]?.keys ?? [];
+      const seen = new Set<string>();
+      for (const [i, m] of f.metrics.entries()) {
+        // Under UTF-8 validation (`--push.enable-utf8-names`) any non-empty UTF-8 name is valid, `__` still reserved.
+        const bad = m.labels.find(([k]) =>
+          this.#utf8Names ? !isUtf8Name(k) || k.startsWith("__") : !isLabelName(k),
+        );
+        if (bad)
+          return {
+            family,
+            message: `collected metric "${f.name}" { ${describe(f.type, m)}} has a label with an invalid name: ${bad[0]}`,
+          };
+        const id = keys[i] ?? seriesKey(m);
+        if (seen.has(id))
+          return {
+            family,
+            message: `collected metric "${f.name}" { ${describe(f.type, m)}} was collected before with the same name and label values`,
+          };
+        seen.add(id);
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Applies a push already rendered and judged by {@link invalidity}: the part that depends on the store (the
+   * checks against other groups, the limits, storing and indexing). `sanitized`, when the caller still has it, only
+   * words error texts as the pushed series (else they are parsed back from the lines).
+   */
+  pushRendered(
+    request: RenderedPush,
+    options: { sanitized?: readonly MetricFamily[] } = {},
+  ): PushRejection | undefined {
     const key = groupKey(request.labels);
     const nowSeconds = request.now.getTime() / 1000;
     this.#expire(request.now.getTime());
-    const { sanitized, rendered } = options.prepared ?? preparePush(request);
+    const rendered = request.families;
     let group = this.#groups.get(key);
-    const error = this.#check(sanitized, { key, replace: request.replace, check: request.check });
+    const error = this.#check(rendered, { ...request, key, sanitized: options.sanitized });
     if (error !== undefined) {
       if (group === undefined) {
         group = newGroup(request.labels);
@@ -92,7 +157,7 @@ export class MemoryStore implements MetricStore {
       group.failureTime = nowSeconds;
       return { kind: "inconsistent", message: error };
     }
-    const limit = this.#checkLimits(sanitized, { group, replace: request.replace });
+    const limit = this.#checkLimits(rendered, { group, replace: request.replace });
     if (limit !== undefined) {
       // A new group is not created here: that would get round the group limit.
       if (group !== undefined) group.failureTime = nowSeconds;
@@ -232,55 +297,45 @@ export class MemoryStore implements MetricStore {
     }));
   }
 
-  /** Upstream's `checkWriteRequest`, limited to what the push touches. */
+  /**
+   * Upstream's `checkWriteRequest`, limited to what the push touches: per family, in push order, the state-free
+   * verdict ({@link invalidity}) first, then the family's type and series against other groups (by series key).
+   */
   #check(
-    families: readonly MetricFamily[],
-    options: { key: string; replace: boolean; check: boolean },
+    families: readonly RenderedFamily[],
+    options: {
+      key: string;
+      check: boolean;
+      invalid: PushInvalidity | undefined;
+      sanitized: readonly MetricFamily[] | undefined;
+    },
   ): string | undefined {
-    for (const f of families) {
-      if (f.metrics.some((m) => m.timestampMs !== undefined))
-        return "pushed metrics must not have timestamps";
-    }
-    if (!options.check) return undefined;
-    const own = new Map(this.#own().map((f) => [f.name, f]));
-    for (const f of families) {
-      const ownFamily = own.get(f.name);
-      if (ownFamily !== undefined && ownFamily.type !== f.type) {
-        return `gathered metric family ${f.name} has type ${f.type.toUpperCase()} but should have ${ownFamily.type.toUpperCase()}`;
-      }
-      const seen = new Set<string>();
-      for (const m of f.metrics) {
-        // Under UTF-8 validation (`--push.enable-utf8-names`) any non-empty UTF-8 name is valid, `__` still reserved.
-        const bad = m.labels.find(([k]) =>
-          this.#utf8Names ? !isUtf8Name(k) || k.startsWith("__") : !isLabelName(k),
-        );
-        if (bad)
-          return `collected metric "${f.name}" { ${describe(f.type, m)}} has a label with an invalid name: ${bad[0]}`;
-        const id = seriesKey(m);
-        if (seen.has(id))
-          return `collected metric "${f.name}" { ${describe(f.type, m)}} was collected before with the same name and label values`;
-        seen.add(id);
-      }
+    const { invalid, sanitized } = options;
+    const series = (family: number, f: RenderedFamily, i: number) =>
+      sanitized?.[family]?.metrics[i] ?? seriesAt(f, i);
+    for (const [family, f] of families.entries()) {
+      if (invalid !== undefined && invalid.family <= family) return invalid.message;
+      if (!options.check) continue;
       // Another group holding the family with another type (the pushing group's own family is being replaced).
       const mine = this.#groups.get(options.key)?.families.get(f.name);
       for (const [type, count] of this.#types.get(f.name) ?? []) {
         if (type !== f.type && count - (mine?.type === type ? 1 : 0) > 0)
-          return `collected metric "${f.name}" { ${describe(f.type, f.metrics[0])}} is not a ${type.toUpperCase()}`;
+          return `collected metric "${f.name}" { ${describe(f.type, series(family, f, 0))}} is not a ${type.toUpperCase()}`;
       }
       const held = this.#series.get(f.name);
       if (held === undefined) continue;
-      for (const m of f.metrics) {
-        const holder = held.get(seriesKey(m));
+      for (const [i, id] of f.keys.entries()) {
+        const holder = held.get(id);
         if (holder !== undefined && holder !== options.key)
-          return `collected metric "${f.name}" { ${describe(f.type, m)}} was collected before with the same name and label values`;
+          return `collected metric "${f.name}" { ${describe(f.type, series(family, f, i))}} was collected before with the same name and label values`;
       }
     }
-    return undefined;
+    return invalid?.message;
   }
 
   /** Beyond upstream: the opt-in group and series limits, checked against the push's net effect. */
   #checkLimits(
-    families: readonly MetricFamily[],
+    families: readonly RenderedFamily[],
     options: { group: Group | undefined; replace: boolean },
   ): string | undefined {
     const { group } = options;
@@ -293,7 +348,7 @@ export class MemoryStore implements MetricStore {
       for (const f of group.families.values()) delta -= f.keys.length;
     }
     for (const f of families) {
-      delta += f.metrics.length;
+      delta += f.keys.length;
       if (group !== undefined && !options.replace) delta -= group.families.get(f.name)?.keys.length ?? 0;
     }
     if (delta > 0 && this.#seriesCount + delta > this.#maxSeries) {
@@ -363,7 +418,6 @@ function newGroup(labels: GroupingLabels): Group {
   return { labels, families: new Map(), pushedAt: new Map(), pushTime: 0, failureTime: 0 };
 }
 
-/** Grouping labels override and complete every series' labels; `instance=""` when absent; sorted (research §4). */
 /** The part of a push that does not depend on the store: see {@link preparePush}. */
 export interface PreparedPush {
   /** The pushed families with the grouping labels (and an empty `instance`) applied, labels sorted. */
@@ -372,23 +426,54 @@ export interface PreparedPush {
   readonly rendered: readonly RenderedFamily[];
 }
 
+/**
+ * Where a push fails the state-free checks ({@link MemoryStore.invalidity}): the index of the family at which the
+ * check stopped (the checks against other groups still run for the families before it, so the first error found is
+ * the one a single pass finds) and the error text.
+ */
+export interface PushInvalidity {
+  readonly family: number;
+  readonly message: string;
+}
+
+/** A push as {@link MemoryStore.pushRendered} takes it: rendered, with its state-free verdict. */
+export interface RenderedPush extends Omit<PushRequest, "families"> {
+  readonly families: readonly RenderedFamily[];
+  readonly invalid: PushInvalidity | undefined;
+}
+
 /** Applies the grouping labels to a push's families and renders their lines; pure, so it can run ahead. */
 export function preparePush(request: Pick<PushRequest, "labels" | "families">): PreparedPush {
   const sanitized = request.families.map((f) => sanitize(f, request.labels));
   return { sanitized, rendered: sanitized.map(renderFamily) };
 }
 
+/** Grouping labels override and complete every series' labels; `instance=""` when absent; sorted (research §4). */
 function sanitize(family: MetricFamily, grouping: GroupingLabels): MetricFamily {
   const groupingPairs = Object.entries(grouping);
+  const withInstance = "instance" in grouping ? groupingPairs : [...groupingPairs, ["instance", ""]];
   return {
     ...family,
     metrics: family.metrics.map((m) => {
-      const labels = new Map<string, string>(m.labels);
-      for (const [k, v] of groupingPairs) labels.set(k, v);
-      if (!labels.has("instance")) labels.set("instance", "");
-      return { ...m, labels: [...labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) };
+      // A plain loop over a handful of labels: this runs for every pushed series (a Map per series cost more).
+      const labels: [string, string][] = [];
+      let instance = false;
+      for (const pair of m.labels) {
+        if (Object.hasOwn(grouping, pair[0])) continue;
+        if (pair[0] === "instance") instance = true;
+        // A name given twice (protobuf allows it) keeps its last value, as a Map would.
+        const same = labels.findIndex(([k]) => k === pair[0]);
+        if (same < 0) labels.push(pair);
+        else labels[same] = pair;
+      }
+      for (const pair of instance ? groupingPairs : withInstance) labels.push(pair as [string, string]);
+      return { ...m, labels: labels.sort(byName) };
     }),
   };
+}
+
+function byName([a]: [string, string], [b]: [string, string]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A group's push or failure time gauge, labelled like its pushed series (the grouping labels, `instance`). */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { MetricFamily } from "../exposition/metric-family.js";
-import { MemoryStore } from "./memory-store.js";
+import { MemoryStore, preparePush } from "./memory-store.js";
 import {
   appendArgs,
   appendResult,
@@ -59,14 +59,57 @@ test("encodeOp() round-trips NaN, infinities and strings that look like them", (
   assert.ok(Number.isNaN(value));
 });
 
+const rendered: LogOp & { kind: "rendered-push" } = {
+  kind: "rendered-push",
+  origin: "r1:8",
+  labels: { job: "j", instance: "" },
+  replace: false,
+  nowMs: 1_700_000_000_124,
+  check: true,
+  invalid: { family: 1, message: 'collected metric "b" { ...} has a label with an invalid name: 0x' },
+  families: preparePush({ labels: { job: "j" }, families }).rendered.map((f) => ({
+    ...f,
+    protoValues: f.keys.map((_k, i) => (i === 1 ? '{"counter":{"value":1}}' : undefined)),
+  })),
+};
+
+test("a rendered push round-trips: series keys (NULs inside), absent protobuf values, the verdict", () => {
+  const back = decodeOp(encodeOp(rendered));
+  assert.deepEqual(back, rendered);
+  const family = (back as typeof rendered).families[0];
+  assert.ok(family?.keys[0]?.includes("\u0000"));
+  assert.equal(family?.protoValues?.[0], undefined);
+});
+
+test("a rendered push without marks is plain JSON although its series keys hold NULs", () => {
+  const { invalid: _invalid, ...valid } = rendered;
+  const plain: LogOp = {
+    ...valid,
+    families: preparePush({
+      labels: { job: "j" },
+      families: [{ name: "p", help: "h", type: "gauge", metrics: [{ labels: [["x", "y"]], value: 1.5 }] }],
+    }).rendered,
+  };
+  const text = encodeOp(plain);
+  assert.ok(text.includes("\\u0000"), text);
+  assert.equal(text, JSON.stringify(plain));
+  assert.deepEqual(decodeOp(text), plain);
+  // A string that starts with a NUL still gets its mark.
+  const led: LogOp = { ...plain, labels: { job: "\u0000x" } };
+  assert.deepEqual(decodeOp(encodeOp(led)), led);
+  assert.notEqual(encodeOp(led), JSON.stringify(led));
+});
+
 test("encodeOp() writes a push's families last; decodeOp() with families does not parse them", () => {
-  const text = encodeOp(push);
-  assert.ok(text.startsWith('{"kind":"push","origin":"r1:7",'), text.slice(0, 40));
-  assert.ok(text.indexOf('"families":') > text.indexOf('"check":'));
-  const held: MetricFamily[] = [{ name: "held", help: undefined, type: "untyped", metrics: [] }];
-  const back = decodeOp(text, { families: held }) as LogOp & { kind: "push" };
+  const text = encodeOp(rendered);
+  assert.ok(text.startsWith('{"kind":"rendered-push","origin":"r1:8",'), text.slice(0, 40));
+  assert.ok(text.indexOf('"families":') > text.indexOf('"invalid":'));
+  const held = preparePush({ labels: {}, families: [] }).rendered;
+  const back = decodeOp(text, { families: held }) as typeof rendered;
   assert.equal(back.families, held);
-  assert.deepEqual({ ...back, families: [] }, { ...push, families: [] });
+  assert.deepEqual({ ...back, families: [] }, { ...rendered, families: [] });
+  // An entry of the earlier format is parsed whole: its families are not the ones held.
+  assert.deepEqual(decodeOp(encodeOp(push), { families: held }), push);
 });
 
 test("decodeOp() refuses an entry another program wrote", () => {

@@ -1,6 +1,7 @@
 import type { MetricFamily } from "../exposition/metric-family.js";
 import { parseRenderedFamily, type RenderedFamily } from "../exposition/rendered-family.js";
 import type { GroupingLabels } from "../grouping-key.js";
+import type { PushInvalidity } from "./memory-store.js";
 import type { Group } from "./metric-store.js";
 import type { PersistedGroup } from "./persistence.js";
 
@@ -48,6 +49,23 @@ export function redisKeys(prefix = "pushgateway"): RedisKeys {
 /** One change, as written to the log. `origin` names the replica and request that appended it. */
 export type LogOp =
   | {
+      /**
+       * A push as the replica that took it prepared it: the grouping labels applied, every series rendered to its
+       * lines and key, and the verdict of the state-free checks. Every replica applies it without parsing, rendering
+       * or judging it again (MemoryStore.pushRendered); only the checks against other groups run on each.
+       */
+      readonly kind: "rendered-push";
+      readonly origin: string;
+      readonly labels: GroupingLabels;
+      readonly replace: boolean;
+      /** When the answering replica received the push (milliseconds), so every replica stores the same time. */
+      readonly nowMs: number;
+      readonly check: boolean;
+      readonly invalid?: PushInvalidity | undefined;
+      readonly families: readonly RenderedFamily[];
+    }
+  | {
+      /** A push as earlier versions logged it (the parsed families): still applied when read from an older log. */
       readonly kind: "push";
       readonly origin: string;
       readonly labels: GroupingLabels;
@@ -79,8 +97,12 @@ const STRING_MARK = "\u0000s:";
 /** Marks a bigint (JSON has none), should a family carry one (protobuf 64-bit counts). */
 const BIGINT_MARK = "\u0000n:";
 
-/** Text that a plain `JSON.stringify` may have written differently from {@link toJson}. */
-const NEEDS_MARKS = /null|\\u0000|"NaN"|Infinity"/;
+/**
+ * Text that a plain `JSON.stringify` may have written differently from {@link toJson}, or that {@link fromJson}
+ * must revive. A NUL matters only at the start of a string (`"\u0000`): series keys hold NULs inside, and every
+ * rendered push carries them.
+ */
+const NEEDS_MARKS = /null|"\\u0000|"NaN"|Infinity"/;
 
 /**
  * JSON with NaN and the infinities as the strings `NaN`, `Infinity`, `-Infinity` (JSON has no such numbers; the
@@ -90,7 +112,7 @@ const NEEDS_MARKS = /null|\\u0000|"NaN"|Infinity"/;
 function toJson(value: unknown): string {
   // Fast path: V8's serializer without a replacer is several times faster, and its text is the same whenever nothing
   // needs a mark — no non-finite number (written as null), no bigint (throws), no string that is a number word or
-  // starts with NUL (escaped as \u0000). Anything that might need one (even a harmless "null") takes the full path.
+  // starts with NUL (escaped as \u0000 after the quote). Anything that might need one (even a harmless "null") takes the full path.
   let plain: string | undefined;
   try {
     plain = JSON.stringify(value);
@@ -126,25 +148,35 @@ function isNumberWord(s: string): boolean {
 
 /** Encodes an op for the stream's `op` field; a push's families come last (see {@link decodeOp}). */
 export function encodeOp(op: LogOp): string {
-  if (op.kind !== "push") return toJson(op);
+  if (op.kind !== "push" && op.kind !== "rendered-push") return toJson(op);
   const { families, ...head } = op;
   return toJson({ ...head, families });
 }
 
+const KINDS: readonly string[] = ["rendered-push", "push", "delete", "wipe", "expire"];
+
 /**
- * Decodes an entry written by {@link encodeOp}. With `families` (the replica that appended a push still holds them
- * parsed) the families part of the text is not parsed again: it is the last member, and `,"families":` cannot occur
- * earlier outside a JSON string (quotes inside strings are escaped).
+ * Decodes an entry written by {@link encodeOp}. With `families` (the replica that appended a rendered push still
+ * holds them) the families part of the text is not parsed again: it is the last member, and `,"families":` cannot
+ * occur earlier outside a JSON string (quotes inside strings are escaped).
  *
- * @throws {Error} when the entry is not an op of this format (another program wrote to the keys)
+ * @throws {Error} when the entry is not an op of this format (another program, or a newer version, wrote it)
  */
-export function decodeOp(text: string, options: { families?: readonly MetricFamily[] } = {}): LogOp {
-  const cut = options.families === undefined ? -1 : text.indexOf(',"families":');
+export function decodeOp(text: string, options: { families?: readonly RenderedFamily[] } = {}): LogOp {
+  const cut =
+    options.families === undefined || !text.startsWith('{"kind":"rendered-push"')
+      ? -1
+      : text.indexOf(',"families":');
   const op = fromJson(cut < 0 ? text : `${text.slice(0, cut)}}`) as LogOp | null;
-  if (op === null || typeof op !== "object" || !["push", "delete", "wipe", "expire"].includes(op.kind))
-    throw new Error(`not a pushgateway log entry: ${text.slice(0, 80)}`);
-  if (cut >= 0 && options.families !== undefined) return { ...op, families: options.families } as LogOp;
-  return op;
+  if (op === null || typeof op !== "object" || !KINDS.includes(op.kind))
+    throw new Error(`not a pushgateway log entry (written by a newer version?): ${text.slice(0, 80)}`);
+  if (op.kind !== "rendered-push") return op;
+  if (cut >= 0 && options.families !== undefined) return { ...op, families: options.families };
+  // JSON writes an absent protobuf value inside the array as null.
+  const families = op.families.map((f) =>
+    f.protoValues === undefined ? f : { ...f, protoValues: f.protoValues.map((v) => v ?? undefined) },
+  );
+  return { ...op, families };
 }
 
 /** A family in a version 2 snapshot: the stored columnar form without the series keys (derived from the lines). */

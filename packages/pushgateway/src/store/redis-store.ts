@@ -93,11 +93,10 @@ function refusedUnsent(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith("Stream isn't writeable");
 }
 
-/** A write of this replica waiting for its entry to come back from the log. */
+/** A push of this replica waiting for its entry to come back from the log. */
 interface Pending {
-  readonly families: readonly MetricFamily[] | undefined;
-  /** Its state-free part of the apply, done while the append's round trip is in flight. */
-  prepared: PreparedPush | undefined;
+  /** The push as prepared before it was logged: applied from here, not parsed back from the entry. */
+  readonly prepared: PreparedPush;
   settled: boolean;
   rejection: PushRejection | undefined;
 }
@@ -169,7 +168,7 @@ export class RedisStore implements MetricStore {
     this.#log = options.log;
     this.#now = options.memory.now ?? Date.now;
     this.#confirmedAt = this.#now();
-    this.#ownPrefix = `{"kind":"push","origin":"${this.#replica}:`;
+    this.#ownPrefix = `{"kind":"rendered-push","origin":"${this.#replica}:`;
     const { target } = options;
     this.#where = `${target.tls ? "rediss" : "redis"}://${target.host}:${target.port}/${target.db}`;
     this.#expiredChannel = `__keyevent@${target.db}__:expired`;
@@ -232,30 +231,25 @@ export class RedisStore implements MetricStore {
 
   async push(request: PushRequest): Promise<PushRejection | undefined> {
     const origin = `${this.#replica}:${++this.#counter}`;
-    const pending: Pending = {
-      families: request.families,
-      prepared: undefined,
-      settled: false,
-      rejection: undefined,
-    };
+    // Rendered and judged here, once: the other replicas apply the lines and the verdict (see LogOp).
+    const prepared = preparePush(request);
+    const pending: Pending = { prepared, settled: false, rejection: undefined };
     this.#pending.set(origin, pending);
     const group = groupKey(request.labels);
     try {
-      const written = this.#write(
+      await this.#write(
         {
-          kind: "push",
+          kind: "rendered-push",
           origin,
           labels: request.labels,
-          families: request.families,
           replace: request.replace,
           nowMs: request.now.getTime(),
           check: request.check,
+          invalid: this.#mem.invalidity(prepared, { check: request.check }),
+          families: prepared.rendered,
         },
         { alive: this.#aliveEffect("push", group) },
       );
-      // #write has sent the append; render the push while Redis runs it (the apply then only checks and indexes).
-      pending.prepared = preparePush(request);
-      await written;
       if (!pending.settled) throw this.#unconfirmed();
       // A successful push renews the group's deadline; should this fail, the old deadline comes first and the expire
       // op, finding the group pushed since, re-arms it (#apply).
@@ -646,17 +640,26 @@ export class RedisStore implements MetricStore {
       const end = text.indexOf('"', this.#ownPrefix.length);
       pending = this.#pending.get(`${this.#replica}:${text.slice(this.#ownPrefix.length, end)}`);
     }
-    const op = decodeOp(text, pending?.families === undefined ? {} : { families: pending.families });
+    const op = decodeOp(text, pending === undefined ? {} : { families: pending.prepared.rendered });
     const now = new Date(op.nowMs);
-    if (op.kind === "push") {
-      const rejection = this.#mem.push(
-        { labels: op.labels, families: op.families, replace: op.replace, now, check: op.check },
-        pending?.prepared === undefined ? {} : { prepared: pending.prepared },
+    if (op.kind === "rendered-push") {
+      const rejection = this.#mem.pushRendered(
+        {
+          labels: op.labels,
+          families: op.families,
+          replace: op.replace,
+          now,
+          check: op.check,
+          invalid: op.invalid,
+        },
+        pending === undefined ? {} : { sanitized: pending.prepared.sanitized },
       );
       if (pending !== undefined) {
         pending.settled = true;
         pending.rejection = rejection;
       }
+    } else if (op.kind === "push") {
+      this.#mem.push({ labels: op.labels, families: op.families, replace: op.replace, now, check: op.check });
     } else if (op.kind === "delete") {
       this.#mem.delete(op.labels);
     } else if (op.kind === "expire") {
