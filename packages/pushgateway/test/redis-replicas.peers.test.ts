@@ -13,6 +13,7 @@ import { DELIMITED } from "./support/scrape-fixtures.js";
 
 let redis: { child: ChildProcess; port: number; url: string };
 let replicas: string[] = [];
+let processes: ChildProcess[] = [];
 
 /** Polls `check` every 100 ms until it returns true or the deadline passes; returns whether it held. */
 async function eventually(check: () => Promise<boolean>, deadlineMs: number): Promise<boolean> {
@@ -59,7 +60,12 @@ async function send(base: string, path: string, init: { method: string; body?: s
 before(async () => {
   redis = await startRedis();
   replicas = [];
-  for (let i = 0; i < 3; i++) replicas.push((await startReplica()).base);
+  processes = [];
+  for (let i = 0; i < 3; i++) {
+    const started = await startReplica();
+    replicas.push(started.base);
+    processes.push(started.child);
+  }
 });
 
 after(stopAll);
@@ -355,5 +361,45 @@ test("Redis stopped: 503 pushes, /-/ready fails within 5 s, stale scrapes; Redis
     assert.ok(view.includes('after{instance="",job="after"} 2'), `${r}: ${view.join("\n")}`);
     assert.ok(view.includes('kept_value{instance="",job="kept"} 7'), `${r} kept what was answered before`);
     assert.equal((await fetch(`${r}/-/ready`)).status, 200);
+  }
+});
+
+test("Redis back empty: the store is re-created from the copy furthest along the log, not the first one offered", async () => {
+  const [pa, pb, pc] = processes;
+  assert.ok(pa && pb && pc);
+  assert.equal((await send(a(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
+  const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  client.on("error", () => undefined);
+  try {
+    // c stops following, so its copy lacks the next push; a answers it and b reads it.
+    pc.kill("SIGSTOP");
+    const ahead = await send(a(), "/metrics/job/ahead", { method: "PUT", body: "ahead 1\n" });
+    assert.equal(ahead.status, 200, ahead.body);
+    assert.ok((await pushed(b())).includes('ahead{instance="",job="ahead"} 1'));
+    await stop(redis.child);
+    // a and b sleep through Redis's return; c, behind, wakes first and re-creates the store from its copy.
+    pa.kill("SIGSTOP");
+    pb.kill("SIGSTOP");
+    pc.kill("SIGCONT");
+    redis = await startRedis(redis.port);
+    await client.connect();
+    const seeded = await eventually(async () => (await client.get("{pushgateway}:epoch")) !== null, 5000);
+    assert.ok(seeded, "c did not re-create the store");
+    // a and b wake while the new store settles: a copy further along replaces c's before anything is appended.
+    pa.kill("SIGCONT");
+    pb.kill("SIGCONT");
+    const after = await send(c(), "/metrics/job/after", { method: "PUT", body: "after 3\n" });
+    assert.equal(after.status, 200, after.body);
+    for (const r of [a(), b(), c()]) {
+      const view = await pushed(r);
+      assert.ok(
+        view.includes('ahead{instance="",job="ahead"} 1'),
+        `${r} lost an answered push: ${view.join("\n")}`,
+      );
+      assert.ok(view.includes('after{instance="",job="after"} 3'), `${r}: ${view.join("\n")}`);
+    }
+  } finally {
+    for (const p of [pa, pb, pc]) p.kill("SIGCONT");
+    client.disconnect();
   }
 });

@@ -48,6 +48,7 @@ test("redisKeys() puts every key under one hash tag, so a script's keys share a 
     channel: "{pushgateway}:appended",
     alivePrefix: "{pushgateway}:alive:",
     expiringPrefix: "{pushgateway}:expiring:",
+    settling: "{pushgateway}:settling",
   });
   assert.equal(redisKeys("gw2").log, "{gw2}:log");
 });
@@ -199,6 +200,7 @@ test("the scripts' KEYS and ARGV, in the order the Lua reads them", () => {
     "{pushgateway}:seq",
     "{pushgateway}:log",
     "{pushgateway}:alive:",
+    "{pushgateway}:settling",
     "e1",
     "{pushgateway}:appended",
     "{}",
@@ -208,6 +210,7 @@ test("the scripts' KEYS and ARGV, in the order the Lua reads them", () => {
   const alive = { kind: "push", group: "job\xffj", ttlMs: 2000 } as const;
   assert.deepEqual(appendArgs(keys, { epoch: "e1", op: "{}", alive }).slice(3), [
     "{pushgateway}:alive:job\xffj",
+    "{pushgateway}:settling",
     "e1",
     "{pushgateway}:appended",
     "{}",
@@ -220,19 +223,24 @@ test("the scripts' KEYS and ARGV, in the order the Lua reads them", () => {
     "{pushgateway}:log",
     "{pushgateway}:alive:job\xffj",
     "{pushgateway}:expiring:job\xffj",
+    "{pushgateway}:settling",
     "e4",
     "{pushgateway}:appended",
     "{}",
   ]);
-  assert.deepEqual(seedArgs(keys, { epoch: "e2", seq: 42, data: "D" }), [
+  assert.deepEqual(seedArgs(keys, { epoch: "e2", seq: 42, data: "D", from: "e0" }), [
     "{pushgateway}:epoch",
     "{pushgateway}:seq",
     "{pushgateway}:log",
     "{pushgateway}:snapshot",
+    "{pushgateway}:settling",
     "e2",
     "42",
     "D",
+    "e0",
+    "2000",
   ]);
+  assert.equal(seedArgs(keys, { epoch: "e2", seq: 0, data: "D", from: undefined })[8], "");
   assert.deepEqual(snapshotArgs(keys, { epoch: "e3", seq: 2000, data: "S", keep: 1000 }), [
     "{pushgateway}:epoch",
     "{pushgateway}:snapshot",
@@ -249,6 +257,7 @@ test("appendResult() reads the append and expire scripts' replies", () => {
   assert.deepEqual(appendResult([0, "other-epoch"]), { kind: "other-epoch", epoch: "other-epoch" });
   assert.deepEqual(appendResult([0, ""]), { kind: "other-epoch", epoch: undefined });
   assert.deepEqual(appendResult([2, 0]), { kind: "nothing-to-do" });
+  assert.deepEqual(appendResult([3, 1500]), { kind: "settling", waitMs: 1500 });
   assert.throws(() => appendResult("OK"), /unexpected append reply/);
 });
 

@@ -30,7 +30,19 @@ export interface RedisKeys {
   readonly alivePrefix: string;
   /** STRING per group (this prefix + the group key), set NX for a few seconds: one replica appends an expiry. */
   readonly expiringPrefix: string;
+  /**
+   * STRING with a PX of {@link SETTLE_MS}, set when a store is created from a replica's copy: until it expires
+   * nothing is appended, and a replica holding a copy further along the same log replaces the store with its own
+   * (see {@link SEED_SCRIPT}).
+   */
+  readonly settling: string;
 }
+
+/**
+ * How long appends wait after the store was created from a replica's copy (Redis came back empty): long enough for
+ * every connected replica to reconnect (at most 1 s apart) and offer a copy further along than the first one.
+ */
+export const SETTLE_MS = 2000;
 
 /** Every key starts with the prefix; the `{...}` hash tag keeps them in one slot should Redis Cluster be used. */
 export function redisKeys(prefix = "pushgateway"): RedisKeys {
@@ -43,6 +55,7 @@ export function redisKeys(prefix = "pushgateway"): RedisKeys {
     channel: `${p}:appended`,
     alivePrefix: `${p}:alive:`,
     expiringPrefix: `${p}:expiring:`,
+    settling: `${p}:settling`,
   };
 }
 
@@ -224,16 +237,19 @@ export function entrySeq(id: string): number {
 }
 
 /**
- * Appends one op if the caller's epoch is still the store's.
- * KEYS: epoch, seq, log, the group's alive key (any key of the prefix for a wipe). ARGV: expected epoch, channel, op,
- * the op's effect on the alive key (`push`: create it with PX ARGV[5] unless it exists, so a new group, even one
- * created by a failed push, has a deadline; a successful push then renews it; `delete`: remove it; `` none).
- * Returns `{1, seq}` once appended (and published), `{0, current epoch or ""}` when the epoch differs, so the caller
- * reloads (another epoch) or re-seeds (none) and retries. INCR + XADD in one script: ids are gap-free and in order.
+ * Appends one op if the caller's epoch is still the store's and the store is not settling.
+ * KEYS: epoch, seq, log, the group's alive key (any key of the prefix for a wipe), settling. ARGV: expected epoch,
+ * channel, op, the op's effect on the alive key (`push`: create it with PX ARGV[5] unless it exists, so a new group,
+ * even one created by a failed push, has a deadline; a successful push then renews it; `delete`: remove it; ``
+ * none). Returns `{1, seq}` once appended (and published), `{0, current epoch or ""}` when the epoch differs, so the
+ * caller reloads (another epoch) or re-seeds (none) and retries, `{3, ms}` while the store settles (retry after).
+ * INCR + XADD in one script: ids are gap-free and in order.
  */
 export const APPEND_SCRIPT = `
 local e = redis.call('GET', KEYS[1])
 if e ~= ARGV[1] then return {0, e or ''} end
+local w = redis.call('PTTL', KEYS[5])
+if w > 0 then return {3, w} end
 local s = redis.call('INCR', KEYS[2])
 redis.call('XADD', KEYS[3], s .. '-0', 'op', ARGV[3])
 if ARGV[4] == 'push' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[5], 'NX')
@@ -245,12 +261,14 @@ return {1, s}
 /**
  * Appends an expire op, once per deadline: only when the group's alive key is gone (a push since renewed it: nothing
  * to do) and no other replica started this expiry in the last few seconds (every replica gets the keyspace event).
- * KEYS: epoch, seq, log, alive key, expiring key. ARGV: expected epoch, channel, op.
+ * KEYS: epoch, seq, log, alive key, expiring key, settling. ARGV: expected epoch, channel, op.
  * Returns what {@link APPEND_SCRIPT} returns, or `{2, 0}` when there is nothing to append.
  */
 export const EXPIRE_SCRIPT = `
 local e = redis.call('GET', KEYS[1])
 if e ~= ARGV[1] then return {0, e or ''} end
+local w = redis.call('PTTL', KEYS[6])
+if w > 0 then return {3, w} end
 if redis.call('EXISTS', KEYS[4]) == 1 then return {2, 0} end
 if not redis.call('SET', KEYS[5], '1', 'PX', '5000', 'NX') then return {2, 0} end
 local s = redis.call('INCR', KEYS[2])
@@ -260,17 +278,29 @@ return {1, s}
 `;
 
 /**
- * Creates the store when Redis holds none (first start, or Redis restarted empty), from the caller's state.
- * KEYS: epoch, seq, log, snapshot. ARGV: new epoch, seq, snapshot data.
- * Returns the epoch now in force: the caller's when it created the store, else the one another replica created first.
+ * Creates the store from the caller's copy when Redis holds none (first start, or Redis restarted empty), or replaces
+ * a store created moments ago from a copy behind the caller's: still settling, nothing appended since, and seeded
+ * from the same log (`from`, the epoch the copy followed) at a lower sequence number, or from no log at all (a
+ * replica that never had a store). Otherwise the first replica to notice an empty Redis would decide the state,
+ * although another one may already have applied writes that were answered (bench of issue 19: the test that restarts
+ * Redis lost a push when the replica that had not followed it yet came first).
+ * KEYS: epoch, seq, log, snapshot, settling. ARGV: new epoch, seq, snapshot data, from (`` none), settle ms.
+ * Returns the epoch now in force: the caller's when it created the store, else the one in Redis.
  */
 export const SEED_SCRIPT = `
 local e = redis.call('GET', KEYS[1])
-if e then return e end
-redis.call('DEL', KEYS[3])
+if e then
+  if redis.call('EXISTS', KEYS[5]) == 0 or ARGV[4] == '' then return e end
+  local snap = redis.call('HMGET', KEYS[4], 'seq', 'from')
+  local cur = redis.call('GET', KEYS[2])
+  if snap[1] ~= cur then return e end
+  if snap[2] ~= '' and (snap[2] ~= ARGV[4] or tonumber(ARGV[2]) <= tonumber(cur)) then return e end
+end
+redis.call('DEL', KEYS[3], KEYS[4])
 redis.call('SET', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[4], 'seq', ARGV[2], 'data', ARGV[3])
+redis.call('HSET', KEYS[4], 'seq', ARGV[2], 'data', ARGV[3], 'from', ARGV[4])
 redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[5], '1', 'PX', ARGV[5])
 return ARGV[1]
 `;
 
@@ -310,6 +340,7 @@ export function appendArgs(
     keys.seq,
     keys.log,
     keys.alivePrefix + (alive?.group ?? ""),
+    keys.settling,
     options.epoch,
     keys.channel,
     options.op,
@@ -326,15 +357,30 @@ export function expireArgs(keys: RedisKeys, options: { epoch: string; op: string
     keys.log,
     keys.alivePrefix + options.group,
     keys.expiringPrefix + options.group,
+    keys.settling,
     options.epoch,
     keys.channel,
     options.op,
   ];
 }
 
-/** The KEYS and ARGV of {@link SEED_SCRIPT}. */
-export function seedArgs(keys: RedisKeys, options: { epoch: string; seq: number; data: string }): string[] {
-  return [keys.epoch, keys.seq, keys.log, keys.snapshot, options.epoch, String(options.seq), options.data];
+/** The KEYS and ARGV of {@link SEED_SCRIPT}; `from` is the epoch the copy followed (undefined: none). */
+export function seedArgs(
+  keys: RedisKeys,
+  options: { epoch: string; seq: number; data: string; from: string | undefined },
+): string[] {
+  return [
+    keys.epoch,
+    keys.seq,
+    keys.log,
+    keys.snapshot,
+    keys.settling,
+    options.epoch,
+    String(options.seq),
+    options.data,
+    options.from ?? "",
+    String(SETTLE_MS),
+  ];
 }
 
 /** The KEYS and ARGV of {@link SNAPSHOT_SCRIPT}. */
@@ -357,7 +403,8 @@ export function snapshotArgs(
 export type AppendResult =
   | { readonly kind: "appended"; readonly seq: number }
   | { readonly kind: "other-epoch"; readonly epoch: string | undefined }
-  | { readonly kind: "nothing-to-do" };
+  | { readonly kind: "nothing-to-do" }
+  | { readonly kind: "settling"; readonly waitMs: number };
 
 /**
  * Reads the script's reply.
@@ -370,6 +417,7 @@ export function appendResult(reply: unknown): AppendResult {
   const [ok, value] = reply as [unknown, unknown];
   if (Number(ok) === 1) return { kind: "appended", seq: Number(value) };
   if (Number(ok) === 2) return { kind: "nothing-to-do" };
+  if (Number(ok) === 3) return { kind: "settling", waitMs: Number(value) };
   const epoch = String(value ?? "");
   return { kind: "other-epoch", epoch: epoch === "" ? undefined : epoch };
 }

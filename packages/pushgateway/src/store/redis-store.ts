@@ -29,6 +29,7 @@ import {
   type RedisKeys,
   redisKeys,
   SEED_SCRIPT,
+  SETTLE_MS,
   SNAPSHOT_SCRIPT,
   seedArgs,
   snapshotArgs,
@@ -72,6 +73,9 @@ const EXPIRY_GRACE_MS = 1000;
  * 100 ms of entries applied by the first read after a burst.
  */
 const FOLLOW_DELAY_MS = 100;
+
+/** Waits of 100 ms a write makes at most while the store settles (SETTLE_MS, plus room for a replacement). */
+const SETTLE_WAITS = (2 * SETTLE_MS) / 100;
 
 /** How long a read or a readiness check waits for Redis before answering from the cache or failing. */
 const READ_WAIT_MS = 2000;
@@ -385,25 +389,34 @@ export class RedisStore implements MetricStore {
     const connected = this.#redis.status === "ready";
     try {
       if (this.#epoch === undefined) await this.#catchUp();
-      for (let attempt = 0; attempt < 3 && seq === undefined; attempt++) {
+      let settleWaits = 0;
+      for (let attempt = 0; attempt < 3 && seq === undefined; ) {
         const epoch = this.#epoch ?? "";
         const reply = appendResult(
           options.expire === undefined
             ? await this.#redis.eval(
                 APPEND_SCRIPT,
-                4,
+                5,
                 ...appendArgs(this.#keys, { epoch, op: text, alive: options.alive }),
               )
             : await this.#redis.eval(
                 EXPIRE_SCRIPT,
-                5,
+                6,
                 ...expireArgs(this.#keys, { epoch, op: text, group: options.expire }),
               ),
         );
         if (reply.kind === "nothing-to-do") return false;
         if (reply.kind === "appended") seq = reply.seq;
-        // Another epoch (Redis restarted; another replica re-created the store) or none: reload or re-seed, retry.
-        else await this.#catchUp();
+        else if (reply.kind === "settling" && settleWaits++ < SETTLE_WAITS) {
+          // The store was just re-created (Redis came back empty): wait until replicas further along had their say.
+          await new Promise((r) => setTimeout(r, Math.min(reply.waitMs, 100)));
+          // A replica with a copy further along may have replaced the store meanwhile: follow it before appending.
+          await this.#catchUp();
+        } else {
+          // Another epoch (Redis restarted; another replica re-created the store) or none: reload or re-seed, retry.
+          attempt++;
+          await this.#catchUp();
+        }
       }
     } catch (error) {
       this.#failing = true;
@@ -553,7 +566,9 @@ export class RedisStore implements MetricStore {
     }
     let prefetched: [string, string[]][] | undefined = range;
     if (epoch !== this.#epoch) {
-      await this.#load();
+      // Redis was emptied and another replica re-created the store: offer this copy if it is further along.
+      if (this.#epoch !== undefined && (await this.#behindThisCopy())) await this.#seed();
+      else await this.#load();
       prefetched = undefined;
     }
     const remote = Number(seqText ?? "0");
@@ -601,19 +616,40 @@ export class RedisStore implements MetricStore {
     this.#epoch = epoch;
   }
 
-  /** Redis holds no store: create it from this replica's cache (empty on first start). */
+  /**
+   * Whether the store in Redis was just re-created (still settling, nothing appended) from a copy behind this
+   * replica's: of the same log at a lower sequence number, or of none. SEED_SCRIPT checks it again atomically.
+   */
+  async #behindThisCopy(): Promise<boolean> {
+    const replies = await this.#redis
+      .multi()
+      .exists(this.#keys.settling)
+      .get(this.#keys.seq)
+      .hmget(this.#keys.snapshot, "seq", "from")
+      .exec();
+    type Replies = [[null, number], [null, string | null], [null, [string | null, string | null]]];
+    const [[, settling], [, seq], [, [snapshotSeq, from]]] = (replies ?? []) as Replies;
+    if (settling !== 1 || seq === null || seq !== snapshotSeq) return false;
+    return from === "" || (from === this.#epoch && this.#seq > Number(seq));
+  }
+
+  /**
+   * Redis holds no store: create it from this replica's cache (empty on first start). Or replace one just created
+   * from a copy behind this one (#behindThisCopy).
+   */
   async #seed(): Promise<void> {
     const fresh = randomUUID();
     const data = encodeSnapshot(this.#epoch === undefined ? [] : this.#mem.groups());
     const winner = await this.#redis.eval(
       SEED_SCRIPT,
-      4,
-      ...seedArgs(this.#keys, { epoch: fresh, seq: this.#seq, data }),
+      5,
+      ...seedArgs(this.#keys, { epoch: fresh, seq: this.#seq, data, from: this.#epoch }),
     );
     if (winner === fresh) {
       if (this.#epoch !== undefined)
         this.#log("warn", "Redis came back without the store; wrote this replica's copy back", {
           url: this.#where,
+          seq: String(this.#seq),
         });
       this.#epoch = fresh;
       if (this.#ttlMs > 0) this.#rearmAll();
