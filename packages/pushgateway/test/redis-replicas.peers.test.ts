@@ -192,6 +192,29 @@ test("replicas apply a push as the replica that took it logged it: protobuf extr
   );
   assert.match(answers[1]?.body ?? "", /collected metric "shared" .* is not a COUNTER/);
   assert.match(answers[2]?.body ?? "", /collected metric "ok" .* was collected before with the same name/);
+  // A protobuf histogram without a +Inf bucket (client_golang sends none) refused: quoted as pushed, not as rendered.
+  const protobuf = async (base: string) => {
+    const res = await fetch(`${base}/metrics/job/native`, {
+      method: "PUT",
+      headers: { "Content-Type": DELIMITED },
+      body: nativePushBody(),
+    });
+    return { status: res.status, body: await res.text() };
+  };
+  assert.equal((await send(a(), "/metrics/job/native", { method: "DELETE" })).status, 202);
+  for (const r of [single, c()]) {
+    const clash = await send(r, "/metrics/job/gauge", {
+      method: "PUT",
+      body: "# TYPE rpc_seconds gauge\nrpc_seconds 1\n",
+    });
+    assert.equal(clash.status, 200, clash.body);
+  }
+  const refusedHistogram = await protobuf(single);
+  assert.equal(refusedHistogram.status, 400);
+  assert.match(refusedHistogram.body, /histogram:\{sample_count:8 .* is not a GAUGE/);
+  assert.doesNotMatch(refusedHistogram.body, /upper_bound:inf/);
+  assert.deepEqual(await protobuf(c()), refusedHistogram);
+
   const failures = await Promise.all(
     [a(), b(), c()].map(async (r) =>
       (await pushed(r)).find((l) => l.startsWith('push_failure_time_seconds{instance="",job="y"}')),

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { MetricFamily } from "../exposition/metric-family.js";
 import { parseText } from "../exposition/parse-text.js";
 import { groupKey } from "../grouping-key.js";
-import { MemoryStore, preparePush } from "./memory-store.js";
+import { addedInfBuckets, MemoryStore, preparePush } from "./memory-store.js";
 
 const at = (s: number) => new Date(s * 1000);
 const push = (
@@ -162,4 +163,42 @@ test("invalidity() names the family where the state-free checks stopped; the che
     invalid: store.invalidity(prepared, { check: true }),
   });
   assert.match(rejection?.message ?? "", /collected metric "m" .* is not a GAUGE/);
+});
+
+test("pushRendered() quotes a histogram pushed without a +Inf bucket as pushed, with only the lines and addedInf", () => {
+  const store = new MemoryStore();
+  push(store, "# TYPE h gauge\nh 1\n", { job: "a" });
+  const families: MetricFamily[] = [
+    {
+      name: "h",
+      help: undefined,
+      type: "histogram",
+      metrics: [
+        {
+          labels: [],
+          buckets: [
+            [1, 2],
+            [5, 5],
+          ],
+          count: 8,
+          sum: 12.5,
+        },
+      ],
+    },
+  ];
+  const request = { labels: { job: "b" }, families, replace: true, now: at(5), check: true };
+  const expected = new MemoryStore();
+  push(expected, "# TYPE h gauge\nh 1\n", { job: "a" });
+  const message = expected.push(request)?.message ?? "";
+  assert.match(
+    message,
+    /histogram:\{sample_count:8 sample_sum:12\.5 bucket:.* upper_bound:5\}\}\} is not a GAUGE$/,
+  );
+  const prepared = preparePush(request);
+  const addedInf = addedInfBuckets(prepared.sanitized);
+  assert.deepEqual(addedInf, [[0]]);
+  const rendered = { ...request, families: prepared.rendered, invalid: undefined };
+  assert.equal(store.pushRendered(rendered, { addedInf })?.message, message);
+  // Without it the lines' +Inf bucket shows: the reason the shared store keeps addedInf.
+  assert.match(store.pushRendered(rendered)?.message ?? "", /upper_bound:inf/);
 });

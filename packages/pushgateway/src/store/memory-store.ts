@@ -136,19 +136,20 @@ export class MemoryStore implements MetricStore {
 
   /**
    * Applies a push already rendered and judged by {@link invalidity}: the part that depends on the store (the
-   * checks against other groups, the limits, storing and indexing). `sanitized`, when the caller still has it, only
-   * words error texts as the pushed series (else they are parsed back from the lines).
+   * checks against other groups, the limits, storing and indexing). Error texts quote the pushed series: from
+   * `sanitized` when the caller still holds it, else parsed back from the lines, without the `+Inf` buckets that
+   * rendering added (`addedInf`, see {@link addedInfBuckets}).
    */
   pushRendered(
     request: RenderedPush,
-    options: { sanitized?: readonly MetricFamily[] } = {},
+    options: { sanitized?: readonly MetricFamily[]; addedInf?: AddedInfBuckets } = {},
   ): PushRejection | undefined {
     const key = groupKey(request.labels);
     const nowSeconds = request.now.getTime() / 1000;
     this.#expire(request.now.getTime());
     const rendered = request.families;
     let group = this.#groups.get(key);
-    const error = this.#check(rendered, { ...request, key, sanitized: options.sanitized });
+    const error = this.#check(rendered, { ...request, ...options, key });
     if (error !== undefined) {
       if (group === undefined) {
         group = newGroup(request.labels);
@@ -307,12 +308,14 @@ export class MemoryStore implements MetricStore {
       key: string;
       check: boolean;
       invalid: PushInvalidity | undefined;
-      sanitized: readonly MetricFamily[] | undefined;
+      sanitized?: readonly MetricFamily[] | undefined;
+      addedInf?: AddedInfBuckets | undefined;
     },
   ): string | undefined {
-    const { invalid, sanitized } = options;
+    const { invalid, sanitized, addedInf } = options;
     const series = (family: number, f: RenderedFamily, i: number) =>
-      sanitized?.[family]?.metrics[i] ?? seriesAt(f, i);
+      sanitized?.[family]?.metrics[i] ??
+      pushedSeries(f, i, { addedInf: addedInf?.[family]?.includes(i) === true });
     for (const [family, f] of families.entries()) {
       if (invalid !== undefined && invalid.family <= family) return invalid.message;
       if (!options.check) continue;
@@ -487,6 +490,34 @@ function timeFamily(name: string, group: Group, value: number): RenderedFamily {
 /** One stored series back in structured form (only an error text needs it). */
 function seriesAt(f: RenderedFamily, i: number): Metric | undefined {
   return parseRenderedFamily({ ...f, lines: [f.lines[i] ?? ""] }).metrics[0];
+}
+
+/** A series as pushed, from its lines: {@link seriesAt} without the `+Inf` bucket rendering added, if it did. */
+function pushedSeries(f: RenderedFamily, i: number, options: { addedInf: boolean }): Metric | undefined {
+  const m = seriesAt(f, i);
+  if (m === undefined || !options.addedInf || m.buckets === undefined) return m;
+  return { ...m, buckets: m.buckets.slice(0, -1) };
+}
+
+/**
+ * Per family of a prepared push, the series whose `+Inf` bucket rendering added (histograms pushed without one, as
+ * client_golang's protobuf sends them), or undefined when none: what {@link MemoryStore.pushRendered} needs to quote
+ * such a series as pushed after the structured form is gone. The shared store keeps this instead of the structured
+ * families while its append is in flight: structured objects held across the round trip survive young-generation
+ * collections and cost the replica about a sixth of its CPU under concurrent pushes (bench/pushgateway/README.md).
+ */
+export type AddedInfBuckets = readonly (readonly number[] | undefined)[];
+
+/** {@link AddedInfBuckets} of a push's sanitized families. */
+export function addedInfBuckets(sanitized: readonly MetricFamily[]): AddedInfBuckets {
+  return sanitized.map((f) => {
+    if (f.type !== "histogram") return undefined;
+    const added: number[] = [];
+    for (const [i, m] of f.metrics.entries()) {
+      if (!(m.buckets ?? []).some(([le]) => le === Number.POSITIVE_INFINITY)) added.push(i);
+    }
+    return added.length === 0 ? undefined : added;
+  });
 }
 
 /**

@@ -5,7 +5,14 @@ import type { MetricFamily } from "../exposition/metric-family.js";
 import type { RenderedFamily } from "../exposition/rendered-family.js";
 import { type GroupingLabels, groupKey } from "../grouping-key.js";
 import type { Log } from "../logger.js";
-import { MemoryStore, type MemoryStoreOptions, type PreparedPush, preparePush } from "./memory-store.js";
+import {
+  type AddedInfBuckets,
+  addedInfBuckets,
+  MemoryStore,
+  type MemoryStoreOptions,
+  type PreparedPush,
+  preparePush,
+} from "./memory-store.js";
 import {
   type Group,
   lastPushMs,
@@ -99,8 +106,10 @@ function refusedUnsent(error: unknown): boolean {
 
 /** A push of this replica waiting for its entry to come back from the log. */
 interface Pending {
-  /** The push as prepared before it was logged: applied from here, not parsed back from the entry. */
-  readonly prepared: PreparedPush;
+  /** The push as rendered before it was logged: applied from here, not parsed back from the entry. */
+  readonly rendered: PreparedPush["rendered"];
+  /** What error texts need to quote its series as pushed (the structured families are not kept: see the type). */
+  readonly addedInf: AddedInfBuckets;
   settled: boolean;
   rejection: PushRejection | undefined;
 }
@@ -237,7 +246,12 @@ export class RedisStore implements MetricStore {
     const origin = `${this.#replica}:${++this.#counter}`;
     // Rendered and judged here, once: the other replicas apply the lines and the verdict (see LogOp).
     const prepared = preparePush(request);
-    const pending: Pending = { prepared, settled: false, rejection: undefined };
+    const pending: Pending = {
+      rendered: prepared.rendered,
+      addedInf: addedInfBuckets(prepared.sanitized),
+      settled: false,
+      rejection: undefined,
+    };
     this.#pending.set(origin, pending);
     const group = groupKey(request.labels);
     try {
@@ -676,7 +690,7 @@ export class RedisStore implements MetricStore {
       const end = text.indexOf('"', this.#ownPrefix.length);
       pending = this.#pending.get(`${this.#replica}:${text.slice(this.#ownPrefix.length, end)}`);
     }
-    const op = decodeOp(text, pending === undefined ? {} : { families: pending.prepared.rendered });
+    const op = decodeOp(text, pending === undefined ? {} : { families: pending.rendered });
     const now = new Date(op.nowMs);
     if (op.kind === "rendered-push") {
       const rejection = this.#mem.pushRendered(
@@ -688,7 +702,7 @@ export class RedisStore implements MetricStore {
           check: op.check,
           invalid: op.invalid,
         },
-        pending === undefined ? {} : { sanitized: pending.prepared.sanitized },
+        pending === undefined ? {} : { addedInf: pending.addedInf },
       );
       if (pending !== undefined) {
         pending.settled = true;
