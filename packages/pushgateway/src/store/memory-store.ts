@@ -74,8 +74,8 @@ export class MemoryStore implements MetricStore {
   }
 
   /**
-   * `push` with its state-free part (grouping labels applied, lines rendered) done beforehand by {@link preparePush},
-   * e.g. while the shared store's round trip to Redis is in flight. The result is the same as `push(request)`.
+   * Applies a push: {@link preparePush} (unless done beforehand), {@link invalidity}, then {@link pushRendered}. The
+   * result is the same whether `prepared` is given or not.
    */
   push(request: PushRequest, options: { prepared?: PreparedPush } = {}): PushRejection | undefined {
     const prepared = options.prepared ?? preparePush(request);
