@@ -1,10 +1,11 @@
 // How a replica follows the log in Redis without being read (Debian's redis-server): PUBLISHes coalesced into one
-// catch-up, and the poll for a PUBLISH it never got. Reads catching up first is covered in test/redis-replicas.
+// catch-up, the poll for a PUBLISH it never got, and snapshots (written, the log trimmed, a new replica starting
+// from one). Reads catching up first is covered in test/redis-replicas.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Redis } from "ioredis";
 import type { MetricFamily } from "../src/exposition/metric-family.js";
-import { encodeOp, redisKeys } from "../src/store/redis-log.js";
+import { decodeSnapshot, encodeOp, redisKeys } from "../src/store/redis-log.js";
 import { RedisStore } from "../src/store/redis-store.js";
 import { parseRedisUrl } from "../src/store/redis-url.js";
 import { stopAll } from "./support/processes.js";
@@ -22,7 +23,12 @@ after(async () => {
   await stopAll();
 });
 
-function replica(options: { prefix: string; pollMs: number }): RedisStore {
+function replica(options: {
+  prefix: string;
+  pollMs: number;
+  snapshotEvery?: number;
+  keepBehindSnapshot?: number;
+}): RedisStore {
   const store = new RedisStore({ target: parseRedisUrl(url), memory: {}, log: () => undefined, ...options });
   stores.push(store);
   return store;
@@ -98,4 +104,48 @@ test("a follower that missed a PUBLISH catches up by the poll", async () => {
   assert.deepEqual(follower.families().find((f) => f.name === "follow_test")?.lines, [
     'follow_test{instance="",job="missed"} 1',
   ]);
+});
+
+test("every snapshotEvery entries the appending replica writes the store and trims the log; a new replica starts from it", async () => {
+  const writer = replica({ prefix: "snap", pollMs: 600_000, snapshotEvery: 10, keepBehindSnapshot: 5 });
+  assert.ok(await writer.waitLoaded(5000));
+  for (let i = 0; i < 25; i++) {
+    const refused = await writer.push({
+      labels: { job: "snap", instance: `i${i % 7}` },
+      families: family(i),
+      replace: true,
+      now: new Date(1_700_000_000_000 + i),
+      check: true,
+    });
+    assert.equal(refused, undefined);
+  }
+  const keys = redisKeys("snap");
+  const direct = new Redis(url);
+  try {
+    // Written after the answer to entry 20, so poll for it.
+    let snapshotSeq: string | null = null;
+    for (let i = 0; i < 100 && snapshotSeq !== "20"; i++) {
+      snapshotSeq = await direct.hget(keys.snapshot, "seq");
+      if (snapshotSeq !== "20") await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(snapshotSeq, "20");
+    const groups = decodeSnapshot(await direct.hget(keys.snapshot, "data"));
+    assert.equal(groups.length, 7);
+    // Five entries kept behind the snapshot (16-20), then the five after it.
+    const log = (await direct.xrange(keys.log, "-", "+")).map(([id]) => id);
+    assert.deepEqual(log, ["16-0", "17-0", "18-0", "19-0", "20-0", "21-0", "22-0", "23-0", "24-0", "25-0"]);
+  } finally {
+    direct.disconnect();
+  }
+  const late = replica({ prefix: "snap", pollMs: 600_000 });
+  assert.ok(await late.waitLoaded(5000));
+  await late.refresh();
+  assert.equal(applied(late), 25);
+  // An absent HELP is left out of JSON: compare it as read, present or not.
+  const view = (store: RedisStore) => store.families().map((f) => ({ ...f, help: f.help }));
+  assert.deepEqual(view(late), view(writer));
+  assert.deepEqual(
+    late.groups().map((g) => [g.labels, g.pushTime, g.failureTime, [...g.pushedAt]]),
+    writer.groups().map((g) => [g.labels, g.pushTime, g.failureTime, [...g.pushedAt]]),
+  );
 });

@@ -300,13 +300,16 @@ test("--push.group-ttl uses Redis expiry: one expire op per deadline, renewed by
         await new Promise((r) => setTimeout(r, 300));
       }
     })();
+    // Gone: short altogether, stale's data (a refused push after the expiry creates the group anew, holding only its
+    // failure time, so "no stale group" would be true only until the next refusal, 0.3 s later).
     const expired = await eventually(async () => {
-      const seen = await Promise.all([x, y].map(jobs));
-      return seen.every((j) => !j.has("short") && !j.has("stale"));
+      const seen = await Promise.all([x, y].map(series));
+      return seen.every((v) => !v.some((l) => l.includes('job="short"') || l.startsWith("stale_m")));
     }, 10_000);
     renewing = false;
     await renew;
-    assert.ok(expired, "short and stale did not expire on both replicas");
+    const left = await Promise.all([x, y].map(async (r) => [...(await jobs(r))].join(",")));
+    assert.ok(expired, `short and stale did not expire on both replicas; jobs left: ${left.join(" | ")}`);
     for (const r of [x, y])
       assert.ok((await jobs(r)).has("kept"), `kept expired on ${r} though pushed every 0.3 s`);
 
@@ -332,6 +335,53 @@ test("--push.group-ttl uses Redis expiry: one expire op per deadline, renewed by
     assert.ok(gone, "kept did not expire on both replicas after its alive key expired");
     await Promise.all(ttl.map((g) => stop(g.child)));
   } finally {
+    client.disconnect();
+  }
+});
+
+test("--push.group-ttl: refused pushes to a group past its deadline do not keep it, even where Redis expires lazily", async () => {
+  // Without its expiry cycle Redis removes an expired key only when a command touches it. A refused push used to
+  // touch the group's alive key (to give a new group a deadline), bringing it back each time: the group never went.
+  const client = new Redis({ host: "127.0.0.1", port: redis.port, db: 4, lazyConnect: true });
+  try {
+    await client.connect();
+    await client.debug("SET-ACTIVE-EXPIRE", "0");
+    const ttl = [];
+    for (let i = 0; i < 2; i++) ttl.push(await startReplica({ db: 4, flags: ["--push.group-ttl=1s"] }));
+    const [x = "", y = ""] = ttl.map((g) => g.base);
+    const keptBody = "# TYPE clash gauge\nclash 1\n";
+    assert.equal((await send(y, "/metrics/job/kept", { method: "PUT", body: keptBody })).status, 200);
+    assert.equal((await send(x, "/metrics/job/stale", { method: "PUT", body: "stale_m 1\n" })).status, 200);
+    // Refused pushes as fast as they are answered: each would touch the alive key within milliseconds of its
+    // deadline, long before the replicas' poll (each second) does.
+    let pushing = true;
+    const refusals = (async () => {
+      let last = 0;
+      while (pushing) {
+        const refused = await send(x, "/metrics/job/stale", {
+          method: "POST",
+          body: "# TYPE clash counter\nclash 2\n",
+        });
+        // Refused whether it is judged before the expiry is applied or after (the group is then new).
+        assert.equal(refused.status, 400, refused.body);
+        if (Date.now() - last > 300) {
+          assert.equal((await send(y, "/metrics/job/kept", { method: "PUT", body: keptBody })).status, 200);
+          last = Date.now();
+        }
+      }
+    })();
+    // A group a refused push creates anew holds only its failure time: stale's data is what must go.
+    const gone = await eventually(
+      async () =>
+        (await Promise.all([x, y].map(pushed))).every((v) => !v.some((l) => l.startsWith("stale_m"))),
+      6000,
+    );
+    pushing = false;
+    await refusals;
+    assert.ok(gone, "stale's data outlived its deadline while refused pushes kept coming");
+    await Promise.all(ttl.map((g) => stop(g.child)));
+  } finally {
+    await client.debug("SET-ACTIVE-EXPIRE", "1").catch(() => undefined);
     client.disconnect();
   }
 });

@@ -217,7 +217,7 @@ test("the scripts' KEYS and ARGV, in the order the Lua reads them", () => {
     "push",
     "2000",
   ]);
-  assert.deepEqual(expireArgs(keys, { epoch: "e4", op: "{}", group: "job\xffj" }), [
+  assert.deepEqual(expireArgs(keys, { epoch: "e4", op: "{}", group: "job\xffj", cause: "expired" }), [
     "{pushgateway}:epoch",
     "{pushgateway}:seq",
     "{pushgateway}:log",
@@ -227,6 +227,7 @@ test("the scripts' KEYS and ARGV, in the order the Lua reads them", () => {
     "e4",
     "{pushgateway}:appended",
     "{}",
+    "expired",
   ]);
   assert.deepEqual(seedArgs(keys, { epoch: "e2", seq: 42, data: "D", from: "e0" }), [
     "{pushgateway}:epoch",

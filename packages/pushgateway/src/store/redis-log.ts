@@ -259,17 +259,20 @@ return {1, s}
 `;
 
 /**
- * Appends an expire op, once per deadline: only when the group's alive key is gone (a push since renewed it: nothing
- * to do) and no other replica started this expiry in the last few seconds (every replica gets the keyspace event).
- * KEYS: epoch, seq, log, alive key, expiring key, settling. ARGV: expected epoch, channel, op.
- * Returns what {@link APPEND_SCRIPT} returns, or `{2, 0}` when there is nothing to append.
+ * Appends an expire op, once per deadline: unless no other replica started this expiry in the last few seconds
+ * (every replica gets the keyspace event), and, when a replica's poll (not Redis's `expired` event) asks, only when
+ * the group's alive key is gone (a push since renewed it, or a longer PX was set: nothing to do). After the event the
+ * key may already be back: Redis removes an expired key lazily, on the next access, which can be the very append
+ * that sets it again (a group's first push creates it); the op's cutoff keeps a group pushed since anyway.
+ * KEYS: epoch, seq, log, alive key, expiring key, settling. ARGV: expected epoch, channel, op, `expired` (the event)
+ * or `poll`. Returns what {@link APPEND_SCRIPT} returns, or `{2, 0}` when there is nothing to append.
  */
 export const EXPIRE_SCRIPT = `
 local e = redis.call('GET', KEYS[1])
 if e ~= ARGV[1] then return {0, e or ''} end
 local w = redis.call('PTTL', KEYS[6])
 if w > 0 then return {3, w} end
-if redis.call('EXISTS', KEYS[4]) == 1 then return {2, 0} end
+if ARGV[4] ~= 'expired' and redis.call('EXISTS', KEYS[4]) == 1 then return {2, 0} end
 if not redis.call('SET', KEYS[5], '1', 'PX', '5000', 'NX') then return {2, 0} end
 local s = redis.call('INCR', KEYS[2])
 redis.call('XADD', KEYS[3], s .. '-0', 'op', ARGV[3])
@@ -349,8 +352,11 @@ export function appendArgs(
   ];
 }
 
-/** The KEYS and ARGV of {@link EXPIRE_SCRIPT} for the group `group` (its key). */
-export function expireArgs(keys: RedisKeys, options: { epoch: string; op: string; group: string }): string[] {
+/** The KEYS and ARGV of {@link EXPIRE_SCRIPT} for the group `group` (its key), after Redis's event or a poll. */
+export function expireArgs(
+  keys: RedisKeys,
+  options: { epoch: string; op: string; group: string; cause: "expired" | "poll" },
+): string[] {
   return [
     keys.epoch,
     keys.seq,
@@ -361,6 +367,7 @@ export function expireArgs(keys: RedisKeys, options: { epoch: string; op: string
     options.epoch,
     keys.channel,
     options.op,
+    options.cause,
   ];
 }
 

@@ -55,10 +55,22 @@ export interface RedisStoreOptions {
   readonly prefix?: string;
   /** How often a replica checks Redis even without a notification (missed pub/sub, staleness). @default 1000 */
   readonly pollMs?: number;
+  /** Entries between snapshots; by default {@link snapshotPeriod} of the store's size. */
+  readonly snapshotEvery?: number;
+  /** Entries kept in the log behind a snapshot. @default 1000 */
+  readonly keepBehindSnapshot?: number;
 }
 
-/** Entries after which the replica that appended one writes a snapshot and trims the log. */
-const SNAPSHOT_EVERY = 1000;
+/**
+ * Entries between snapshots (the replica that appended an entry whose number is a multiple writes one and trims the
+ * log): 1000, and 1000 more per 50k series held. Writing the store costs with its size (8 MB of JSON at 100k series,
+ * 10-15 % of three replicas' CPU under concurrent pushes when written every 1000 entries, bench/pushgateway/README.md),
+ * so a larger store is written less often, at the price of a longer log in Redis. Every replica holds the same store
+ * when it applies an entry, so they agree on the period.
+ */
+export function snapshotPeriod(seriesCount: number): number {
+  return 1000 * Math.max(1, Math.ceil(seriesCount / 50_000));
+}
 /** Or after this many bytes of its own entries, so large pushes do not pile up in Redis. */
 const SNAPSHOT_BYTES = 64 * 1024 * 1024;
 /** Entries kept in the log behind a snapshot, so a replica slightly behind catches up without a reload. */
@@ -149,6 +161,8 @@ export class RedisStore implements MetricStore {
   readonly #ownPrefix: string;
   readonly #where: string;
   readonly #ttlMs: number;
+  readonly #snapshotEvery: number | undefined;
+  readonly #keepBehindSnapshot: number;
   /** The keyspace channel of expired keys of this database. */
   readonly #expiredChannel: string;
   /** Groups whose expiry this replica is appending now. */
@@ -178,6 +192,8 @@ export class RedisStore implements MetricStore {
     this.#memoryOptions = { ...options.memory, groupTtlMs: 0 };
     this.#mem = new MemoryStore(this.#memoryOptions);
     this.#ttlMs = options.groupTtlMs ?? 0;
+    this.#snapshotEvery = options.snapshotEvery;
+    this.#keepBehindSnapshot = options.keepBehindSnapshot ?? KEEP_BEHIND_SNAPSHOT;
     this.#log = options.log;
     this.#now = options.memory.now ?? Date.now;
     this.#confirmedAt = this.#now();
@@ -222,7 +238,7 @@ export class RedisStore implements MetricStore {
     this.#sub.on("message", (channel: string, message: string) => {
       if (channel !== this.#expiredChannel) this.#onAppended(message);
       else if (message.startsWith(this.#keys.alivePrefix))
-        void this.#expireGroup(message.slice(this.#keys.alivePrefix.length));
+        void this.#expireGroup(message.slice(this.#keys.alivePrefix.length), { cause: "expired" });
     });
     const channels = this.#ttlMs > 0 ? [this.#keys.channel, this.#expiredChannel] : [this.#keys.channel];
     void this.#sub.subscribe(...channels).catch(() => undefined);
@@ -266,7 +282,10 @@ export class RedisStore implements MetricStore {
           invalid: this.#mem.invalidity(prepared, { check: request.check }),
           families: prepared.rendered,
         },
-        { alive: this.#aliveEffect("push", group) },
+        // Only a new group's first push gives it a deadline here (a successful push renews it below): were a refused
+        // push to an existing group to create it, it would bring back the key Redis has just expired and keep the
+        // group past its TTL. With a stale cache the group may lack a key: the poll finds it overdue.
+        { alive: this.#mem.group(group) === undefined ? this.#aliveEffect("push", group) : undefined },
       );
       if (!pending.settled) throw this.#unconfirmed();
       // A successful push renews the group's deadline; should this fail, the old deadline comes first and the expire
@@ -390,12 +409,12 @@ export class RedisStore implements MetricStore {
   }
 
   /**
-   * Appends an op and waits until this replica has applied the log up to it. With `expire` (a group key) it goes
-   * through EXPIRE_SCRIPT and returns false when there was nothing to append.
+   * Appends an op and waits until this replica has applied the log up to it. With `expire` (a group key and why) it
+   * goes through EXPIRE_SCRIPT and returns false when there was nothing to append.
    */
   async #write(
     op: LogOp,
-    options: { alive?: AliveEffect | undefined; expire?: string } = {},
+    options: { alive?: AliveEffect | undefined; expire?: { group: string; cause: "expired" | "poll" } } = {},
   ): Promise<boolean> {
     const text = encodeOp(op);
     let seq: number | undefined;
@@ -416,7 +435,7 @@ export class RedisStore implements MetricStore {
             : await this.#redis.eval(
                 EXPIRE_SCRIPT,
                 6,
-                ...expireArgs(this.#keys, { epoch, op: text, group: options.expire }),
+                ...expireArgs(this.#keys, { epoch, op: text, ...options.expire }),
               ),
         );
         if (reply.kind === "nothing-to-do") return false;
@@ -477,8 +496,8 @@ export class RedisStore implements MetricStore {
     }
   }
 
-  /** The group's alive key expired (or it looks overdue): append its expire op unless a push renewed it. */
-  async #expireGroup(key: string): Promise<void> {
+  /** The group's alive key expired (or, by the poll, it looks overdue): append its expire op (EXPIRE_SCRIPT). */
+  async #expireGroup(key: string, options: { cause: "expired" | "poll" }): Promise<void> {
     const group = this.#mem.group(key);
     if (group === undefined || this.#expiring.has(key)) return;
     this.#expiring.add(key);
@@ -492,7 +511,7 @@ export class RedisStore implements MetricStore {
           nowMs,
           cutoffMs: nowMs - this.#ttlMs,
         },
-        { expire: key },
+        { expire: { group: key, cause: options.cause } },
       );
     } catch {
       // Redis went away: the poll tries again when it is back.
@@ -506,7 +525,7 @@ export class RedisStore implements MetricStore {
     if (this.#ttlMs <= 0 || this.#failing) return;
     const cutoff = this.#now() - this.#ttlMs - EXPIRY_GRACE_MS;
     for (const group of this.#mem.groups()) {
-      if (lastPushMs(group) < cutoff) void this.#expireGroup(groupKey(group.labels));
+      if (lastPushMs(group) < cutoff) void this.#expireGroup(groupKey(group.labels), { cause: "poll" });
     }
   }
 
@@ -725,7 +744,8 @@ export class RedisStore implements MetricStore {
     this.#seq = seq;
     if (op.origin.startsWith(`${this.#replica}:`)) {
       this.#ownBytes += text.length;
-      if ((seq % SNAPSHOT_EVERY === 0 || this.#ownBytes > SNAPSHOT_BYTES) && !this.#snapshotDue) {
+      const period = this.#snapshotEvery ?? snapshotPeriod(this.#mem.seriesCount());
+      if ((seq % period === 0 || this.#ownBytes > SNAPSHOT_BYTES) && !this.#snapshotDue) {
         // After the answer to the write that is being applied has gone out, not on its way.
         this.#snapshotDue = true;
         setImmediate(() => this.#snapshot());
@@ -743,7 +763,7 @@ export class RedisStore implements MetricStore {
       epoch: this.#epoch ?? "",
       seq: this.#seq,
       data: encodeSnapshot(this.#mem.groups()),
-      keep: KEEP_BEHIND_SNAPSHOT,
+      keep: this.#keepBehindSnapshot,
     });
     this.#redis.eval(SNAPSHOT_SCRIPT, 3, ...args).catch((error: Error) => {
       this.#log("warn", "could not write the snapshot to Redis; the log keeps growing until one succeeds", {

@@ -25,6 +25,9 @@ export async function startRedis(port?: number): Promise<{ child: ChildProcess; 
         "no",
         "--protected-mode",
         "yes",
+        // DEBUG SET-ACTIVE-EXPIRE, from loopback only: a test turns off Redis's expiry cycle to see lazy expiry.
+        "--enable-debug-command",
+        "local",
       ],
       { ready: /Ready to accept connections/, readyOn: "stdout" },
     );
