@@ -112,7 +112,6 @@ export function formatLockfile(lock: Lockfile): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The artifact of a tool for a platform, if the lock has one. */
 /** What `sync` and `mirror push` fetch for a locked artifact: its URLs and digest, named for messages. */
 export function lockedArtifactRef(tool: LockedTool, artifact: LockedArtifact) {
   return {
@@ -124,6 +123,7 @@ export function lockedArtifactRef(tool: LockedTool, artifact: LockedArtifact) {
   };
 }
 
+/** The artifact of a tool for a platform, if the lock has one. */
 export function lockedArtifact(tool: LockedTool, platform: Platform): LockedArtifact | undefined {
   return tool.artifacts.find((a) => a.platform === platform);
 }
