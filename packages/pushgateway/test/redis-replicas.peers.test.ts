@@ -52,7 +52,11 @@ async function pushed(base: string): Promise<string[]> {
     .sort();
 }
 
-async function send(base: string, path: string, init: { method: string; body?: string }) {
+async function send(
+  base: string,
+  path: string,
+  init: { method: string; body?: string | Buffer; headers?: Record<string, string> },
+) {
   const res = await fetch(`${base}${path}`, init);
   return { status: res.status, body: await res.text() };
 }
@@ -163,12 +167,14 @@ test("20 concurrent conflicting pushes across replicas end in one state a single
 test("replicas apply a push as the replica that took it logged it: protobuf extras, and refusals as one gateway", async () => {
   assert.equal((await send(a(), "/api/v1/admin/wipe", { method: "PUT" })).status, 202);
   // Native buckets and exemplars have no place in the rendered lines: they travel in the entry beside them.
-  const native = await fetch(`${a()}/metrics/job/native`, {
-    method: "PUT",
-    headers: { "Content-Type": DELIMITED },
-    body: nativePushBody(),
-  });
-  assert.equal(native.status, 200, await native.text());
+  const protobuf = (base: string) =>
+    send(base, "/metrics/job/native", {
+      method: "PUT",
+      headers: { "Content-Type": DELIMITED },
+      body: nativePushBody(),
+    });
+  const native = await protobuf(a());
+  assert.equal(native.status, 200, native.body);
   for (const r of [b(), c()]) assertRoundTrip(await scrapeProtobuf(r));
 
   // The same refusals on one process and on the replicas: each push's first error in push order (a type clash with
@@ -193,14 +199,6 @@ test("replicas apply a push as the replica that took it logged it: protobuf extr
   assert.match(answers[1]?.body ?? "", /collected metric "shared" .* is not a COUNTER/);
   assert.match(answers[2]?.body ?? "", /collected metric "ok" .* was collected before with the same name/);
   // A protobuf histogram without a +Inf bucket (client_golang sends none) refused: quoted as pushed, not as rendered.
-  const protobuf = async (base: string) => {
-    const res = await fetch(`${base}/metrics/job/native`, {
-      method: "PUT",
-      headers: { "Content-Type": DELIMITED },
-      body: nativePushBody(),
-    });
-    return { status: res.status, body: await res.text() };
-  };
   assert.equal((await send(a(), "/metrics/job/native", { method: "DELETE" })).status, 202);
   for (const r of [single, c()]) {
     const clash = await send(r, "/metrics/job/gauge", {

@@ -128,7 +128,7 @@ test("pushRendered() with a verdict judged by invalidity() on another store ends
     };
     const prepared = preparePush(request);
     const invalid = taker.invalidity(prepared, { check: true });
-    const expected = taker.push(request, { prepared });
+    const expected = taker.push(request);
     messages.push(expected?.message);
     // The applier parses nothing back and has no structured series: error texts come from the lines.
     const got = applier.pushRendered({ ...request, families: prepared.rendered, invalid });

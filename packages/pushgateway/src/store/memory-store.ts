@@ -73,12 +73,9 @@ export class MemoryStore implements MetricStore {
     this.#utf8Names = options.utf8Names ?? false;
   }
 
-  /**
-   * Applies a push: {@link preparePush} (unless done beforehand), {@link invalidity}, then {@link pushRendered}. The
-   * result is the same whether `prepared` is given or not.
-   */
-  push(request: PushRequest, options: { prepared?: PreparedPush } = {}): PushRejection | undefined {
-    const prepared = options.prepared ?? preparePush(request);
+  /** Applies a push: {@link preparePush}, {@link invalidity}, then {@link pushRendered}. */
+  push(request: PushRequest): PushRejection | undefined {
+    const prepared = preparePush(request);
     return this.pushRendered(
       {
         ...request,

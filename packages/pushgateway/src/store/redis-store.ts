@@ -71,7 +71,8 @@ export interface RedisStoreOptions {
 export function snapshotPeriod(seriesCount: number): number {
   return 1000 * Math.max(1, Math.ceil(seriesCount / 50_000));
 }
-/** Or after this many bytes of its own entries, so large pushes do not pile up in Redis. */
+
+/** A replica also writes a snapshot after this many bytes of its own entries, so large pushes do not pile up. */
 const SNAPSHOT_BYTES = 64 * 1024 * 1024;
 /** Entries kept in the log behind a snapshot, so a replica slightly behind catches up without a reload. */
 const KEEP_BEHIND_SNAPSHOT = 1000;
@@ -447,6 +448,7 @@ export class RedisStore implements MetricStore {
           await this.#catchUp();
         } else {
           // Another epoch (Redis restarted; another replica re-created the store) or none: reload or re-seed, retry.
+          // A store still settling after all the waits above counts as an attempt too.
           attempt++;
           await this.#catchUp();
         }
