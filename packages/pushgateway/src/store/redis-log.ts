@@ -21,8 +21,6 @@ export interface RedisKeys {
   readonly log: string;
   /** HASH: `seq` (the last entry the snapshot includes) and `data` (the groups, JSON; see {@link encodeSnapshot}). */
   readonly snapshot: string;
-  /** Pub/sub channel: the sequence number of every entry appended, so replicas fetch it at once. */
-  readonly channel: string;
   /**
    * With `--push.group-ttl`, STRING per group (this prefix + the group key) whose Redis expiry (PX) is the group's
    * deadline: its `expired` keyspace event starts the group's expiry.
@@ -52,7 +50,6 @@ export function redisKeys(prefix = "pushgateway"): RedisKeys {
     seq: `${p}:seq`,
     log: `${p}:log`,
     snapshot: `${p}:snapshot`,
-    channel: `${p}:appended`,
     alivePrefix: `${p}:alive:`,
     expiringPrefix: `${p}:expiring:`,
     settling: `${p}:settling`,
@@ -239,11 +236,11 @@ export function entrySeq(id: string): number {
 /**
  * Appends one op if the caller's epoch is still the store's and the store is not settling.
  * KEYS: epoch, seq, log, the group's alive key (any key of the prefix for a wipe), settling. ARGV: expected epoch,
- * channel, op, the op's effect on the alive key (`push`: create it with PX ARGV[5] unless it exists, so a new group,
- * even one created by a failed push, has a deadline; a successful push then renews it; `delete`: remove it; ``
- * none). Returns `{1, seq}` once appended (and published), `{0, current epoch or ""}` when the epoch differs, so the
- * caller reloads (another epoch) or re-seeds (none) and retries, `{3, ms}` while the store settles (retry after).
- * INCR + XADD in one script: ids are gap-free and in order.
+ * op, the op's effect on the alive key (`push`: create it with PX ARGV[4] unless it exists, so a new group, even one
+ * created by a failed push, has a deadline; a successful push then renews it; `delete`: remove it; `` none).
+ * Returns `{1, seq}` once appended, `{0, current epoch or ""}` when the epoch differs, so the caller reloads (another
+ * epoch) or re-seeds (none) and retries, `{3, ms}` while the store settles (retry after).
+ * INCR + XADD in one script: ids are gap-free and in order. Replicas see the entry by their blocking XREAD.
  */
 export const APPEND_SCRIPT = `
 local e = redis.call('GET', KEYS[1])
@@ -251,10 +248,9 @@ if e ~= ARGV[1] then return {0, e or ''} end
 local w = redis.call('PTTL', KEYS[5])
 if w > 0 then return {3, w} end
 local s = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[3], s .. '-0', 'op', ARGV[3])
-if ARGV[4] == 'push' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[5], 'NX')
-elseif ARGV[4] == 'delete' then redis.call('DEL', KEYS[4]) end
-redis.call('PUBLISH', ARGV[2], s)
+redis.call('XADD', KEYS[3], s .. '-0', 'op', ARGV[2])
+if ARGV[3] == 'push' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[4], 'NX')
+elseif ARGV[3] == 'delete' then redis.call('DEL', KEYS[4]) end
 return {1, s}
 `;
 
@@ -264,19 +260,18 @@ return {1, s}
  * the group's alive key is gone (a push since renewed it, or a longer PX was set: nothing to do). After the event the
  * key may already be back: Redis removes an expired key lazily, on the next access, which can be the very append
  * that sets it again (a group's first push creates it); the op's cutoff keeps a group pushed since anyway.
- * KEYS: epoch, seq, log, alive key, expiring key, settling. ARGV: expected epoch, channel, op, `expired` (the event)
- * or `poll`. Returns what {@link APPEND_SCRIPT} returns, or `{2, 0}` when there is nothing to append.
+ * KEYS: epoch, seq, log, alive key, expiring key, settling. ARGV: expected epoch, op, `expired` (the event) or
+ * `poll`. Returns what {@link APPEND_SCRIPT} returns, or `{2, 0}` when there is nothing to append.
  */
 export const EXPIRE_SCRIPT = `
 local e = redis.call('GET', KEYS[1])
 if e ~= ARGV[1] then return {0, e or ''} end
 local w = redis.call('PTTL', KEYS[6])
 if w > 0 then return {3, w} end
-if ARGV[4] ~= 'expired' and redis.call('EXISTS', KEYS[4]) == 1 then return {2, 0} end
+if ARGV[3] ~= 'expired' and redis.call('EXISTS', KEYS[4]) == 1 then return {2, 0} end
 if not redis.call('SET', KEYS[5], '1', 'PX', '5000', 'NX') then return {2, 0} end
 local s = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[3], s .. '-0', 'op', ARGV[3])
-redis.call('PUBLISH', ARGV[2], s)
+redis.call('XADD', KEYS[3], s .. '-0', 'op', ARGV[2])
 return {1, s}
 `;
 
@@ -345,7 +340,6 @@ export function appendArgs(
     keys.alivePrefix + (alive?.group ?? ""),
     keys.settling,
     options.epoch,
-    keys.channel,
     options.op,
     alive?.kind ?? "",
     String(alive?.ttlMs ?? 0),
@@ -365,7 +359,6 @@ export function expireArgs(
     keys.expiringPrefix + options.group,
     keys.settling,
     options.epoch,
-    keys.channel,
     options.op,
     options.cause,
   ];

@@ -53,7 +53,7 @@ export interface RedisStoreOptions {
   readonly log: Log;
   /** Key prefix (several gateways can share one Redis database under different prefixes). */
   readonly prefix?: string;
-  /** How often a replica checks Redis even without a notification (missed pub/sub, staleness). @default 1000 */
+  /** How often a replica checks Redis even without a new entry (epoch changes, staleness, overdue groups). @default 1000 */
   readonly pollMs?: number;
   /** Entries between snapshots; by default {@link snapshotPeriod} of the store's size. */
   readonly snapshotEvery?: number;
@@ -86,19 +86,30 @@ const RANGE_COUNT = 200;
 const EXPIRY_GRACE_MS = 1000;
 
 /**
- * How long a replica waits after a PUBLISH before following the log: every entry announced meanwhile is read in one
- * round trip, and its own entry, announced before its append is answered, is applied from the request by then (so it
- * costs no read). Reads never wait for this: they catch up first. 100 ms rather than 20: followers spent ~10 % less
- * CPU per entry and the answering replica's PUTs ~9 % less time (bench/pushgateway/README.md); the price is at most
- * 100 ms of entries applied by the first read after a burst.
+ * How long a replica waits, once a blocking read of the log saw a new entry, before it catches up: every entry
+ * appended meanwhile is read in the same round trip, and its own entry, seen before its append is answered, is applied
+ * from the request by then (so it costs no read). Reads never wait for this: they catch up first. 100 ms rather than
+ * 20: followers spent ~10 % less CPU per entry and the answering replica's PUTs ~9 % less time
+ * (bench/pushgateway/README.md); the price is at most 100 ms of entries applied by the first read after a burst.
  */
 const FOLLOW_DELAY_MS = 100;
+
+/** How long one blocking read of the log (XREAD BLOCK, on a connection of its own) waits before it is sent again. */
+const FOLLOW_BLOCK_MS = 5000;
+
+/** The pause before a blocking read that failed is sent again. */
+const FOLLOW_RETRY_MS = 500;
 
 /** Waits of 100 ms a write makes at most while the store settles (SETTLE_MS, plus room for a replacement). */
 const SETTLE_WAITS = (2 * SETTLE_MS) / 100;
 
 /** How long a read or a readiness check waits for Redis before answering from the cache or failing. */
 const READ_WAIT_MS = 2000;
+
+/** Resolves after `ms`; the timer does not keep the process alive. */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
 
 /** Rejects when `promise` has not settled within `ms` (the promise itself goes on). */
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -129,7 +140,7 @@ interface Pending {
 
 /**
  * The shared store of replicas on one Redis (beyond upstream, which runs as a single process). Every change is
- * appended to a log in Redis by a Lua script (atomic: INCR of the sequence, XADD, PUBLISH), and every replica applies
+ * appended to a log in Redis by a Lua script (atomic: INCR of the sequence, XADD), and every replica applies
  * the log, in order, to its own {@link MemoryStore}: the consistency check, POST/PUT semantics, push and failure times
  * run there, deterministically, on the same state on every replica, so concurrent conflicting pushes on different
  * replicas end in exactly the state one gateway reaches when it receives them in the log's order.
@@ -152,7 +163,12 @@ interface Pending {
  */
 export class RedisStore implements MetricStore {
   readonly #redis: Redis;
-  readonly #sub: Redis;
+  /** The blocking reads of the log (XREAD BLOCK holds its connection until an entry comes). */
+  readonly #tail: Redis;
+  /** Redis's `expired` keyspace events, with `--push.group-ttl` only. */
+  readonly #sub: Redis | undefined;
+  readonly #pollMs: number;
+  #closed = false;
   readonly #keys: RedisKeys;
   readonly #memoryOptions: MemoryStoreOptions;
   readonly #log: Log;
@@ -184,9 +200,6 @@ export class RedisStore implements MetricStore {
   #chain: Promise<void> = Promise.resolve();
   #waiting: Promise<void> | undefined;
   #timer: NodeJS.Timeout;
-  /** The highest entry announced by PUBLISH since the last follow, and the follow that is due. */
-  #announced = 0;
-  #follow: NodeJS.Timeout | undefined;
 
   constructor(options: RedisStoreOptions) {
     this.#keys = redisKeys(options.prefix);
@@ -221,7 +234,11 @@ export class RedisStore implements MetricStore {
       maxRetriesPerRequest: 0,
       commandTimeout: 10_000,
     });
-    this.#sub = new Redis(base);
+    // A read sent while disconnected waits for the connection; one in flight when it drops fails, and is sent again.
+    this.#tail = new Redis({ ...base, maxRetriesPerRequest: 0 });
+    this.#tail.on("error", () => undefined);
+    this.#sub = this.#ttlMs > 0 ? new Redis(base) : undefined;
+    this.#pollMs = options.pollMs ?? 1000;
     let reported = false;
     this.#redis.on("error", (error: Error) => {
       this.#connectError = error.message;
@@ -235,17 +252,18 @@ export class RedisStore implements MetricStore {
       if (this.#ttlMs > 0) void this.#enableExpiryEvents();
       void this.refresh();
     });
-    this.#sub.on("error", () => undefined);
-    this.#sub.on("message", (channel: string, message: string) => {
-      if (channel !== this.#expiredChannel) this.#onAppended(message);
-      else if (message.startsWith(this.#keys.alivePrefix))
-        void this.#expireGroup(message.slice(this.#keys.alivePrefix.length), { cause: "expired" });
-    });
-    const channels = this.#ttlMs > 0 ? [this.#keys.channel, this.#expiredChannel] : [this.#keys.channel];
-    void this.#sub.subscribe(...channels).catch(() => undefined);
+    if (this.#sub !== undefined) {
+      this.#sub.on("error", () => undefined);
+      this.#sub.on("message", (_channel: string, message: string) => {
+        if (message.startsWith(this.#keys.alivePrefix))
+          void this.#expireGroup(message.slice(this.#keys.alivePrefix.length), { cause: "expired" });
+      });
+      void this.#sub.subscribe(this.#expiredChannel).catch(() => undefined);
+    }
+    void this.#followLog();
     this.#timer = setInterval(() => {
       void this.refresh().then(() => this.#expireOverdue());
-    }, options.pollMs ?? 1000);
+    }, this.#pollMs);
     this.#timer.unref();
   }
 
@@ -382,27 +400,41 @@ export class RedisStore implements MetricStore {
 
   /** Disconnects from Redis and stops following. */
   close(): void {
+    this.#closed = true;
     clearInterval(this.#timer);
-    clearTimeout(this.#follow);
     this.#redis.disconnect();
-    this.#sub.disconnect();
+    this.#tail.disconnect();
+    this.#sub?.disconnect();
   }
 
   /**
-   * A PUBLISH of entry `message`: follow the log a little later, once for every entry announced until then. An entry
-   * this replica already applied (its own, or one a read caught up to) costs nothing. After Redis came back with a
-   * new store the numbers may restart below this replica's: the poll and every read still ask Redis for the epoch.
+   * Follows the log between reads with a blocking XREAD on a connection of its own: it returns as soon as an entry
+   * after the last one applied is in the stream (at once when one already is); the replica then waits
+   * FOLLOW_DELAY_MS and catches up, so one wake-up and one catch-up cover every entry appended meanwhile. A PUBLISH
+   * per entry woke every replica for every push, its own included (bench/pushgateway/README.md). After Redis came
+   * back with a new store the numbers may restart below this replica's, and the read waits: the poll and every read
+   * still ask Redis for the epoch.
    */
-  #onAppended(message: string): void {
-    const seq = Number(message);
-    this.#announced = Math.max(this.#announced, Number.isSafeInteger(seq) ? seq : Number.POSITIVE_INFINITY);
-    if (this.#announced <= this.#seq || this.#follow !== undefined) return;
-    this.#follow = setTimeout(() => {
-      this.#follow = undefined;
-      const behind = this.#announced > this.#seq;
-      this.#announced = 0;
-      if (behind) void this.refresh();
-    }, FOLLOW_DELAY_MS);
+  async #followLog(): Promise<void> {
+    while (!this.#closed) {
+      try {
+        const seen = await this.#tail.xread(
+          "COUNT",
+          1,
+          "BLOCK",
+          FOLLOW_BLOCK_MS,
+          "STREAMS",
+          this.#keys.log,
+          `${this.#seq}-0`,
+        );
+        if (seen === null || this.#closed) continue;
+        await sleep(FOLLOW_DELAY_MS);
+        await this.refresh();
+      } catch {
+        // The connection dropped, or Redis refused the read: the poll and the reads report it; read again shortly.
+        await sleep(FOLLOW_RETRY_MS);
+      }
+    }
   }
 
   #aliveEffect(kind: AliveEffect["kind"], group: string): AliveEffect | undefined {
