@@ -57,6 +57,45 @@ test("duplicate series across groups are rejected; timestamps always", () => {
   assert.equal(ts?.message, "pushed metrics must not have timestamps");
 });
 
+test("a push repeating a group's series leaves them indexed: another group still cannot take one", () => {
+  const store = new MemoryStore();
+  const pushTo = (labels: Record<string, string>, body: string, replace = true) =>
+    store.push({ labels, families: parseText(body), replace, now: at(100), check: true });
+  const series = 'm{x="1"} 1\nm{x="2"} 2\n';
+  assert.equal(pushTo({ job: "j" }, series), undefined);
+  // Same series, new values: PUT, then POST of that family only.
+  assert.equal(pushTo({ job: "j" }, 'm{x="1"} 3\nm{x="2"} 4\n'), undefined);
+  assert.equal(pushTo({ job: "j" }, 'm{x="1"} 5\nm{x="2"} 6\n', false), undefined);
+  assert.deepEqual(store.families().find((f) => f.name === "m")?.lines, [
+    'm{instance="",job="j",x="1"} 5',
+    'm{instance="",job="j",x="2"} 6',
+  ]);
+  // The group {job="j",x="1"} pushing m would hold a series of {job="j"}: still refused.
+  const refused = pushTo({ job: "j", x: "1" }, "m 7\n");
+  assert.match(refused?.message ?? "", /was collected before with the same name and label values$/);
+  // Other series of m (POST): x="1" is free, x="3" taken.
+  assert.equal(pushTo({ job: "j" }, 'm{x="3"} 8\n', false), undefined);
+  assert.match(pushTo({ job: "j", x: "3" }, "m 9\n")?.message ?? "", /was collected before/);
+  assert.equal(pushTo({ job: "j", x: "1" }, "m 7\n"), undefined);
+  // Once {job="j"} no longer holds m (PUT of another family), x="3" goes through too.
+  assert.equal(pushTo({ job: "j" }, "other 1\n"), undefined);
+  assert.equal(pushTo({ job: "j", x: "3" }, "m 9\n"), undefined);
+  assert.equal(store.seriesCount(), 3);
+  assert.equal(store.inconsistency(), undefined);
+});
+
+test("a series held by two groups (pushed with the check off) is looked up again when one of them repeats it", () => {
+  const store = new MemoryStore();
+  const pushTo = (labels: Record<string, string>, body: string, check: boolean) =>
+    store.push({ labels, families: parseText(body), replace: true, now: at(100), check });
+  assert.equal(pushTo({ job: "j" }, 'm{x="1"} 1\n', true), undefined);
+  assert.equal(pushTo({ job: "j", x: "1" }, "m 2\n", false), undefined);
+  assert.match(store.inconsistency() ?? "", /was collected before/);
+  // {job="j"} repeats its series: the index names the other group as its holder, and the check says so.
+  const refused = pushTo({ job: "j" }, 'm{x="1"} 3\n', true);
+  assert.match(refused?.message ?? "", /was collected before with the same name and label values$/);
+});
+
 test("beyond upstream: group TTL drops groups after their last successful push", () => {
   let now = 100_000;
   const store = new MemoryStore({ groupTtlMs: 60_000, now: () => now });

@@ -165,19 +165,22 @@ export class MemoryStore implements MetricStore {
       group = newGroup(request.labels);
       this.#groups.set(key, group);
     }
+    // PUT: the group's families not pushed again leave the index after the loop; those pushed again are re-indexed
+    // against their previous version (#reindex), in push order as before.
+    let replaced: Map<string, RenderedFamily> | undefined;
     if (request.replace) {
-      for (const f of group.families.values()) this.#unindex(key, f);
+      replaced = new Map(group.families);
       group.families.clear();
       group.pushedAt.clear();
     }
     for (const family of rendered) {
       if (family.name === PUSH_TIME || family.name === FAILURE_TIME) continue;
-      const old = group.families.get(family.name);
-      if (old !== undefined) this.#unindex(key, old);
-      group.families.set(family.name, family);
+      const old = replaced?.get(family.name) ?? group.families.get(family.name);
+      replaced?.delete(family.name);
+      group.families.set(family.name, this.#reindex(key, { old, family }));
       group.pushedAt.set(family.name, request.now.getTime());
-      this.#index(key, family);
     }
+    for (const f of replaced?.values() ?? []) this.#unindex(key, f);
     group.pushTime = nowSeconds;
     return undefined;
   }
@@ -324,6 +327,8 @@ export class MemoryStore implements MetricStore {
       }
       const held = this.#series.get(f.name);
       if (held === undefined) continue;
+      // The group's own series again: in a family no two groups share a series of, each is held by this group.
+      if (mine !== undefined && this.#repeats(mine, f)) continue;
       for (const [i, id] of f.keys.entries()) {
         const holder = held.get(id);
         if (holder !== undefined && holder !== options.key)
@@ -374,6 +379,38 @@ export class MemoryStore implements MetricStore {
     if (group === undefined) return;
     for (const f of group.families.values()) this.#unindex(key, f);
     this.#groups.delete(key);
+  }
+
+  /**
+   * Indexes `family` in place of `old`, the group's previous family of that name, and returns what to store. A push
+   * repeating the group's series (the usual periodic push: new values, same labels) keeps the stored key strings and
+   * leaves the index as it is: no Map operation per series, and the new key strings die young instead of being kept
+   * (a repeated 100-series push into 100k series applied in 16 µs instead of 80-120, bench/pushgateway/README.md).
+   */
+  #reindex(
+    key: string,
+    options: { old: RenderedFamily | undefined; family: RenderedFamily },
+  ): RenderedFamily {
+    const { old, family } = options;
+    if (old !== undefined && this.#repeats(old, family)) return { ...family, keys: old.keys };
+    if (old !== undefined) this.#unindex(key, old);
+    this.#index(key, family);
+    return family;
+  }
+
+  /**
+   * Whether `family` has the same type and series keys, in the same order, as `old`, a group's stored family, in a
+   * family no two groups share a series of. When every group's series are distinct, the index holds exactly one entry
+   * per stored series, each naming its group (index entries only ever name a group that holds the series): so
+   * `old`'s series are all indexed under its group. With the check disabled a series can be held twice; the counts
+   * then differ and every series is looked up as before.
+   */
+  #repeats(old: RenderedFamily, family: RenderedFamily): boolean {
+    if (old.type !== family.type || old.keys.length !== family.keys.length) return false;
+    if ((this.#familySeries.get(family.name) ?? 0) !== (this.#series.get(family.name)?.size ?? 0))
+      return false;
+    for (let i = 0; i < old.keys.length; i++) if (old.keys[i] !== family.keys[i]) return false;
+    return true;
   }
 
   #index(key: string, family: RenderedFamily): void {
