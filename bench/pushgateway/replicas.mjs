@@ -6,7 +6,7 @@
 // Usage: node bench/pushgateway/replicas.mjs [--replicas=3] [--groups=1000] [--puts=200] [--scrapes=10] [--pushes=2000]
 // PG_BENCH_BIN=<bin/pushgateway.js> runs another build (A/B); PG_BENCH_NODE_ARGS="--cpu-prof ..." profiles each gateway.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -29,6 +29,32 @@ const placed = (command, args, { core, follower }) => {
 };
 if (PIN) spawnSync("taskset", ["-a", "-cp", "1", String(process.pid)], { stdio: "ignore" });
 const THROUGHPUT_PUSHES = arg("pushes", 2000);
+// --cpu-quota=C: every gateway process (the single one, and each replica) in a cgroup of its own capped at C cores
+// (CFS quota, 10 ms period), the client and Redis uncapped: as if each gateway ran on a machine of its own of C cores,
+// the replicas on N such machines — the deployment replicas are for — instead of N processes sharing these two cores.
+// Pick C so that N × C plus the client and Redis stay below the cores here (0.4 for three replicas on two cores).
+const QUOTA = arg("cpu-quota", 0);
+const cgroups = [];
+/** Moves `pid` (all its threads) into a new cgroup capped at QUOTA cores; cgroup v2, else v1's cpu controller. */
+function capCpu(pid) {
+  const period = 10_000;
+  const quota = Math.round(QUOTA * period);
+  const v2 = existsSync("/sys/fs/cgroup/cgroup.controllers");
+  const dir = v2 ? `/sys/fs/cgroup/pg-bench-${pid}` : `/sys/fs/cgroup/cpu/pg-bench-${pid}`;
+  try {
+    if (v2) writeFileSync("/sys/fs/cgroup/cgroup.subtree_control", "+cpu");
+    mkdirSync(dir);
+    if (v2) writeFileSync(`${dir}/cpu.max`, `${quota} ${period}`);
+    else {
+      writeFileSync(`${dir}/cpu.cfs_period_us`, String(period));
+      writeFileSync(`${dir}/cpu.cfs_quota_us`, String(quota));
+    }
+    writeFileSync(`${dir}/cgroup.procs`, String(pid));
+  } catch (error) {
+    throw new Error(`--cpu-quota needs root and a writable cgroup cpu controller: ${error.message}`);
+  }
+  cgroups.push(dir);
+}
 const OURS =
   process.env.PG_BENCH_BIN ??
   fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
@@ -62,6 +88,7 @@ async function startGateway(args, { follower }) {
   const child = spawn(...placed(process.execPath, node, { core: follower ? 1 : 0, follower }), {
     stdio: "ignore",
   });
+  if (QUOTA > 0) capCpu(child.pid);
   const base = `http://127.0.0.1:${port}`;
   await waitReady(`${base}/-/ready`);
   return { child, base };
@@ -119,6 +146,7 @@ async function measure(name, gateways, others = []) {
   await pushMany(bases, GROUPS, 8);
   const put = [];
   const putCpu = cpuMs(pids);
+  const putCpuEach = pids.map((pid) => cpuMs([pid]));
   for (let i = 0; i < PUTS; i++) {
     const b = body(i);
     const t = performance.now();
@@ -127,6 +155,9 @@ async function measure(name, gateways, others = []) {
     put.push(performance.now() - t);
   }
   const putCpuMs = (cpuMs(pids) - putCpu) / PUTS;
+  // Per process, once the other replicas have followed the last PUTs (they catch up 100 ms after an entry).
+  await new Promise((r) => setTimeout(r, 300));
+  const putCpuByProcess = pids.map((pid, i) => (cpuMs([pid]) - putCpuEach[i]) / PUTS);
   const scrape = [];
   let bytes = 0;
   for (let i = 0; i < SCRAPES; i++) {
@@ -148,6 +179,7 @@ async function measure(name, gateways, others = []) {
     bytes,
     throughput,
     putCpuMs,
+    putCpuByProcess,
     pushCpuMs,
     rss: gateways.map((g) => rssMiB(g.child.pid)),
   };
@@ -174,7 +206,7 @@ try {
   const row = (r) =>
     `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.throughput.toFixed(0)} | ${r.putCpuMs.toFixed(2)} | ${r.pushCpuMs.toFixed(2)} | ${r.rss.map((x) => x.toFixed(0)).join(" / ")} |`;
   console.log(
-    `${PIN ? "pinned (answering gateway on CPU 0; client, Redis, other replicas on CPU 1); " : ""}${NICE ? "other replicas at nice 19; " : ""}${GROUPS} groups × ${SERIES} series = ${GROUPS * SERIES} series; ${PUTS} PUTs, ${SCRAPES} scrapes, ${THROUGHPUT_PUSHES} pushes by ${CLIENTS} clients\n`,
+    `${QUOTA > 0 ? `each gateway capped at ${QUOTA} cores (own cgroup); ` : ""}${PIN ? "pinned (answering gateway on CPU 0; client, Redis, other replicas on CPU 1); " : ""}${NICE ? "other replicas at nice 19; " : ""}${GROUPS} groups × ${SERIES} series = ${GROUPS * SERIES} series; ${PUTS} PUTs, ${SCRAPES} scrapes, ${THROUGHPUT_PUSHES} pushes by ${CLIENTS} clients\n`,
   );
   console.log(
     "| setup | PUT median ms | PUT p90 ms | scrape median ms | scrape MB | pushes/s (20 clients) | server CPU ms per PUT | per push (20 clients) | RSS MiB per process |",
@@ -183,9 +215,24 @@ try {
   console.log(row(one));
   console.log(row(three));
   console.log(`\nredis-server RSS ${redisRss.toFixed(0)} MiB`);
+  const each = (xs) => xs.map((x) => x.toFixed(2)).join(" / ");
+  console.log(
+    `CPU ms per sequential PUT by process: single ${each(one.putCpuByProcess)}; replicas: answering ${each(three.putCpuByProcess.slice(0, 1))}, others ${each(three.putCpuByProcess.slice(1, REPLICAS))}, redis-server ${each(three.putCpuByProcess.slice(REPLICAS))}`,
+  );
   console.log(
     `ratios (replicas/single): PUT ${(three.putMedian / one.putMedian).toFixed(2)}×, scrape ${(three.scrapeMedian / one.scrapeMedian).toFixed(2)}× (targets ≤1.5), throughput ${(three.throughput / one.throughput).toFixed(2)}×`,
   );
 } finally {
   for (const c of started) c.kill("SIGTERM");
+  // A cgroup can be removed once its process has gone.
+  for (const dir of cgroups) {
+    for (let i = 0; i < 50; i++) {
+      try {
+        rmdirSync(dir);
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
 }

@@ -277,7 +277,10 @@ export class RedisStore implements MetricStore {
     return this.#epoch !== undefined;
   }
 
-  async push(request: PushRequest): Promise<PushRejection | undefined> {
+  push(request: PushRequest): Promise<PushRejection | undefined> {
+    // Not async itself: an async function keeps its parameters for its whole run, and the structured families of the
+    // request (an object per series and label) would live across the round trip to Redis, survive young-generation
+    // collections and be promoted; only the rendered push goes on to the append (bench/pushgateway/README.md).
     const origin = `${this.#replica}:${++this.#counter}`;
     // Rendered and judged here, once: the other replicas apply the lines and the verdict (see LogOp).
     const prepared = preparePush(request);
@@ -287,25 +290,34 @@ export class RedisStore implements MetricStore {
       settled: false,
       rejection: undefined,
     };
-    this.#pending.set(origin, pending);
     const group = groupKey(request.labels);
+    const op: LogOp = {
+      kind: "rendered-push",
+      origin,
+      labels: request.labels,
+      replace: request.replace,
+      nowMs: request.now.getTime(),
+      check: request.check,
+      invalid: this.#mem.invalidity(prepared, { check: request.check }),
+      families: prepared.rendered,
+    };
+    // Only a new group's first push gives it a deadline here (a successful push renews it below): were a refused push
+    // to an existing group to create it, it would bring back the key Redis has just expired and keep the group past
+    // its TTL. With a stale cache the group may lack a key: the poll finds it overdue.
+    const alive = this.#mem.group(group) === undefined ? this.#aliveEffect("push", group) : undefined;
+    return this.#pushPrepared({ op, pending, group, alive });
+  }
+
+  async #pushPrepared(push: {
+    op: LogOp;
+    pending: Pending;
+    group: string;
+    alive: AliveEffect | undefined;
+  }): Promise<PushRejection | undefined> {
+    const { op, pending, group } = push;
+    this.#pending.set(op.origin, pending);
     try {
-      await this.#write(
-        {
-          kind: "rendered-push",
-          origin,
-          labels: request.labels,
-          replace: request.replace,
-          nowMs: request.now.getTime(),
-          check: request.check,
-          invalid: this.#mem.invalidity(prepared, { check: request.check }),
-          families: prepared.rendered,
-        },
-        // Only a new group's first push gives it a deadline here (a successful push renews it below): were a refused
-        // push to an existing group to create it, it would bring back the key Redis has just expired and keep the
-        // group past its TTL. With a stale cache the group may lack a key: the poll finds it overdue.
-        { alive: this.#mem.group(group) === undefined ? this.#aliveEffect("push", group) : undefined },
-      );
+      await this.#write(op, { alive: push.alive });
       if (!pending.settled) throw this.#unconfirmed();
       // A successful push renews the group's deadline; should this fail, the old deadline comes first and the expire
       // op, finding the group pushed since, re-arms it (#apply).
@@ -313,7 +325,7 @@ export class RedisStore implements MetricStore {
         this.#redis.set(this.#keys.alivePrefix + group, "1", "PX", this.#ttlMs).catch(() => undefined);
       return pending.rejection;
     } finally {
-      this.#pending.delete(origin);
+      this.#pending.delete(op.origin);
     }
   }
 
