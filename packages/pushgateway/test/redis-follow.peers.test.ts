@@ -106,6 +106,47 @@ test("a follower applies an entry put straight into the stream, of the earlier e
   ]);
 });
 
+test("a replica whose Redis user may not XREAD says so once and follows the log by the poll", async () => {
+  const admin = new Redis(url);
+  try {
+    await admin.call("ACL", "SETUSER", "noxread", "on", ">secret", "~*", "&*", "+@all", "-xread");
+  } finally {
+    admin.disconnect();
+  }
+  const warnings: string[] = [];
+  const follower = new RedisStore({
+    target: parseRedisUrl(url.replace("redis://", "redis://noxread:secret@")),
+    memory: {},
+    log: (level, msg) => {
+      if (level === "warn") warnings.push(msg);
+    },
+    prefix: "noxread",
+    pollMs: 200,
+  });
+  stores.push(follower);
+  const writer = replica({ prefix: "noxread", pollMs: 600_000 });
+  assert.ok(await writer.waitLoaded(5000));
+  assert.ok(await follower.waitLoaded(5000));
+  for (let i = 0; i < 3; i++) {
+    const refused = await writer.push({
+      labels: { job: "noxread", instance: `i${i}` },
+      families: family(i),
+      replace: true,
+      now: new Date(),
+      check: true,
+    });
+    assert.equal(refused, undefined);
+  }
+  assert.ok(await until(() => applied(follower) === 3, 5000), `follower at ${applied(follower)} of 3`);
+  assert.ok(await until(() => warnings.length > 0, 5000), "no warning about the refused XREAD");
+  // The read is retried every 500 ms; the warning stays one.
+  await new Promise((r) => setTimeout(r, 1200));
+  assert.deepEqual(
+    warnings.map((w) => w.split(";")[0]),
+    ["Redis refused the blocking read of the log (XREAD)"],
+  );
+});
+
 test("every snapshotEvery entries the appending replica writes the store and trims the log; a new replica starts from it", async () => {
   const writer = replica({ prefix: "snap", pollMs: 600_000, snapshotEvery: 10, keepBehindSnapshot: 5 });
   assert.ok(await writer.waitLoaded(5000));

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
+import { Redis, ReplyError } from "ioredis";
 import { StoreUnavailableError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import type { RenderedFamily } from "../exposition/rendered-family.js";
@@ -169,6 +169,8 @@ export class RedisStore implements MetricStore {
   readonly #sub: Redis | undefined;
   readonly #pollMs: number;
   #closed = false;
+  /** Whether Redis refused the blocking read (an ACL without XREAD, say): said once, then the poll follows. */
+  #tailRefused = false;
   readonly #keys: RedisKeys;
   readonly #memoryOptions: MemoryStoreOptions;
   readonly #log: Log;
@@ -442,8 +444,16 @@ export class RedisStore implements MetricStore {
         if (seen === null || this.#closed) continue;
         await sleep(FOLLOW_DELAY_MS);
         await this.refresh();
-      } catch {
-        // The connection dropped, or Redis refused the read: the poll and the reads report it; read again shortly.
+      } catch (error) {
+        // The connection dropped (the poll and the reads report that), or Redis refused the read: read again shortly.
+        if (error instanceof ReplyError && !this.#tailRefused && !this.#closed) {
+          this.#tailRefused = true;
+          this.#log(
+            "warn",
+            "Redis refused the blocking read of the log (XREAD); this replica follows it by the poll each second instead, and reads still catch up first. Allow XREAD for the gateway's user",
+            { url: this.#where, err: (error as Error).message },
+          );
+        }
         await sleep(FOLLOW_RETRY_MS);
       }
     }
