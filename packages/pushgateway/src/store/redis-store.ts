@@ -167,7 +167,6 @@ export class RedisStore implements MetricStore {
   readonly #tail: Redis;
   /** Redis's `expired` keyspace events, with `--push.group-ttl` only. */
   readonly #sub: Redis | undefined;
-  readonly #pollMs: number;
   #closed = false;
   /** Whether Redis refused the blocking read (an ACL without XREAD, say): said once, then the poll follows. */
   #tailRefused = false;
@@ -240,7 +239,6 @@ export class RedisStore implements MetricStore {
     this.#tail = new Redis({ ...base, maxRetriesPerRequest: 0 });
     this.#tail.on("error", () => undefined);
     this.#sub = this.#ttlMs > 0 ? new Redis(base) : undefined;
-    this.#pollMs = options.pollMs ?? 1000;
     let reported = false;
     this.#redis.on("error", (error: Error) => {
       this.#connectError = error.message;
@@ -265,7 +263,7 @@ export class RedisStore implements MetricStore {
     void this.#followLog();
     this.#timer = setInterval(() => {
       void this.refresh().then(() => this.#expireOverdue());
-    }, this.#pollMs);
+    }, options.pollMs ?? 1000);
     this.#timer.unref();
   }
 
@@ -274,7 +272,7 @@ export class RedisStore implements MetricStore {
     const end = this.#now() + deadlineMs;
     while (this.#epoch === undefined && this.#now() < end) {
       await this.refresh();
-      if (this.#epoch === undefined) await new Promise((r) => setTimeout(r, 100));
+      if (this.#epoch === undefined) await sleep(100);
     }
     return this.#epoch !== undefined;
   }
@@ -497,7 +495,7 @@ export class RedisStore implements MetricStore {
         if (reply.kind === "appended") seq = reply.seq;
         else if (reply.kind === "settling" && settleWaits++ < SETTLE_WAITS) {
           // The store was just re-created (Redis came back empty): wait until replicas further along had their say.
-          await new Promise((r) => setTimeout(r, Math.min(reply.waitMs, 100)));
+          await sleep(Math.min(reply.waitMs, 100));
           // A replica with a copy further along may have replaced the store meanwhile: follow it before appending.
           await this.#catchUp();
         } else {
