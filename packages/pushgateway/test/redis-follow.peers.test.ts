@@ -8,7 +8,7 @@ import type { MetricFamily } from "../src/exposition/metric-family.js";
 import { decodeSnapshot, encodeOp, redisKeys } from "../src/store/redis-log.js";
 import { RedisStore } from "../src/store/redis-store.js";
 import { parseRedisUrl } from "../src/store/redis-url.js";
-import { stopAll } from "./support/processes.js";
+import { stop, stopAll } from "./support/processes.js";
 import { startRedis } from "./support/redis-server.js";
 
 let url = "";
@@ -28,8 +28,10 @@ function replica(options: {
   pollMs: number;
   snapshotEvery?: number;
   keepBehindSnapshot?: number;
+  url?: string;
 }): RedisStore {
-  const store = new RedisStore({ target: parseRedisUrl(url), memory: {}, log: () => undefined, ...options });
+  const { url: at = url, ...rest } = options;
+  const store = new RedisStore({ target: parseRedisUrl(at), memory: {}, log: () => undefined, ...rest });
   stores.push(store);
   return store;
 }
@@ -145,6 +147,62 @@ test("a replica whose Redis user may not XREAD says so once and follows the log 
     warnings.map((w) => w.split(";")[0]),
     ["Redis refused the blocking read of the log (XREAD)"],
   );
+});
+
+test("after Redis restarts empty, a follower's blocking read resumes: it follows a push without polling or being read", async () => {
+  const own = await startRedis();
+  const writer = replica({ prefix: "restart", pollMs: 600_000, url: own.url });
+  const follower = replica({ prefix: "restart", pollMs: 600_000, url: own.url });
+  assert.ok(await writer.waitLoaded(5000));
+  assert.ok(await follower.waitLoaded(5000));
+  const push = (i: number) =>
+    writer.push({
+      labels: { job: "restart", instance: `i${i}` },
+      families: family(i),
+      replace: true,
+      now: new Date(),
+      check: true,
+    });
+  assert.equal(await push(1), undefined);
+  assert.ok(
+    await until(() => applied(follower) === 1, 5000),
+    "the follower did not follow before the restart",
+  );
+  await stop(own.child);
+  await startRedis(own.port);
+  // The store is written back (a copy at entry 1), settles for 2 s, then takes the push as entry 2.
+  let refused: Awaited<ReturnType<typeof push>> | Error = new Error("not sent");
+  for (let i = 0; i < 50 && refused !== undefined; i++) {
+    refused = await push(2).catch((error: Error) => error);
+    if (refused !== undefined) await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.equal(refused, undefined);
+  assert.ok(await until(() => applied(follower) === 2, 5000), `follower at ${applied(follower)} of 2`);
+  assert.equal(follower.groups().length, 2);
+});
+
+test("a write that finds the store settling through all its waits is refused: 'kept being re-created'", async () => {
+  const store = replica({ prefix: "settling", pollMs: 600_000 });
+  assert.ok(await store.waitLoaded(5000));
+  // As if Redis had just come back empty and the store were being re-created, for longer than a write waits.
+  const direct = new Redis(url);
+  try {
+    await direct.set(redisKeys("settling").settling, "1", "PX", 60_000);
+  } finally {
+    direct.disconnect();
+  }
+  const write = store.push({
+    labels: { job: "settling" },
+    families: family(1),
+    replace: true,
+    now: new Date(),
+    check: true,
+  });
+  await assert.rejects(
+    write,
+    /the change was not stored: the store in Redis at redis:\/\/127\.0\.0\.1:\d+\/0 kept being re-created; retry/,
+  );
+  assert.equal(store.groups().length, 0);
 });
 
 test("every snapshotEvery entries the appending replica writes the store and trims the log; a new replica starts from it", async () => {
