@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
-import { Counter, collectDefaultMetrics, Gauge, Registry, Summary } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { MetricFamily } from "./exposition/metric-family.js";
 import { parseText } from "./exposition/parse-text.js";
+import { type Objective, WindowedSummary } from "./windowed-summary.js";
 
 /** The gateway's own metrics: build info, HTTP request counts by handler, and process metrics (prom-client). */
 export interface OwnMetrics {
@@ -35,21 +36,14 @@ export function createOwnMetrics(build: { version: string; goVersion: string }):
     labelNames: ["code", "handler", "method"],
     registers: [registry],
   });
-  // Upstream's push summaries: quantiles 0.1/0.5/0.9 over a 10-minute window (handler/push.go, main.go).
-  const window = { percentiles: [0.1, 0.5, 0.9], maxAgeSeconds: 600, ageBuckets: 5 };
-  const pushDuration = new Summary({
+  // Upstream's push summaries: quantiles 0.1/0.5/0.9 over client_golang's 10-minute window (handler/push.go).
+  const pushDuration = summaryFamily({
     name: "pushgateway_http_push_duration_seconds",
     help: "HTTP request duration for pushes to the Pushgateway.",
-    labelNames: ["method"],
-    registers: [registry],
-    ...window,
   });
-  const pushSize = new Summary({
+  const pushSize = summaryFamily({
     name: "pushgateway_http_push_size_bytes",
     help: "HTTP request size for pushes to the Pushgateway.",
-    labelNames: ["method"],
-    registers: [registry],
-    ...window,
   });
   // prom-client lacks client_golang's process_virtual_memory_max_bytes: the soft address-space limit (procfs
   // /proc/self/limits, "unlimited" is 2^64-1 as Go's procfs reads it).
@@ -67,17 +61,57 @@ export function createOwnMetrics(build: { version: string; goVersion: string }):
     count: (handler, method, status) =>
       requests.inc({ code: String(status), handler, method: method.toLowerCase() }),
     observePush(method, seconds, bytes) {
-      pushDuration.observe({ method: method.toLowerCase() }, seconds);
-      pushSize.observe({ method: method.toLowerCase() }, bytes);
+      pushDuration.observe(method.toLowerCase(), seconds);
+      pushSize.observe(method.toLowerCase(), bytes);
     },
     async families() {
       // Only process_* of prom-client's defaults: the nodejs_* gauges end in _total, which scrapers' linters reject.
-      last = parseText(await registry.metrics()).filter(
-        (f) => f.name.startsWith("process_") || f.name.startsWith("pushgateway_"),
-      );
+      last = [
+        ...parseText(await registry.metrics()).filter(
+          (f) => f.name.startsWith("process_") || f.name.startsWith("pushgateway_"),
+        ),
+        pushDuration.family(),
+        pushSize.family(),
+      ];
       return last.map((f) => ({ ...f, metrics: [...f.metrics] }));
     },
     cached: () => last,
+  };
+}
+
+/** client_golang's objectives for upstream's push summaries (handler/push.go). */
+const PUSH_OBJECTIVES: readonly Objective[] = [
+  [0.1, 0.01],
+  [0.5, 0.05],
+  [0.9, 0.01],
+];
+
+/** A summary family with a `method` label, one {@link WindowedSummary} per method seen. */
+function summaryFamily(meta: { name: string; help: string }): {
+  observe(method: string, value: number): void;
+  family(): MetricFamily;
+} {
+  const byMethod = new Map<string, WindowedSummary>();
+  return {
+    observe(method, value) {
+      let summary = byMethod.get(method);
+      if (summary === undefined) {
+        summary = new WindowedSummary({ objectives: PUSH_OBJECTIVES });
+        byMethod.set(method, summary);
+      }
+      summary.observe(value);
+    },
+    family: () => ({
+      name: meta.name,
+      help: meta.help,
+      type: "summary",
+      metrics: Array.from(byMethod, ([method, s]) => ({
+        labels: [["method", method]],
+        quantiles: s.quantiles(),
+        sum: s.sum,
+        count: s.count,
+      })),
+    }),
   };
 }
 
