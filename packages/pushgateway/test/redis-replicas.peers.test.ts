@@ -3,11 +3,12 @@
 // a replica killed mid-push loses nothing it answered 200 for, and a Redis outage gives 503s, a failing /-/ready and
 // stale-but-served scrapes, then recovers by itself.
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { after, before, test } from "node:test";
+import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { assertRoundTrip, nativePushBody, scrapeProtobuf } from "./support/native-push.js";
-import { startGateway, stop, stopAll } from "./support/processes.js";
+import { startGateway, stop, stopAll, track } from "./support/processes.js";
 import { startRedis } from "./support/redis-server.js";
 import { DELIMITED } from "./support/scrape-fixtures.js";
 
@@ -382,6 +383,74 @@ test("--push.group-ttl: refused pushes to a group past its deadline do not keep 
     await client.debug("SET-ACTIVE-EXPIRE", "1").catch(() => undefined);
     client.disconnect();
   }
+});
+
+test("the Python prometheus_client pushes to one replica, adds through another, deletes through the third; promtool accepts every scrape", async () => {
+  // Debian's python3-prometheus-client, as a batch job uses it: each call goes to a different replica.
+  const python = (script: string, base: string) =>
+    promisify(execFile)("/usr/bin/python3", ["-c", script, base.replace("http://", "")], { timeout: 60_000 });
+  const imports =
+    "import sys\nfrom prometheus_client import CollectorRegistry, Gauge, Counter, push_to_gateway, pushadd_to_gateway, delete_from_gateway\n";
+  await python(
+    `${imports}r = CollectorRegistry()
+Gauge('py_job_last_success_unixtime', 'Last time the job succeeded', registry=r).set(42)
+Counter('py_job_records', 'Records processed', registry=r).inc(7)
+push_to_gateway(sys.argv[1], job='pyjob', grouping_key={'instance': 'host-1'}, registry=r)`,
+    a(),
+  );
+  await python(
+    `${imports}r = CollectorRegistry()
+Gauge('py_job_extra', 'Added by pushadd', registry=r).set(3)
+pushadd_to_gateway(sys.argv[1], job='pyjob', grouping_key={'instance': 'host-1'}, registry=r)`,
+    b(),
+  );
+  let first: string[] | undefined;
+  for (const base of replicas) {
+    const series = (await pushed(base)).filter((l) => l.includes('job="pyjob"') && !l.startsWith("push_"));
+    // The client adds py_job_records_created (the counter's creation time); every replica shows the same value.
+    first ??= series;
+    assert.deepEqual(series, first, base);
+    assert.deepEqual(
+      series.filter((l) => !l.startsWith("py_job_records_created")),
+      [
+        'py_job_extra{instance="host-1",job="pyjob"} 3',
+        'py_job_last_success_unixtime{instance="host-1",job="pyjob"} 42',
+        'py_job_records_total{instance="host-1",job="pyjob"} 7',
+      ],
+      base,
+    );
+    // promtool (Debian's prometheus) checks the whole exposition, the replica's own families included.
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const output = await new Promise<string>((resolve, reject) => {
+      const p = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
+      track(p);
+      let out = "";
+      p.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+      });
+      p.stderr.on("data", (d: Buffer) => {
+        out += d.toString();
+      });
+      p.on("error", reject);
+      p.on("close", () => resolve(out));
+      p.stdin.end(text);
+    });
+    assert.deepEqual(
+      output.split("\n").filter((l) => l.trim() !== "" && !l.includes("no help text")),
+      [],
+      `${base}: ${output}`,
+    );
+  }
+  await python(
+    `${imports}delete_from_gateway(sys.argv[1], job='pyjob', grouping_key={'instance': 'host-1'})`,
+    c(),
+  );
+  for (const base of replicas)
+    assert.deepEqual(
+      (await pushed(base)).filter((l) => l.includes("pyjob")),
+      [],
+      base,
+    );
 });
 
 test("--push.enable-utf8-names holds for replicas: a dotted label name is accepted and seen on the other", async () => {
