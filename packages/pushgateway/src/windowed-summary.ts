@@ -17,31 +17,37 @@ const BUFFER_SIZE = 500;
 
 /**
  * A streaming estimate of targeted quantiles: the biased-quantiles algorithm of Cormode, Korn, Muthukrishnan and
- * Srivastava ("Effective computation of biased quantiles over data streams", 2005), with a sample kept per value and
- * merged in sorted batches, as the beorn7/perks package behind client_golang's summaries does. The samples live in
- * three parallel number arrays, so observing allocates nothing but the batch.
+ * Srivastava ("Effective computation of biased quantiles over data streams", 2005), buffered as the beorn7/perks
+ * package behind client_golang's summaries buffers it: observations collect in a buffer of 500 that is sorted and
+ * merged into the samples when full or read, and a stream that never merged answers exactly from its buffer. Fed the
+ * same values and read at the same points, it gives client_golang's estimates (test/windowed-summary.peers.test.ts).
+ * The samples live in three parallel number arrays: no object per sample.
  */
 class QuantileStream {
   readonly #objectives: readonly Objective[];
+  #buffer: number[] = [];
   /** Per sample: its value, its width (observations it stands for) and the uncertainty of its rank. */
   #values: number[] = [];
   #widths: number[] = [];
   #deltas: number[] = [];
-  /** Observations merged so far. */
+  /** Observations merged into the samples. */
   #n = 0;
-  /** The last batch merged while no sample was compressed yet: small streams answer exactly from it. */
-  #exact: number[] | undefined = [];
 
   constructor(objectives: readonly Objective[]) {
     this.#objectives = objectives;
   }
 
   get count(): number {
-    return this.#n;
+    return this.#n + this.#buffer.length;
   }
 
   get samples(): number {
     return this.#values.length;
+  }
+
+  insert(value: number): void {
+    this.#buffer.push(value);
+    if (this.#buffer.length >= BUFFER_SIZE) this.#flush();
   }
 
   /** The rank error the invariant allows at rank `r` (the minimum over the objectives). */
@@ -54,13 +60,11 @@ class QuantileStream {
     return m;
   }
 
-  /** Merges `batch`, sorted ascending, into the samples and compresses them. */
-  insertSorted(batch: readonly number[]): void {
-    if (batch.length === 0) return;
-    this.#exact =
-      this.#exact !== undefined && this.#n + batch.length <= BUFFER_SIZE
-        ? mergeSorted(this.#exact, batch)
-        : undefined;
+  /** Merges the buffer, sorted, into the samples and compresses them. */
+  #flush(): void {
+    if (this.#buffer.length === 0) return;
+    const batch = this.#buffer.sort((a, b) => a - b);
+    this.#buffer = [];
     const values: number[] = [];
     const widths: number[] = [];
     const deltas: number[] = [];
@@ -116,11 +120,13 @@ class QuantileStream {
 
   /** The estimate of quantile `q`; NaN when nothing was observed. */
   query(q: number): number {
-    if (this.#n === 0) return Number.NaN;
-    if (this.#exact !== undefined) {
-      // Few observations, all still at hand: the exact nearest-rank value.
-      return this.#exact[Math.max(0, Math.ceil(this.#exact.length * q) - 1)] as number;
+    if (this.count === 0) return Number.NaN;
+    if (this.#values.length === 0) {
+      // Never merged: the buffer holds every observation, and the answer is exact (nearest rank).
+      this.#buffer.sort((a, b) => a - b);
+      return this.#buffer[Math.max(0, Math.ceil(this.#buffer.length * q) - 1)] as number;
     }
+    this.#flush();
     let t = Math.ceil(q * this.#n);
     t += Math.ceil(this.#allowed(t) / 2);
     let r = 0;
@@ -133,23 +139,12 @@ class QuantileStream {
   }
 
   reset(): void {
+    this.#buffer = [];
     this.#values = [];
     this.#widths = [];
     this.#deltas = [];
     this.#n = 0;
-    this.#exact = [];
   }
-}
-
-function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (j >= b.length || (i < a.length && (a[i] as number) <= (b[j] as number))) out.push(a[i++] as number);
-    else out.push(b[j++] as number);
-  }
-  return out;
 }
 
 /**
@@ -199,9 +194,8 @@ export class WindowedSummary {
     return this.#sum;
   }
 
-  /** Samples the fullest stream keeps (the estimate's memory), after the buffered observations are merged. */
+  /** Samples the fullest stream keeps (the estimate's memory, besides buffers of at most 500). */
   get samples(): number {
-    this.#flush();
     return Math.max(...this.#streams.map((s) => s.samples));
   }
 
@@ -216,19 +210,20 @@ export class WindowedSummary {
   /** Buffered observations go into every stream before one is emptied, as they arrived before it expired. */
   #rotate(): void {
     const now = this.#now();
-    if (now < this.#headExpires) return;
+    // Strictly after, as Go's time.After.
+    if (now <= this.#headExpires) return;
     this.#flush();
-    while (now >= this.#headExpires) {
+    while (now > this.#headExpires) {
       (this.#streams[this.#head] as QuantileStream).reset();
       this.#head = (this.#head + 1) % this.#streams.length;
       this.#headExpires += this.#streamMs;
     }
   }
 
+  /** Hands the buffered observations to every stream, in the order they came (client_golang's `flushColdBuf`). */
   #flush(): void {
-    if (this.#buffer.length === 0) return;
-    const batch = this.#buffer.sort((a, b) => a - b);
+    const batch = this.#buffer;
     this.#buffer = [];
-    for (const stream of this.#streams) stream.insertSorted(batch);
+    for (const v of batch) for (const stream of this.#streams) stream.insert(v);
   }
 }
