@@ -12,7 +12,7 @@ export interface WindowedSummaryOptions {
   readonly now?: () => number;
 }
 
-/** Observations collected before they are sorted and merged into every stream at once. */
+/** Observations a summary, and each of its streams, buffer before passing them on (client_golang's and perks' 500). */
 const BUFFER_SIZE = 500;
 
 /**
