@@ -80,7 +80,7 @@ export function createOwnMetrics(build: { version: string; goVersion: string }):
 }
 
 /** client_golang's objectives for upstream's push summaries (handler/push.go). */
-const PUSH_OBJECTIVES: readonly Objective[] = [
+export const PUSH_OBJECTIVES: readonly Objective[] = [
   [0.1, 0.01],
   [0.5, 0.05],
   [0.9, 0.01],

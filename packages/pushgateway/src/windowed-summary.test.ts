@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { xorshift32 } from "../test/support/xorshift.js";
 import { type Objective, WindowedSummary } from "./windowed-summary.js";
 
 const OBJECTIVES: readonly Objective[] = [
@@ -7,17 +8,6 @@ const OBJECTIVES: readonly Objective[] = [
   [0.5, 0.05],
   [0.9, 0.01],
 ];
-
-/** A deterministic pseudo-random sequence (xorshift32), so a failure can be replayed. */
-function randoms(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 /** The ranks `value` may occupy among `sorted` (1-based, first and last position of its run). */
 function ranks(sorted: readonly number[], value: number): [number, number] {
@@ -33,7 +23,7 @@ for (const [name, draw] of [
 ] as const) {
   test(`WindowedSummary keeps each quantile within its rank error: ${name}`, () => {
     const summary = new WindowedSummary({ objectives: OBJECTIVES, now: () => 0 });
-    const r = randoms(12345);
+    const r = xorshift32(12345);
     const values: number[] = [];
     for (let i = 0; i < 50_000; i++) {
       const v = draw(r);
@@ -105,7 +95,7 @@ test("WindowedSummary forgets observations older than the window, one age bucket
 
 test("WindowedSummary stays small: a million observations keep a few hundred samples per stream", () => {
   const summary = new WindowedSummary({ objectives: OBJECTIVES, now: () => 0 });
-  const r = randoms(7);
+  const r = xorshift32(7);
   for (let i = 0; i < 1_000_000; i++) summary.observe(r());
   summary.quantiles();
   assert.ok(summary.samples > 0 && summary.samples < 1000, `${summary.samples} samples`);

@@ -1,10 +1,11 @@
 // Real clients against our gateway: Debian's python3-prometheus-client pushes, adds and deletes; promtool (Debian's
 // prometheus package) checks the exposition.
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { startGateway, stopAll, track } from "./support/processes.js";
+import { startGateway, stopAll } from "./support/processes.js";
+import { promtoolProblems } from "./support/prometheus.js";
 
 const exec = promisify(execFile);
 let base: string;
@@ -51,20 +52,5 @@ pushadd_to_gateway(sys.argv[1], job='pyjob', registry=r2)
 
 test("the output passes promtool check metrics (apart from pushed families without HELP)", async () => {
   const text = await scrape();
-  const output = await new Promise<string>((resolve, reject) => {
-    const p = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
-    track(p);
-    let out = "";
-    p.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    p.stderr.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    p.on("error", reject);
-    p.on("close", () => resolve(out));
-    p.stdin.end(text);
-  });
-  const problems = output.split("\n").filter((l) => l.trim() !== "" && !l.includes("no help text"));
-  assert.deepEqual(problems, []);
+  assert.deepEqual(await promtoolProblems(text), []);
 });

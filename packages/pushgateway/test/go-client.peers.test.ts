@@ -3,11 +3,11 @@
 // exemplars to our gateway; what a protobuf scrape serves back must be what the client gathered, field for field.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
+import { buildGoProgram } from "./support/go-program.js";
 import { metricFamilyType as family } from "./support/metric-family-type.js";
 import { startGateway, stopAll } from "./support/processes.js";
 import { DELIMITED, splitDelimited } from "./support/scrape-fixtures.js";
@@ -98,16 +98,7 @@ let bin: string;
 let base: string;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "pg-go-client-"));
-  await writeFile(join(dir, "main.go"), PROGRAM);
-  bin = join(dir, "push");
-  // GOPATH mode over Debian's Go sources: no module download, no network. The build cache stays the user's default,
-  // so later runs are quick.
-  await exec("go", ["build", "-o", bin, "main.go"], {
-    cwd: dir,
-    env: { ...process.env, GO111MODULE: "off", GOPATH: "/usr/share/gocode", GOFLAGS: "", GOPROXY: "off" },
-    timeout: 280_000,
-  });
+  ({ bin, dir } = await buildGoProgram(PROGRAM, { name: "push" }));
   ({ base } = await startGateway());
 });
 

@@ -3,12 +3,13 @@
 // a replica killed mid-push loses nothing it answered 200 for, and a Redis outage gives 503s, a failing /-/ready and
 // stale-but-served scrapes, then recovers by itself.
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
 import { assertRoundTrip, nativePushBody, scrapeProtobuf } from "./support/native-push.js";
-import { startGateway, stop, stopAll, track } from "./support/processes.js";
+import { startGateway, stop, stopAll } from "./support/processes.js";
+import { promtoolProblems } from "./support/prometheus.js";
 import { startRedis } from "./support/redis-server.js";
 import { DELIMITED } from "./support/scrape-fixtures.js";
 
@@ -421,25 +422,7 @@ pushadd_to_gateway(sys.argv[1], job='pyjob', grouping_key={'instance': 'host-1'}
     );
     // promtool (Debian's prometheus) checks the whole exposition, the replica's own families included.
     const text = await (await fetch(`${base}/metrics`)).text();
-    const output = await new Promise<string>((resolve, reject) => {
-      const p = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
-      track(p);
-      let out = "";
-      p.stdout.on("data", (d: Buffer) => {
-        out += d.toString();
-      });
-      p.stderr.on("data", (d: Buffer) => {
-        out += d.toString();
-      });
-      p.on("error", reject);
-      p.on("close", () => resolve(out));
-      p.stdin.end(text);
-    });
-    assert.deepEqual(
-      output.split("\n").filter((l) => l.trim() !== "" && !l.includes("no help text")),
-      [],
-      `${base}: ${output}`,
-    );
+    assert.deepEqual(await promtoolProblems(text), [], base);
   }
   await python(
     `${imports}delete_from_gateway(sys.argv[1], job='pyjob', grouping_key={'instance': 'host-1'})`,

@@ -3,21 +3,16 @@
 // observations and read at the same points must give the same estimates, count and sum, to the bit.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { type Objective, WindowedSummary } from "../src/windowed-summary.js";
+import { PUSH_OBJECTIVES } from "../src/own-metrics.js";
+import { WindowedSummary } from "../src/windowed-summary.js";
+import { buildGoProgram } from "./support/go-program.js";
+import { xorshift32 } from "./support/xorshift.js";
 
 const exec = promisify(execFile);
-
-/** Upstream's push summaries' objectives (handler/push.go). */
-const OBJECTIVES: readonly Objective[] = [
-  [0.1, 0.01],
-  [0.5, 0.05],
-  [0.9, 0.01],
-];
 
 // Reads steps from the file named by its argument: `o <value>` observes, `r` reads. Prints, per read, the quantile
 // estimates in ascending order, then the count and the sum.
@@ -74,31 +69,12 @@ let dir: string;
 let bin: string;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "pg-go-summary-"));
-  await writeFile(join(dir, "main.go"), PROGRAM);
-  bin = join(dir, "summary");
-  // GOPATH mode over Debian's Go sources: no module download, no network.
-  await exec("go", ["build", "-o", bin, "main.go"], {
-    cwd: dir,
-    env: { ...process.env, GO111MODULE: "off", GOPATH: "/usr/share/gocode", GOFLAGS: "", GOPROXY: "off" },
-    timeout: 280_000,
-  });
+  ({ bin, dir } = await buildGoProgram(PROGRAM, { name: "summary" }));
 });
 
 after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-/** A deterministic pseudo-random sequence (xorshift32) in [0, 1). */
-function randoms(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 type Step = { kind: "observe"; value: number } | { kind: "read" };
 
@@ -123,7 +99,7 @@ async function viaGo(name: string, run: readonly Step[]): Promise<number[][]> {
 }
 
 function viaOurs(run: readonly Step[]): number[][] {
-  const summary = new WindowedSummary({ objectives: OBJECTIVES, now: () => 0 });
+  const summary = new WindowedSummary({ objectives: PUSH_OBJECTIVES, now: () => 0 });
   const reads: number[][] = [];
   for (const s of run) {
     if (s.kind === "observe") summary.observe(s.value);
@@ -140,7 +116,7 @@ for (const [name, draw] of [
   ["push sizes (a few repeated values)", (r: () => number) => 3000 + Math.floor(r() * 5) * 17],
 ] as const) {
   test(`the push summaries' estimates match client_golang's, read at the same points: ${name}`, async () => {
-    const r = randoms(20261126);
+    const r = xorshift32(20261126);
     const run = steps(() => draw(r), 30_000, READS);
     const go = await viaGo(name.replace(/\W+/g, "-"), run);
     const ours = viaOurs(run);

@@ -1,8 +1,8 @@
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, startProcess, stop } from "./processes.js";
+import { freePort, startProcess, stop, track } from "./processes.js";
 
 /** One sample of an instant query's answer. */
 export interface QueryResult {
@@ -61,4 +61,27 @@ export async function startPrometheus(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What `promtool check metrics` (Debian's prometheus) says about an exposition, one line per problem, leaving out
+ * "no help text" (pushed families may lack HELP); empty when it accepts the text.
+ */
+export function promtoolProblems(text: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const p = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"], timeout: 60_000 });
+    track(p);
+    let out = "";
+    p.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    p.stderr.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    p.on("error", reject);
+    p.on("close", () =>
+      resolve(out.split("\n").filter((l) => l.trim() !== "" && !l.includes("no help text"))),
+    );
+    p.stdin.end(text);
+  });
 }
