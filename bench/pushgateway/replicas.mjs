@@ -2,8 +2,10 @@
 // Fills 1000 groups × 100 series = 100k series, then measures: PUT latency of a 100-series group (sequential),
 // scrape time of /metrics (on a replica that did not take the pushes), RSS of each process, and push throughput
 // with 20 concurrent clients (spread over the replicas), and the CPU time all server processes (gateways, Redis) used
-// per PUT and per push of those phases (on shared cores that, not one process's path, bounds the latency).
+// per PUT and per push of those phases (on shared cores that, not one process's path, bounds the latency). Both setups
+// run side by side and each figure is measured in rounds alternating between them.
 // Usage: node bench/pushgateway/replicas.mjs [--replicas=3] [--groups=1000] [--puts=200] [--scrapes=10] [--pushes=2000]
+//        [--rounds=4]
 // PG_BENCH_BIN=<bin/pushgateway.js> runs another build (A/B); PG_BENCH_NODE_ARGS="--cpu-prof ..." profiles each gateway.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
@@ -30,6 +32,8 @@ const placed = (command, args, { core, follower }) => {
 };
 if (PIN) spawnSync("taskset", ["-a", "-cp", "1", String(process.pid)], { stdio: "ignore" });
 const THROUGHPUT_PUSHES = arg("pushes", 2000);
+/** Rounds the measurements alternate in between the two setups (see below). */
+const ROUNDS = arg("rounds", 4);
 // --cpu-quota=C: every gateway process (the single one, and each replica) in a cgroup of its own capped at C cores
 // (CFS quota, 10 ms period), the client and Redis uncapped: as if each gateway ran on a machine of its own of C cores,
 // the replicas on N such machines — the deployment replicas are for — instead of N processes sharing these two cores.
@@ -161,58 +165,88 @@ const cpuMs = (pids) =>
   }, 0);
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
-async function measure(name, gateways, others = []) {
-  const bases = gateways.map((g) => g.base);
-  const pids = [...gateways.map((g) => g.child.pid), ...others];
-  const pushTo = bases[0];
-  const scrapeFrom = bases[bases.length - 1];
-  await pushMany(bases, GROUPS, 8);
-  const puts = [];
-  const putCpu = cpuMs(pids);
-  const putCpuEach = pids.map((pid) => cpuMs([pid]));
-  for (let i = 0; i < PUTS; i++) {
-    const t = performance.now();
-    // Body i + 1: each group gets values other than the fill's (1000 groups, 256 bodies: so does every later push).
-    await put(pushTo, i, i + 1);
-    puts.push(performance.now() - t);
-  }
-  const putCpuMs = (cpuMs(pids) - putCpu) / PUTS;
-  // Per process, once the other replicas have followed the last PUTs (they catch up 100 ms after an entry).
-  await new Promise((r) => setTimeout(r, 300));
-  const putCpuByProcess = pids.map((pid, i) => (cpuMs([pid]) - putCpuEach[i]) / PUTS);
-  const scrape = [];
-  let bytes = 0;
-  for (let i = 0; i < SCRAPES; i++) {
-    const t = performance.now();
-    const text = await (await fetch(`${scrapeFrom}/metrics`)).text();
-    scrape.push(performance.now() - t);
-    bytes = text.length;
-  }
-  const t = performance.now();
-  const pushCpu = cpuMs(pids);
-  await pushMany(bases, THROUGHPUT_PUSHES, CLIENTS);
-  const throughput = THROUGHPUT_PUSHES / ((performance.now() - t) / 1000);
-  const pushCpuMs = (cpuMs(pids) - pushCpu) / THROUGHPUT_PUSHES;
+/**
+ * One setup's figures, measured in ROUNDS rounds interleaved with the other setup's (see below): every round adds
+ * its PUT latencies, scrape times, pushes and CPU to the totals here.
+ */
+function newSetup(name, gateways, others = []) {
   return {
     name,
-    putMedian: quantile(puts, 0.5),
-    putP90: quantile(puts, 0.9),
-    scrapeMedian: quantile(scrape, 0.5),
-    bytes,
-    throughput,
-    putCpuMs,
-    putCpuByProcess,
-    pushCpuMs,
-    rss: gateways.map((g) => rssMiB(g.child.pid)),
+    gateways,
+    bases: gateways.map((g) => g.base),
+    pids: [...gateways.map((g) => g.child.pid), ...others],
+    puts: [],
+    putCpu: 0,
+    putCpuByProcess: [...gateways, ...others].map(() => 0),
+    scrapes: [],
+    bytes: 0,
+    pushMs: 0,
+    pushes: 0,
+    pushCpu: 0,
+  };
+}
+
+/** This round's share of the sequential PUTs to the first gateway: PUTs `from` to `to` - 1. */
+async function putRound(s, from, to) {
+  const before = s.pids.map((pid) => cpuMs([pid]));
+  for (let i = from; i < to; i++) {
+    const t = performance.now();
+    // Body i + 1: each group gets values other than the fill's (1000 groups, 256 bodies: so does every later push).
+    await put(s.bases[0], i, i + 1);
+    s.puts.push(performance.now() - t);
+  }
+  // Once the other replicas have followed the last PUTs (they catch up 100 ms after an entry).
+  await new Promise((r) => setTimeout(r, 300));
+  s.pids.forEach((pid, i) => {
+    const used = cpuMs([pid]) - before[i];
+    s.putCpuByProcess[i] += used;
+    s.putCpu += used;
+  });
+}
+
+/** This round's scrapes of /metrics on the last gateway (for replicas: one that did not take the PUTs). */
+async function scrapeRound(s, count) {
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    const text = await (await fetch(`${s.bases[s.bases.length - 1]}/metrics`)).text();
+    s.scrapes.push(performance.now() - t);
+    s.bytes = text.length;
+  }
+}
+
+/** This round's pushes by CLIENTS concurrent clients, spread over the gateways. */
+async function pushRound(s, count) {
+  const cpu = cpuMs(s.pids);
+  const t = performance.now();
+  await pushMany(s.bases, count, CLIENTS);
+  s.pushMs += performance.now() - t;
+  s.pushes += count;
+  s.pushCpu += cpuMs(s.pids) - cpu;
+}
+
+function figures(s) {
+  return {
+    name: s.name,
+    putMedian: quantile(s.puts, 0.5),
+    putP90: quantile(s.puts, 0.9),
+    scrapeMedian: quantile(s.scrapes, 0.5),
+    bytes: s.bytes,
+    throughput: s.pushes / (s.pushMs / 1000),
+    putCpuMs: s.putCpu / s.puts.length,
+    putCpuByProcess: s.putCpuByProcess.map((ms) => ms / s.puts.length),
+    pushCpuMs: s.pushCpu / s.pushes,
+    rss: s.gateways.map((g) => rssMiB(g.child.pid)),
   };
 }
 
 const started = [];
 try {
+  // Both setups run side by side, and every figure is measured in ROUNDS rounds that alternate between them (ABBA, so
+  // a drift of the machine over the run weighs on both alike): on these shared cores the speed of the machine moves
+  // by tens of percent within minutes, and measuring one setup after the other put that noise into the ratios (PUT
+  // ratios of 1.13-2.10x over ten runs of the same builds). The setup not being measured is idle meanwhile.
   const single = await startGateway([], { follower: false });
   started.push(single.child);
-  const one = await measure("single process", [single]);
-  single.child.kill("SIGTERM");
   const redis = await startRedis();
   started.push(redis.child);
   const replicas = [];
@@ -221,9 +255,25 @@ try {
     started.push(g.child);
     replicas.push(g);
   }
-  const three = await measure(`${REPLICAS} replica${REPLICAS === 1 ? "" : "s"} + redis-server`, replicas, [
-    redis.child.pid,
-  ]);
+  const setups = [
+    newSetup("single process", [single]),
+    newSetup(`${REPLICAS} replica${REPLICAS === 1 ? "" : "s"} + redis-server`, replicas, [redis.child.pid]),
+  ];
+  for (const s of setups) await pushMany(s.bases, GROUPS, 8);
+  const share = (total, round) => [
+    Math.floor((total * round) / ROUNDS),
+    Math.floor((total * (round + 1)) / ROUNDS),
+  ];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? setups : [...setups].reverse();
+    const [from, to] = share(PUTS, round);
+    for (const s of order) await putRound(s, from, to);
+    const [s0, s1] = share(SCRAPES, round);
+    for (const s of order) await scrapeRound(s, s1 - s0);
+    const [p0, p1] = share(THROUGHPUT_PUSHES, round);
+    for (const s of order) await pushRound(s, p1 - p0);
+  }
+  const [one, three] = setups.map(figures);
   const redisRss = rssMiB(redis.child.pid);
   const row = (r) =>
     `| ${r.name} | ${r.putMedian.toFixed(2)} | ${r.putP90.toFixed(2)} | ${r.scrapeMedian.toFixed(1)} | ${(r.bytes / 1e6).toFixed(1)} | ${r.throughput.toFixed(0)} | ${r.putCpuMs.toFixed(2)} | ${r.pushCpuMs.toFixed(2)} | ${r.rss.map((x) => x.toFixed(0)).join(" / ")} |`;
