@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Redis } from "ioredis";
 import type { MetricFamily } from "../src/exposition/metric-family.js";
+import type { Log } from "../src/logger.js";
 import { decodeSnapshot, encodeOp, redisKeys } from "../src/store/redis-log.js";
 import { RedisStore } from "../src/store/redis-store.js";
 import { parseRedisUrl } from "../src/store/redis-url.js";
@@ -29,6 +30,7 @@ function replica(options: {
   snapshotEvery?: number;
   keepBehindSnapshot?: number;
   url?: string;
+  log?: Log;
 }): RedisStore {
   const { url: at = url, ...rest } = options;
   const store = new RedisStore({ target: parseRedisUrl(at), memory: {}, log: () => undefined, ...rest });
@@ -116,16 +118,14 @@ test("a replica whose Redis user may not XREAD says so once and follows the log 
     admin.disconnect();
   }
   const warnings: string[] = [];
-  const follower = new RedisStore({
-    target: parseRedisUrl(url.replace("redis://", "redis://noxread:secret@")),
-    memory: {},
+  const follower = replica({
+    url: url.replace("redis://", "redis://noxread:secret@"),
     log: (level, msg) => {
       if (level === "warn") warnings.push(msg);
     },
     prefix: "noxread",
     pollMs: 200,
   });
-  stores.push(follower);
   const writer = replica({ prefix: "noxread", pollMs: 600_000 });
   assert.ok(await writer.waitLoaded(5000));
   assert.ok(await follower.waitLoaded(5000));
