@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { after, test } from "node:test";
+import { eventually } from "./support/eventually.js";
 import { startGateway, stop, stopAll } from "./support/processes.js";
 import { startRedis } from "./support/redis-server.js";
 
@@ -20,20 +21,6 @@ type GroupState = { a?: number; b?: number } | null;
 /** The states without repeats (a run of unconfirmed changes would otherwise double the list each time). */
 function distinct(states: GroupState[]): GroupState[] {
   return [...new Map(states.map((s) => [JSON.stringify(s), s])).values()];
-}
-
-/** Polls `check` every 100 ms until it returns true or the deadline passes; returns whether it held. */
-async function eventually(check: () => Promise<boolean>, deadlineMs: number): Promise<boolean> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      if (await check()) return true;
-    } catch {
-      // A refused connection counts as not yet.
-    }
-    if (Date.now() > end) return false;
-    await sleep(100);
-  }
 }
 
 /** Every group of the scrape, by its `g` label. */

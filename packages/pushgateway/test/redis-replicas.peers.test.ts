@@ -7,6 +7,7 @@ import { type ChildProcess, execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
+import { eventually } from "./support/eventually.js";
 import { assertRoundTrip, nativePushBody, scrapeProtobuf } from "./support/native-push.js";
 import { startGateway, stop, stopAll } from "./support/processes.js";
 import { promtoolProblems } from "./support/prometheus.js";
@@ -16,20 +17,6 @@ import { DELIMITED } from "./support/scrape-fixtures.js";
 let redis: { child: ChildProcess; port: number; url: string };
 let replicas: string[] = [];
 let processes: ChildProcess[] = [];
-
-/** Polls `check` every 100 ms until it returns true or the deadline passes; returns whether it held. */
-async function eventually(check: () => Promise<boolean>, deadlineMs: number): Promise<boolean> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      if (await check()) return true;
-    } catch {
-      // A refused connection counts as not yet.
-    }
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A replica on database `db` of the file's Redis (another database is another gateway), ready. */
 async function startReplica(
