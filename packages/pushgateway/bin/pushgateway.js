@@ -2,7 +2,7 @@
 // Thin launcher committed with its executable bit, so the bin works right after `npm ci`
 // builds dist/ (npm links bins before the build creates the compiled entry).
 // V8 sized for memory, not peak throughput, before anything is allocated: at 100k series this halves the resident
-// memory for a few percent of scrape time (bench/pushgateway/README.md).
+// memory for a few percent of scrape time (bench/pushgateway/README.md). Replicas on Redis turn it off (main.ts).
 import { setFlagsFromString } from "node:v8";
 
 setFlagsFromString("--optimize-for-size");

@@ -1,4 +1,5 @@
 // Composition root: the only module that touches `process`.
+import { setFlagsFromString } from "node:v8";
 import { main } from "./main.js";
 
 process.exitCode = await main(process.argv.slice(2), {
@@ -10,4 +11,5 @@ process.exitCode = await main(process.argv.slice(2), {
   env: process.env,
   pid: process.pid,
   runtime: { node: process.versions.node, platform: process.platform, arch: process.arch },
+  setV8Flags: setFlagsFromString,
 });
