@@ -53,3 +53,19 @@ for (const [name, input, status, extended] of cases) {
     assert.equal(computed.extendedStatus, extended);
   });
 }
+
+test("computeBootStatus() keeps which stage each error came from, and our own problems apart", async () => {
+  const text =
+    '{"v1": {"init": {"start": 1, "finished": 2, "errors": ["b"]}, "init-local": {"errors": ["a1", "a2"]},' +
+    ' "modules-final": {"errors": "not a list"}}}';
+  const computed = await computeBootStatus(state({ statusJson: text, result: true }), deps);
+  assert.deepEqual(computed.stageErrors, [
+    { stage: "init", messages: ["b"] },
+    { stage: "init-local", messages: ["a1", "a2"] },
+  ]);
+  assert.deepEqual(computed.problems, [
+    'Cannot read status.json: v1.modules-final.errors must be an array of strings, got string "not a list"',
+  ]);
+  assert.deepEqual(computed.errors, ["b", "a1", "a2", ...computed.problems]);
+  assert.equal(computed.failedUnit, undefined);
+});

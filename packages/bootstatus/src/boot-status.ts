@@ -4,7 +4,7 @@ import { formatLastUpdate } from "./last-update.js";
 import { comparePythonStrings, pythonNumber } from "./python/repr.js";
 import type { BootState } from "./state-files.js";
 import type { StatusV1 } from "./status-file.js";
-import type { QueryOptions, RunSystemctl } from "./systemd.js";
+import type { FailedUnit, QueryOptions, RunSystemctl } from "./systemd.js";
 import { systemdFailed } from "./systemd.js";
 
 /** cloud-init's RunningStatus values. */
@@ -15,6 +15,12 @@ export type Condition = "error" | "degraded" | "healthy";
 /** One recoverable level and its messages, levels in first-seen order. */
 export interface RecoverableLevel {
   level: string;
+  messages: string[];
+}
+
+/** The errors of one status.json stage, as `--long` lists them. */
+export interface StageErrors {
+  stage: string;
   messages: string[];
 }
 
@@ -29,6 +35,12 @@ export interface BootStatus {
   bootStatusCode: BootStatusCode;
   detail: string;
   errors: string[];
+  /** Where `errors` came from, for the stderr summary (issue 32): the stages that have errors, in `errors` order. */
+  stageErrors: StageErrors[];
+  /** Errors of ours that no stage recorded (a malformed status.json, a time past year 9999), in `errors` order. */
+  problems: string[];
+  /** The cloud-init unit that turned `running` into `done`/error, when that happened. */
+  failedUnit: FailedUnit | undefined;
   recoverableErrors: RecoverableLevel[];
   /** Latest stage start/finish in seconds, 0 when there is none. */
   latestEvent: number;
@@ -61,8 +73,13 @@ function latestEvent(v1: StatusV1): number {
 }
 
 /** Errors in stage-key order; recoverable levels merged in first-seen order (status.py get_errors). */
-function collectErrors(v1: StatusV1): { errors: string[]; recoverable: RecoverableLevel[] } {
+function collectErrors(v1: StatusV1): {
+  errors: string[];
+  stageErrors: StageErrors[];
+  recoverable: RecoverableLevel[];
+} {
   const errors: string[] = [];
+  const stageErrors: StageErrors[] = [];
   const byLevel = new Map<string, string[]>();
   // status.py get_errors walks sorted(status_v1.items()): keys in Python's code point order.
   const keys = [...v1.stages.keys()].sort(comparePythonStrings);
@@ -70,13 +87,14 @@ function collectErrors(v1: StatusV1): { errors: string[]; recoverable: Recoverab
     const stage = v1.stages.get(key);
     if (stage === undefined) continue;
     errors.push(...stage.errors);
+    if (stage.errors.length > 0) stageErrors.push({ stage: key, messages: stage.errors });
     for (const [level, messages] of stage.recoverableErrors) {
       const merged = byLevel.get(level);
       if (merged === undefined) byLevel.set(level, [...messages]);
       else merged.push(...messages);
     }
   }
-  return { errors, recoverable: [...byLevel].map(([level, messages]) => ({ level, messages })) };
+  return { errors, stageErrors, recoverable: [...byLevel].map(([level, messages]) => ({ level, messages })) };
 }
 
 /** status.py get_datasource: "DataSourceNoCloud [seed=...]" → "nocloud"; a false value as it is; "" when absent. */
@@ -97,16 +115,17 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
   const boot = await bootCode(state, deps);
   const v1 = state.statusV1;
   const latest = latestEvent(v1);
-  const { errors, recoverable } = collectErrors(v1);
+  const { errors, stageErrors, recoverable } = collectErrors(v1);
   // A malformed status.json is an error report, never a crash: its problems count as errors.
-  errors.push(...v1.problems);
+  const problems = [...v1.problems];
   const datable = latest < FIRST_UNDATABLE;
   if (!datable) {
     // Python's datetime stops at year 9999: cloud-init raises there, we report it.
-    errors.push(
+    problems.push(
       `Cannot read ${state.runDir}/status.json: the latest stage time ${pythonNumber(latest)} is after year 9999`,
     );
   }
+  errors.push(...problems);
   let condition: Condition = errors.length > 0 ? "error" : recoverable.length > 0 ? "degraded" : "healthy";
   let running: RunningStatus;
   if (isDisabledCode(boot.code)) running = "disabled";
@@ -121,6 +140,7 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
         ? `Running in stage: ${v1.stage}`
         : boot.reason;
   const warnings: string[] = [];
+  let failedUnit: FailedUnit | undefined;
   if (running === "running" && state.isSystemd) {
     const verdict = await systemdFailed(deps.systemctl, deps.query);
     if (verdict.warning !== undefined) warnings.push(verdict.warning);
@@ -129,6 +149,7 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
       condition = "error";
       detail = UNIT_FAILURE_DETAIL;
       errors.push(UNIT_FAILURE_ERROR);
+      failedUnit = verdict.unit;
     }
   }
   const { datasource: _dropped, ...rest } = v1.raw;
@@ -141,6 +162,9 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
     bootStatusCode: boot.code,
     detail,
     errors,
+    stageErrors,
+    problems,
+    failedUnit,
     recoverableErrors: recoverable,
     latestEvent: latest,
     lastUpdate: latest > 0 && datable ? formatLastUpdate(latest) : "",

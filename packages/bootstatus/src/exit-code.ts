@@ -14,9 +14,14 @@ export const EXIT_USAGE = 2;
 /** Ours: `--timeout` ran out while cloud-init was still `not started` or `running` (cloud-init waits forever). */
 export const EXIT_TIMEOUT = 3;
 
-/** cloud-init's exit code for a condition (status.py handle_status_args): 1 on error, 2 when degraded, else 0. */
-export function exitCodeFor(condition: Condition): number {
-  return condition === "error" ? EXIT_ERROR : condition === "degraded" ? EXIT_DEGRADED : EXIT_OK;
+/**
+ * cloud-init's exit code for a condition (status.py handle_status_args): 1 on error, 2 when degraded, else 0.
+ * `allowDegraded` (ours, `--allow-degraded`, issue 32) turns only the 2 into 0.
+ */
+export function exitCodeFor(condition: Condition, options: { allowDegraded?: boolean } = {}): number {
+  if (condition === "error") return EXIT_ERROR;
+  if (condition === "degraded") return options.allowDegraded === true ? EXIT_OK : EXIT_DEGRADED;
+  return EXIT_OK;
 }
 
 /** The exit code of a failure: a usage error as argparse, every other failure (a BootstatusError or a bug) 1. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { UsageError } from "./errors.js";
-import { parseFlags } from "./flags.js";
+import { parseEnvSwitch, parseFlags } from "./flags.js";
 
 test("parseFlags() defaults to the status command in tabular format", () => {
   const flags = parseFlags([]);
@@ -33,6 +33,7 @@ const bad: [string[], RegExp][] = [
   [["frobnicate"], /invalid choice: 'frobnicate'/],
   [["status", "extra"], /unrecognized arguments: extra/],
   [["--long=yes"], /ignored explicit argument/],
+  [["--allow-degraded=1"], /ignored explicit argument/],
 ];
 for (const [argv, message] of bad) {
   test(`parseFlags() rejects ${JSON.stringify(argv)} with a usage error`, () => {
@@ -42,3 +43,22 @@ for (const [argv, message] of bad) {
     );
   });
 }
+
+test("parseFlags() reads --allow-degraded and --quiet, off by default, prefixes included", () => {
+  const none = parseFlags([]);
+  assert.equal(none.allowDegraded, false);
+  assert.equal(none.quiet, false);
+  const both = parseFlags(["--allow", "--wait", "--qu"]);
+  assert.equal(both.allowDegraded, true);
+  assert.equal(both.quiet, true);
+});
+
+test("parseEnvSwitch() reads 1/true/yes/on and 0/false/no/off/empty, refuses anything else", () => {
+  assert.equal(parseEnvSwitch("X", undefined), false);
+  for (const on of ["1", "true", "YES", " on "]) assert.equal(parseEnvSwitch("X", on), true, on);
+  for (const off of ["", "0", "False", "no", "off"]) assert.equal(parseEnvSwitch("X", off), false, off);
+  assert.throws(
+    () => parseEnvSwitch("BOOTSTATUS_ALLOW_DEGRADED", "2"),
+    (e: unknown) => e instanceof UsageError && /BOOTSTATUS_ALLOW_DEGRADED: invalid value '2'/.test(e.message),
+  );
+});

@@ -16,6 +16,10 @@ export interface Flags {
   wait: boolean;
   /** `--timeout` in seconds; implies `--wait`. */
   timeout: number | undefined;
+  /** `--allow-degraded`: exit 0 instead of 2 for recoverable errors only (env BOOTSTATUS_ALLOW_DEGRADED too). */
+  allowDegraded: boolean;
+  /** `--quiet`: no summary on stderr (cloud-init has no --quiet; stdout is never affected). */
+  quiet: boolean;
   root: string | undefined;
   help: boolean;
   version: boolean;
@@ -99,6 +103,20 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
     },
   },
   {
+    name: "allow-degraded",
+    help: "exit 0, not 2, when cloud-init is done with recoverable errors only (env BOOTSTATUS_ALLOW_DEGRADED=1)",
+    apply: (f) => {
+      f.allowDegraded = true;
+    },
+  },
+  {
+    name: "quiet",
+    help: "print no summary of what went wrong on stderr (stdout is the same either way)",
+    apply: (f) => {
+      f.quiet = true;
+    },
+  },
+  {
     name: "root",
     metavar: "DIR",
     help: "read cloud-init's state under DIR instead of / (env BOOTSTATUS_ROOT)",
@@ -139,6 +157,8 @@ export function parseFlags(argv: readonly string[]): Flags {
     long: false,
     wait: false,
     timeout: undefined,
+    allowDegraded: false,
+    quiet: false,
     root: undefined,
     help: false,
     version: false,
@@ -192,4 +212,22 @@ export function parseFlags(argv: readonly string[]): Flags {
   if (takesFile && rest.length > 0) flags.file = rest.shift();
   if (rest.length > 0) throw new UsageError(`unrecognized arguments: ${rest.join(" ")}`);
   return flags;
+}
+
+// The spellings a pipeline may use for a switch in the environment; anything else is refused, never guessed.
+const ENV_ON = ["1", "true", "yes", "on"];
+const ENV_OFF = ["", "0", "false", "no", "off"];
+
+/**
+ * Reads an on/off environment variable such as BOOTSTATUS_ALLOW_DEGRADED: unset or one of ENV_OFF is off, one of
+ * ENV_ON is on (case-insensitive); any other value is a usage error naming the variable.
+ */
+export function parseEnvSwitch(name: string, value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const word = value.trim().toLowerCase();
+  if (ENV_ON.includes(word)) return true;
+  if (ENV_OFF.includes(word)) return false;
+  throw new UsageError(
+    `environment variable ${name}: invalid value '${value}' (expected 1 to turn it on, or 0 or empty to turn it off)`,
+  );
 }

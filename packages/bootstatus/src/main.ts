@@ -3,7 +3,7 @@ import { computeBootStatus } from "./boot-status.js";
 import { BootstatusError, InputError, UsageError } from "./errors.js";
 import { EXIT_ERROR, EXIT_OK, EXIT_TIMEOUT, exitCodeFor, exitCodeForError } from "./exit-code.js";
 import type { Flags } from "./flags.js";
-import { FLAG_SPECS, parseFlags, usageLine } from "./flags.js";
+import { FLAG_SPECS, parseEnvSwitch, parseFlags, usageLine } from "./flags.js";
 import { formatCloudInitJson } from "./format/cloud-init-json.js";
 import { formatJson } from "./format/json.js";
 import { formatPrometheus } from "./format/prometheus.js";
@@ -11,6 +11,8 @@ import { formatTabular } from "./format/tabular.js";
 import { formatYaml } from "./format/yaml.js";
 import { toReport } from "./report.js";
 import { readBootState } from "./state-files.js";
+import type { Outcome } from "./summary.js";
+import { formatSummary } from "./summary.js";
 import type { RunSystemctl } from "./systemd.js";
 import { VERSION } from "./version.js";
 import { waitForBoot } from "./wait.js";
@@ -48,7 +50,9 @@ commands:
 options:
 ${flags.join("\n")}
 
-exit status: 0 healthy, 1 error, 2 degraded (recoverable errors only) or usage error, 3 --timeout expired
+exit status: 0 healthy, 1 error, 2 degraded (recoverable errors only; 0 with --allow-degraded) or usage error,
+3 --timeout expired; unless --quiet, a summary of why goes to stderr when the status is error or degraded or
+--timeout expired
 `;
 }
 
@@ -69,12 +73,17 @@ async function render(status: BootStatus, flags: Flags): Promise<string> {
 
 async function runStatus(flags: Flags, io: Io): Promise<number> {
   const root = flags.root ?? (io.env.BOOTSTATUS_ROOT || "/");
+  // For pipelines that cannot change the command line (issue 32); a value we cannot read is refused up front.
+  const allowDegraded =
+    flags.allowDegraded || parseEnvSwitch("BOOTSTATUS_ALLOW_DEGRADED", io.env.BOOTSTATUS_ALLOW_DEGRADED);
   const deadline = flags.timeout === undefined ? undefined : io.now() + flags.timeout * 1000;
   // --timeout bounds the whole wait, systemctl retries included (cloud-init retries those forever while waiting,
   // status.py query_systemctl); running out there is an expired wait as well.
   let systemctlGaveUp = false;
+  let runDir = "";
   const evaluate = async (): Promise<BootStatus> => {
     const state = await readBootState({ root, env: io.env });
+    runDir = state.runDir;
     const status = await computeBootStatus(state, {
       systemctl: io.systemctl,
       query: {
@@ -104,7 +113,18 @@ async function runStatus(flags: Flags, io: Io): Promise<number> {
     }));
   }
   io.stdout.write(await render(status, flags));
-  return timedOut || systemctlGaveUp ? EXIT_TIMEOUT : exitCodeFor(status.condition);
+  const outcome: Outcome =
+    flags.timeout !== undefined && (timedOut || systemctlGaveUp)
+      ? { kind: "timeout", seconds: flags.timeout, waitingOn: timedOut ? "boot" : "systemctl" }
+      : { kind: "verdict" };
+  const exitCode =
+    outcome.kind === "timeout" ? EXIT_TIMEOUT : exitCodeFor(status.condition, { allowDegraded });
+  // After the normal output and on stderr only, so stdout stays cloud-init's byte for byte.
+  const summary = flags.quiet
+    ? undefined
+    : formatSummary(status, { outcome, exitCode, allowDegraded, root, runDir });
+  if (summary !== undefined) io.stderr.write(summary);
+  return exitCode;
 }
 
 /** How messages name a file operand: `-` and absent both mean stdin. */

@@ -114,3 +114,30 @@ test("systemdFailed() without --wait asks once and warns with stderr as ProcessE
       "Message recipient disconnected\n        from message bus",
   );
 });
+
+test("systemdFailed() names the unit that decided a failure and the states that did", async () => {
+  const run: RunSystemctl = async (args) => ({
+    ok: true,
+    stdout:
+      args[2] === "cloud-init-network.service"
+        ? "ActiveState=failed\nUnitFileState=enabled\nSubState=failed\nMainPID=0\n"
+        : "ActiveState=active\nUnitFileState=enabled\nSubState=exited\nMainPID=0\n",
+    stderr: "",
+  });
+  const verdict = await systemdFailed(run, noRetry);
+  assert.deepEqual(verdict.unit, {
+    name: "cloud-init-network.service",
+    activeState: "failed",
+    subState: "failed",
+    unitFileState: "enabled",
+    reason: "failed",
+  });
+  const disabled: RunSystemctl = async () => ({
+    ok: true,
+    stdout: "ActiveState=inactive\nUnitFileState=disabled\nSubState=dead\nMainPID=0\n",
+    stderr: "",
+  });
+  const first = await systemdFailed(disabled, noRetry);
+  assert.equal(first.unit?.name, "cloud-final.service");
+  assert.equal(first.unit?.reason, "disabled");
+});

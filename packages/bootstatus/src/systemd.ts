@@ -82,10 +82,22 @@ function indentText(text: string): string {
   return text.replace(/\n+$/, "").replaceAll("\n", `\n${" ".repeat(8)}`);
 }
 
+/** The cloud-init unit whose state made systemdFailed() answer true, with the properties that decided it. */
+export interface FailedUnit {
+  name: string;
+  activeState: string;
+  subState: string;
+  unitFileState: string;
+  /** `disabled`: its UnitFileState is neither enabled* nor static; `failed`: ActiveState or SubState is failed. */
+  reason: "disabled" | "failed";
+}
+
 /** What systemd says about cloud-init's units: failed or not, and a warning for stderr when it could not tell. */
 export interface UnitVerdict {
   failed: boolean;
   warning: string | undefined;
+  /** The unit that decided a failure (the first in cloud-init's order); absent when nothing failed. */
+  unit?: FailedUnit;
 }
 
 /** True when a cloud-init unit is disabled or failed (cloudinit/cmd/status.py systemd_failed). */
@@ -106,15 +118,20 @@ export async function systemdFailed(run: RunSystemctl, options: QueryOptions): P
     const unitFileState = states.get("UnitFileState") ?? "";
     const active = states.get("ActiveState") ?? "";
     const sub = states.get("SubState") ?? "";
+    // Kept for the stderr summary (issue 32): which unit is the cause, not only that one is.
+    const failedUnit = (reason: FailedUnit["reason"]): UnitVerdict => ({
+      failed: true,
+      warning: undefined,
+      unit: { name: unit, activeState: active, subState: sub, unitFileState, reason },
+    });
     // Individual services should not get disabled.
-    if (!(unitFileState.startsWith("enabled") || unitFileState === "static"))
-      return { failed: true, warning: undefined };
+    if (!(unitFileState.startsWith("enabled") || unitFileState === "static")) return failedUnit("disabled");
     if (active === "active") {
       if (sub === "exited") continue;
       // Still "running" only because of a leftover process in the cgroup: the unit's main process has exited.
       if (sub === "running" && states.get("MainPID") === "0") return { failed: false, warning: undefined };
     } else if (active === "failed" || sub === "failed") {
-      return { failed: true, warning: undefined };
+      return failedUnit("failed");
     }
     // Enabled, neither exited normally nor failed: still running.
     return { failed: false, warning: undefined };

@@ -90,6 +90,8 @@ test("--help and --version print to stdout and exit 0", async () => {
   const help = await runCli(["--help"]);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /--timeout SECONDS/);
+  assert.match(help.stdout, /--allow-degraded .*BOOTSTATUS_ALLOW_DEGRADED=1/);
+  assert.match(help.stdout, /--quiet /);
   const version = await runCli(["--version"]);
   assert.equal(version.code, 0);
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));

@@ -48,21 +48,43 @@ async function runMain(args: readonly string[], fixture: FixtureCase) {
   return { code, stdout, stderr };
 }
 
+test("the fixture set has degraded, error and healthy cases, so the --allow-degraded rows mean something", () => {
+  const codes = new Set(cases.map((c) => c.exitCode));
+  assert.deepEqual([...codes].sort(), [0, 1, 2]);
+});
+
 test("the fixture set covers every boot status code", () => {
   const codes = new Set(cases.map((c) => JSON.parse(c.expected("json.json")).status.boot_status_code));
   assert.equal(codes.size, 8);
 });
 
 for (const fixture of cases) {
+  const root = path.join(fixture.dir, "root");
   test(`bootstatus matches fixture ${fixture.name} in every format`, async () => {
     for (const [flags, file] of OUTPUTS) {
-      const run = await runMain(["--root", path.join(fixture.dir, "root"), ...flags], fixture);
+      const run = await runMain(["--root", root, ...flags], fixture);
       assert.equal(run.stdout, fixture.expected(file), `${fixture.name}: ${flags.join(" ")} stdout`);
       assert.equal(
         run.code,
         fixture.exitCode,
         `${fixture.name}: ${flags.join(" ")} exit code (stderr: ${run.stderr})`,
       );
+      // The summary of issue 32 is the same whatever the format: it never depends on what stdout shows.
+      assert.equal(run.stderr, fixture.expectedStderr(root), `${fixture.name}: ${flags.join(" ")} stderr`);
+    }
+  });
+
+  // Issue 32: --allow-degraded changes only the exit code of a degraded boot, --quiet only stderr.
+  test(`bootstatus --allow-degraded --quiet keeps fixture ${fixture.name}'s output in every format`, async () => {
+    for (const [flags, file] of OUTPUTS) {
+      const run = await runMain(["--allow-degraded", "--root", root, "--quiet", ...flags], fixture);
+      assert.equal(run.stdout, fixture.expected(file), `${fixture.name}: ${flags.join(" ")} stdout`);
+      assert.equal(
+        run.code,
+        fixture.exitCode === 2 ? 0 : fixture.exitCode,
+        `${fixture.name}: ${flags.join(" ")}`,
+      );
+      assert.equal(run.stderr, "", `${fixture.name}: ${flags.join(" ")} stderr`);
     }
   });
 }

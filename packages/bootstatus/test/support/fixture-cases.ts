@@ -13,6 +13,11 @@ export interface FixtureCase {
   exitCode: number;
   /** The expected stdout in `file` of the case's `expected/`. */
   expected(file: string): string;
+  /**
+   * The expected stderr of a run with `--root <root>` (the summary of issue 32 and any systemctl warning): the
+   * case's `expected/stderr.txt` with `<root>` replaced by `root`, or "" when the case has none.
+   */
+  expectedStderr(root: string): string;
 }
 
 /** Every fixture case (a directory with a case.json), sorted by name. */
@@ -33,6 +38,10 @@ export function fixtureCases(): FixtureCase[] {
         env: { FAKE_SYSTEMCTL_DIR: path.join(dir, "systemctl"), ...spec.env },
         exitCode: Number(readFileSync(path.join(dir, "expected/exit-code"), "utf8").trim()),
         expected: (file: string) => readFileSync(path.join(dir, "expected", file), "utf8"),
+        expectedStderr: (root: string) => {
+          const file = path.join(dir, "expected/stderr.txt");
+          return existsSync(file) ? readFileSync(file, "utf8").replaceAll("<root>", root) : "";
+        },
       };
     });
 }
