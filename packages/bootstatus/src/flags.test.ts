@@ -34,6 +34,10 @@ const bad: [string[], RegExp][] = [
   [["status", "extra"], /unrecognized arguments: extra/],
   [["--long=yes"], /ignored explicit argument/],
   [["--allow-degraded=1"], /ignored explicit argument/],
+  [["validate", "--quiet"], /argument --quiet: only the status command takes it, not validate/],
+  [["--allow-degraded", "convert"], /argument --allow-degraded: only the status command takes it/],
+  [["schema", "-w"], /argument --wait: only the status command takes it, not schema/],
+  [["convert", "--root", "/x"], /argument --root: only the status command takes it/],
 ];
 for (const [argv, message] of bad) {
   test(`parseFlags() rejects ${JSON.stringify(argv)} with a usage error`, () => {

@@ -32,6 +32,8 @@ interface FlagSpec {
   short?: string;
   metavar?: string;
   help: string;
+  /** Only the status command reads it; given to another command it is refused rather than ignored. */
+  statusOnly?: boolean;
   apply(flags: Flags, value: string): void;
 }
 
@@ -79,6 +81,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   },
   {
     name: "long",
+    statusOnly: true,
     short: "l",
     help: "report the long format of statuses, with stage detail and error messages",
     apply: (f) => {
@@ -87,6 +90,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   },
   {
     name: "wait",
+    statusOnly: true,
     short: "w",
     help: "block until cloud-init is done or disabled",
     apply: (f) => {
@@ -95,6 +99,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   },
   {
     name: "timeout",
+    statusOnly: true,
     metavar: "SECONDS",
     help: "wait at most SECONDS (implies --wait), then print the current status and exit 3",
     apply: (f, v) => {
@@ -104,13 +109,15 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   },
   {
     name: "allow-degraded",
-    help: "exit 0, not 2, when cloud-init is done with recoverable errors only (env BOOTSTATUS_ALLOW_DEGRADED=1)",
+    statusOnly: true,
+    help: "exit 0, not 2, when cloud-init has recoverable errors only (env BOOTSTATUS_ALLOW_DEGRADED=1)",
     apply: (f) => {
       f.allowDegraded = true;
     },
   },
   {
     name: "quiet",
+    statusOnly: true,
     help: "print no summary of what went wrong on stderr (stdout is the same either way)",
     apply: (f) => {
       f.quiet = true;
@@ -118,6 +125,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   },
   {
     name: "root",
+    statusOnly: true,
     metavar: "DIR",
     help: "read cloud-init's state under DIR instead of / (env BOOTSTATUS_ROOT)",
     apply: (f, v) => {
@@ -165,6 +173,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     file: undefined,
   };
   const positionals: string[] = [];
+  const given = new Set<FlagSpec>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
     if (arg === "--") {
@@ -174,6 +183,7 @@ export function parseFlags(argv: readonly string[]): Flags {
     if (arg.startsWith("--")) {
       const eq = arg.indexOf("=");
       const spec = findLong(eq === -1 ? arg.slice(2) : arg.slice(2, eq));
+      given.add(spec);
       if (spec.metavar === undefined) {
         if (eq !== -1)
           throw new UsageError(`argument --${spec.name}: ignored explicit argument '${arg.slice(eq + 1)}'`);
@@ -193,6 +203,7 @@ export function parseFlags(argv: readonly string[]): Flags {
       for (const ch of arg.slice(1)) {
         const spec = FLAG_SPECS.find((s) => s.short === ch);
         if (spec === undefined) throw new UsageError(`unrecognized arguments: ${arg}`);
+        given.add(spec);
         spec.apply(flags, "");
       }
       continue;
@@ -207,6 +218,12 @@ export function parseFlags(argv: readonly string[]): Flags {
       throw new UsageError(`argument command: invalid choice: '${first}' (choose from ${choices})`);
     }
     flags.command = command;
+  }
+  const misplaced = [...given].find((spec) => spec.statusOnly === true && flags.command !== "status");
+  if (misplaced !== undefined) {
+    throw new UsageError(
+      `argument --${misplaced.name}: only the status command takes it, not ${flags.command}`,
+    );
   }
   const takesFile = flags.command === "validate" || flags.command === "convert";
   if (takesFile && rest.length > 0) flags.file = rest.shift();
