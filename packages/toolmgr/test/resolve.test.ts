@@ -5,7 +5,7 @@ import { createHttpClient } from "../src/http/client.js";
 import { createCodeHost } from "../src/http/code-host.js";
 import type { LockedTool } from "../src/lockfile.js";
 import type { Platform } from "../src/platform.js";
-import { parseConstraint } from "../src/project/constraint.js";
+import { parseConstraint } from "../src/version/constraint.js";
 import type { ProjectTool } from "../src/project/project-file.js";
 import { type ResolveContext, resolveTool } from "../src/resolve/resolve.js";
 import { parseSource } from "../src/source/source.js";

@@ -3,7 +3,7 @@ import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { UsageError } from "../errors.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
-import { loadToolchain, toolchainPath } from "../toolchain.js";
+import { loadToolchain, toolchainPath } from "../store/toolchain.js";
 
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
 

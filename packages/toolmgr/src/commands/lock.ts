@@ -1,33 +1,23 @@
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
-import { asStoreError, LockfileError, ProjectFileError, ToolmgrError } from "../errors.js";
-import { createHttpClient, networkOptionsFromEnv } from "../http/client.js";
-import { createCodeHost } from "../http/code-host.js";
-import { createFileResponseCache } from "../http/response-cache.js";
-import {
-  formatLockfile,
-  isLoopbackHost,
-  LOCKFILE_NAME,
-  type LockedTool,
-  type Lockfile,
-  parseLockfile,
-} from "../lockfile.js";
-import { detectPlatform, type Platform } from "../platform.js";
+import { asStoreError, LockfileError, ProjectFileError } from "../errors.js";
+import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
+import { isLoopbackHost } from "../loopback-host.js";
 import { loadProject, type ProjectTool } from "../project/project-file.js";
 import { hostAllows } from "../registry/host-policy.js";
 import { findRecipe, hostPolicy } from "../registry/registry.js";
+import { replaceFile } from "../replace-file.js";
+import { lockPlatforms } from "../resolve/lock-platforms.js";
 import { lockReport } from "../resolve/lock-report.js";
 import { relockPlan } from "../resolve/relock.js";
 import { resolveTool } from "../resolve/resolve.js";
-import { commandName } from "../source/safe-names.js";
+import { commandName } from "../safe-names.js";
+import { openCodeHostSession } from "../session/network-session.js";
 import { fetchArtifact } from "../store/artifact-cache.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
-import { mirrorConfig } from "../store/mirrors.js";
-import { replaceFile } from "../store/replace-file.js";
 
 /**
  * Tools resolved at once. Each tool's requests form a short dependent chain, so resolving all of a typical project's
@@ -63,38 +53,14 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       );
     }
   }
-  const running = detectPlatform(deps.runtime);
-  // Without a platforms list, keep what the lock already covers and add this machine's platform, so re-locking on
-  // a laptop never drops the artifact CI needs (issue 10).
-  const platforms: Platform[] =
-    project.platforms !== undefined
-      ? [...project.platforms]
-      : [
-          ...new Set([
-            ...(existing?.tools.flatMap((t) => t.artifacts.map((a) => a.platform)) ?? []),
-            ...(running ? [running] : []),
-          ]),
-        ].sort();
-  if (platforms.length === 0) {
-    throw new ToolmgrError(
-      "TOOLMGR_PLATFORM",
-      `Cannot lock for this machine (${deps.runtime.platform}/${deps.runtime.arch}): it is not a supported platform; list platforms in toolmgr.toml`,
-    );
-  }
+  const platforms = lockPlatforms(project.platforms, { existing, runtime: deps.runtime });
   // Before any request or download: a conflict is in the project file alone, and nothing may reach the cache for it.
   checkCommandConflicts(project.tools.map((t) => ({ name: t.name, bin: t.source.bin })));
-  const network = networkOptionsFromEnv(deps.env);
-  const token = network.token;
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
-  // Re-locks ask "changed?" with the ETag of the last answer: a 304 costs no rate limit (GitHub REST docs).
-  const cache = createFileResponseCache(
-    join(layout.httpCacheDir, `${createHash("sha256").update(project.path).digest("hex")}.json`),
-  );
-  const client = createHttpClient({ fetch: deps.fetch, ...network, cache });
-  const codeHost = createCodeHost(client);
+  const session = await openCodeHostSession(deps, { layout, projectPath: project.path });
+  const { codeHost, client, mirrors, hasToken } = session;
   // Trust-on-first-use downloads show progress as sync's do: one redrawn line on a terminal, else a line each.
   const progress = downloadProgress(deps);
-  const mirrors = await mirrorConfig(deps.env, deps.runtime);
   const policy = hostPolicy();
 
   const resolveAll = () =>
@@ -108,7 +74,7 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
           platforms,
           previous: plan.previous,
           pin: plan.pin,
-          checkPrivacy: token !== undefined,
+          checkPrivacy: hasToken,
           // The host policy names remote vendors; a loopback address is this machine (a test or a local mirror).
           allowHost: (o) => isLoopbackHost(o.host) || hostAllows(policy, o),
           digest: async (artifact) => {
@@ -119,7 +85,7 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
                 {
                   layout,
                   client,
-                  hasToken: token !== undefined,
+                  hasToken,
                   mirrors,
                   onProgress: ({ received, total }) => progress.draw(tool.name, { received, total }),
                 },
@@ -139,12 +105,7 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
     tools = await resolveAll();
   } finally {
     // After resolution, off its critical path; also after a failure, so a retry starts with what was learnt.
-    cache.flush();
-    if (token === undefined && client.rateLimited) {
-      deps.io.stderr.write(
-        "toolmgr: note: the code host rate-limited these anonymous requests; set CODEHOST_TOKEN (or GH_TOKEN, GITHUB_TOKEN) for a higher limit\n",
-      );
-    }
+    session.finish();
   }
   warnChannelBuilds(project.tools, tools, deps);
 

@@ -10,7 +10,8 @@ import {
   staleMessage,
   staleReasons,
 } from "../project/project-state.js";
-import { commandName } from "../source/safe-names.js";
+import { commandName } from "../safe-names.js";
+import type { DownloadSession } from "../session/network-session.js";
 import { installArtifact, installProblem } from "../store/install.js";
 import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
 import { sweepStore } from "../store/leftovers.js";
@@ -33,8 +34,6 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   if (stale.size > 0) {
     throw new LockfileError(`Cannot sync: ${staleMessage(locked.lockPath, stale)}`);
   }
-  const network = (await import("../http/network-env.js")).codeHostToken(deps.env);
-  const token = network?.value;
   // The download code loads only when something is missing, so re-syncing an installed toolchain stays cheap.
   let downloader: Promise<Downloader> | undefined;
   const download = () => {
@@ -49,7 +48,7 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   }
   const tty = deps.io.stderr.isTTY === true && !quiet;
   try {
-    return await installAll({ locked, platform, layout, quiet, tty, token, download }, deps);
+    return await installAll({ locked, platform, layout, quiet, tty, download }, deps);
   } catch (error) {
     throw asStoreError(error, layout.home);
   }
@@ -62,12 +61,11 @@ async function installAll(
     layout: StoreLayout;
     quiet: boolean;
     tty: boolean;
-    token: string | undefined;
     download: () => Promise<Downloader>;
   },
   deps: Deps,
 ): Promise<number> {
-  const { locked, platform, layout, quiet, tty, token, download } = context;
+  const { locked, platform, layout, quiet, tty, download } = context;
   const results = await mapConcurrent(
     locked.lock.tools,
     async (tool) => {
@@ -79,11 +77,11 @@ async function installAll(
       if ((await installProblem(dir, tool)) === undefined) return { tool, state: "present" as const };
       const started = deps.now().getTime();
       let lastDraw = 0;
-      const { fetchArtifact, client, mirrors } = await download();
+      const { fetchArtifact, client, mirrors, hasToken } = await download();
       const cached = await fetchArtifact(lockedArtifactRef(tool, artifact), {
         layout,
         client,
-        hasToken: token !== undefined,
+        hasToken,
         mirrors,
         onWarning: (text) => deps.io.stderr.write(`${tty ? "\r\x1b[K" : ""}${text}\n`),
         onProgress: ({ received, total }) => {
@@ -122,26 +120,14 @@ function mb(bytes: number): string {
   return (bytes / 1_000_000).toFixed(1);
 }
 
-interface Downloader {
+type Downloader = DownloadSession & {
   readonly fetchArtifact: typeof import("../store/artifact-cache.js").fetchArtifact;
-  readonly client: import("../http/client.js").HttpClient;
-  readonly mirrors: import("../store/mirrors.js").MirrorConfig;
-}
+};
 
 async function loadDownloader(deps: Deps): Promise<Downloader> {
-  const [
-    { fetchArtifact },
-    { createHttpClient, networkOptionsFromEnv },
-    { mirrorConfig },
-    { createPullAuthorizer },
-  ] = await Promise.all([
+  const [{ fetchArtifact }, { openDownloadSession }] = await Promise.all([
     import("../store/artifact-cache.js"),
-    import("../http/client.js"),
-    import("../store/mirrors.js"),
-    import("../store/oci-push.js"),
+    import("../session/network-session.js"),
   ]);
-  const client = createHttpClient({ fetch: deps.fetch, ...networkOptionsFromEnv(deps.env) });
-  const mirrors = await mirrorConfig(deps.env, deps.runtime);
-  const authorize = createPullAuthorizer({ fetch: deps.fetch, env: deps.env, homedir: deps.runtime.homedir });
-  return { fetchArtifact, client, mirrors: { ...mirrors, authorize } };
+  return { fetchArtifact, ...(await openDownloadSession(deps)) };
 }

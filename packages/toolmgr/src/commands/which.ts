@@ -2,7 +2,7 @@ import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { NotInstalledError, UsageError } from "../errors.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
-import { loadToolchain, nextOnPath } from "../toolchain.js";
+import { loadToolchain, nextOnPath } from "../store/toolchain.js";
 
 /**
  * `toolmgr which <command>`: the path the shim would run here. A pinned command prints its install; an unpinned

@@ -1,9 +1,9 @@
 import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { type Platform, platformOs } from "../platform.js";
+import { updateFile } from "../replace-file.js";
 import { INSTALL_MARKER } from "./install.js";
 import type { StoreLayout } from "./layout.js";
-import { updateFile } from "./replace-file.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**
@@ -50,9 +50,14 @@ const SHIM_AWK = String.raw`
 function unq(s) { sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); return s }
 # constraintAllows (constraint.ts): a prefix holds stable versions under it, whole components; a pre-release or a
 # <channel>-<commit> only itself; a bare channel any <channel>-<7..64 hex> (never the moving tag itself).
-function allows(c, v,    rest) {
-  if (c ~ /^[0-9]+(\.[0-9]+)?(\.[0-9]+)?$/)
-    return v ~ /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$/ && (v == c || index(v, c ".") == 1)
+# A stable version has two components (patch 0, as Bitcoin Core tags) or three: "29", "29.0", "29.0.0" allow "29.0".
+function allows(c, v,    rest, nc, pc, pv, i) {
+  if (c ~ /^(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?$/) {
+    if (v !~ /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$/) return 0
+    nc = split(c, pc, "."); if (split(v, pv, ".") == 2) pv[3] = 0
+    for (i = 1; i <= nc; i++) if (pc[i] + 0 != pv[i] + 0) return 0
+    return 1
+  }
   if (c ~ /^[0-9]/ || (match(c, /-[0-9a-f]+$/) && RLENGTH >= 8 && RLENGTH <= 65)) return v == c
   if (index(v, c "-") != 1) return 0
   rest = substr(v, length(c) + 2)

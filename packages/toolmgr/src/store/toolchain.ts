@@ -1,21 +1,21 @@
 import { access, constants, stat } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
-import type { Deps } from "./deps.js";
-import { LockfileError, NotInstalledError } from "./errors.js";
-import { type LockedTool, lockedArtifact } from "./lockfile.js";
-import { type Platform, requirePlatform } from "./platform.js";
-import { findProjectFile } from "./project/project-file.js";
+import type { Deps } from "../deps.js";
+import { LockfileError, NotInstalledError } from "../errors.js";
+import { type LockedTool, lockedArtifact } from "../lockfile.js";
+import { type Platform, requirePlatform } from "../platform.js";
+import { findProjectFile } from "../project/project-file.js";
 import {
   type LockedProject,
   loadLockedProjectFile,
   staleMessage,
   staleReasons,
-} from "./project/project-state.js";
-import { commandName } from "./source/safe-names.js";
-import { installProblem } from "./store/install.js";
-import { installDir, storeLayout, toolmgrHome } from "./store/layout.js";
-import { isShimFile } from "./store/shims.js";
-import { recordVerifiedProject } from "./store/verified-project.js";
+} from "../project/project-state.js";
+import { commandName } from "../safe-names.js";
+import { installProblem } from "./install.js";
+import { installDir, storeLayout, toolmgrHome } from "./layout.js";
+import { isShimFile } from "./shims.js";
+import { recordVerifiedProject } from "./verified-project.js";
 
 /** One pinned executable of the current project, where its install puts it. */
 export interface PinnedCommand {
