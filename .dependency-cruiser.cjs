@@ -31,7 +31,8 @@ module.exports = {
       // command-table.ts, and a package's top-level entry points) is the exception: it is the layer above all.
       name: "toolmgr-base-imports-no-folder",
       severity: "error",
-      comment: "A file directly in src/ is the base layer: move it into the folder it belongs to, or move what it imports down",
+      comment:
+        "A file directly in src/ is the base layer: move it into the folder it belongs to, or move what it imports down",
       from: {
         path: "^packages/toolmgr/src/[^/]+[.]ts$",
         pathNot: "^packages/toolmgr/src/(cli|main|command-table)[.]ts$|[.]test[.]ts$",

@@ -100,7 +100,11 @@ test("constraintAllows() holds what the constraint can select and nothing else",
 test("parseTagVersion() reads two-component tags as patch 0 and a bare alphabetic suffix as a pre-release", () => {
   assert.deepEqual(parseTagVersion("v29.0", "v"), { text: "29.0", parts: [29, 0, 0], pre: undefined });
   assert.deepEqual(parseTagVersion("v29.1rc1", "v"), { text: "29.1rc1", parts: [29, 1, 0], pre: "rc1" });
-  assert.deepEqual(parseTagVersion("v1.8.0-rc.1", "v"), { text: "1.8.0-rc.1", parts: [1, 8, 0], pre: "rc.1" });
+  assert.deepEqual(parseTagVersion("v1.8.0-rc.1", "v"), {
+    text: "1.8.0-rc.1",
+    parts: [1, 8, 0],
+    pre: "rc.1",
+  });
   assert.deepEqual(parseTagVersion("v0.30.0rc2", "v")?.pre, "rc2");
   for (const bad of ["v29", "v1.2.3.4", "v01.2", "v1.2.3-", "v1.2rc1-beta", "nightly", "v1..2", "v1.2/3"]) {
     assert.equal(parseTagVersion(bad, "v"), undefined, bad);
