@@ -6,7 +6,8 @@ import type { Deps } from "../deps.js";
 import { asStoreError, LockfileError, ProjectFileError } from "../errors.js";
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
 import { isLoopbackHost } from "../loopback-host.js";
-import { loadProject, type ProjectTool } from "../project/project-file.js";
+import { type ProjectTool, readProjectFile } from "../project/project-file.js";
+import { toolsetFile } from "../project/toolset.js";
 import { hostAllows } from "../registry/host-policy.js";
 import { findRecipe, hostPolicy } from "../registry/registry.js";
 import { replaceFile } from "../replace-file.js";
@@ -33,7 +34,8 @@ const CONCURRENCY = 128;
  */
 export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const check = args.values.check === true;
-  const project = await loadProject(deps.cwd, findRecipe);
+  const projectFile = await toolsetFile({ global: args.values.global === true, ...deps });
+  const { project } = await readProjectFile(projectFile, findRecipe);
   const lockPath = join(dirname(project.path), LOCKFILE_NAME);
   const existingText = await readFile(lockPath, "utf8").catch(() => undefined);
   let existing: Lockfile | undefined;

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
@@ -6,10 +7,11 @@ import { lockedArtifact, lockedArtifactRef } from "../lockfile.js";
 import { type Platform, requirePlatform } from "../platform.js";
 import {
   type LockedProject,
-  loadLockedProject,
+  loadLockedProjectFile,
   staleMessage,
   staleReasons,
 } from "../project/project-state.js";
+import { scopedHints, toolsetFile } from "../project/toolset.js";
 import { commandName } from "../safe-names.js";
 import type { DownloadSession } from "../session/network-session.js";
 import { installArtifact, installProblem } from "../store/install.js";
@@ -29,10 +31,11 @@ const CONCURRENCY = 4;
 export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const quiet = args.values.quiet === true;
   const platform = requirePlatform(deps.runtime, "sync");
-  const locked = await loadLockedProject(deps.cwd);
+  const global = args.values.global === true;
+  const locked = await loadLockedProjectFile(await toolsetFile({ global, ...deps }));
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
-    throw new LockfileError(`Cannot sync: ${staleMessage(locked.lockPath, stale)}`);
+    throw new LockfileError(scopedHints(`Cannot sync: ${staleMessage(locked.lockPath, stale)}`, global));
   }
   // The download code loads only when something is missing, so re-syncing an installed toolchain stays cheap.
   let downloader: Promise<Downloader> | undefined;
@@ -48,7 +51,7 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   }
   const tty = deps.io.stderr.isTTY === true && !quiet;
   try {
-    return await installAll({ locked, platform, layout, quiet, tty, download }, deps);
+    return await installAll({ locked, platform, layout, quiet, tty, global, download }, deps);
   } catch (error) {
     throw asStoreError(error, layout.home);
   }
@@ -61,11 +64,12 @@ async function installAll(
     layout: StoreLayout;
     quiet: boolean;
     tty: boolean;
+    global: boolean;
     download: () => Promise<Downloader>;
   },
   deps: Deps,
 ): Promise<number> {
-  const { locked, platform, layout, quiet, tty, download } = context;
+  const { locked, platform, layout, quiet, tty, global, download } = context;
   const results = await mapConcurrent(
     locked.lock.tools,
     async (tool) => {
@@ -105,7 +109,9 @@ async function installAll(
   );
   const commands = locked.lock.tools.flatMap((t) => t.bin.map(commandName));
   const shims = await writeShims(commands, { layout, platform, launcher: deps.launcher });
-  await recordVerifiedProject(layout, locked, { cwd: deps.cwd, pwd: deps.env.PWD, platform });
+  // The user toolset is recorded under its own directory, as the shim finds it (never through $PWD).
+  const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
+  await recordVerifiedProject(layout, locked, { ...where, platform });
   if (!quiet) {
     const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
     const lines = results.map((r) => `${r.tool.name.padEnd(width)}${r.state} ${r.tool.version}`);

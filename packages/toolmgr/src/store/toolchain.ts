@@ -11,6 +11,7 @@ import {
   staleMessage,
   staleReasons,
 } from "../project/project-state.js";
+import { isFile, scopedHints, userToolsetFile } from "../project/toolset.js";
 import { commandName } from "../safe-names.js";
 import { installProblem } from "./install.js";
 import { installDir, storeLayout, toolmgrHome } from "./layout.js";
@@ -32,20 +33,22 @@ export interface Toolchain {
 }
 
 /**
- * Loads the nearest project (undefined outside any project: the caller steps aside to `PATH`) and checks, offline, that its lock is current and every tool is installed whole
- * (issue 10: `exec` and the shims never resolve, download or install).
+ * Loads the toolchain of one project file (or the user toolset's, `global`) and checks, offline, that its lock is
+ * current and every tool is installed whole (issue 10: `exec` and the shims never resolve, download or install).
  *
- * @throws {LockfileError} for a stale lock (fix: `toolmgr lock`)
+ * @throws {LockfileError} for a stale lock (fix: `toolmgr lock`, `--global` for the user toolset)
  * @throws {NotInstalledError} for a missing or damaged install (fix: `toolmgr sync`)
  */
-export async function loadToolchain(deps: Deps): Promise<Toolchain | undefined> {
+export async function loadToolchain(
+  deps: Deps,
+  options: { readonly projectFile: string; readonly global: boolean },
+): Promise<Toolchain> {
   const platform = requirePlatform(deps.runtime, "run");
-  const projectFile = await findProjectFile(deps.cwd);
-  if (projectFile === undefined) return undefined;
-  const locked = await loadLockedProjectFile(projectFile);
+  const { global } = options;
+  const locked = await loadLockedProjectFile(options.projectFile);
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
-    throw new LockfileError(staleMessage(locked.lockPath, stale));
+    throw new LockfileError(scopedHints(staleMessage(locked.lockPath, stale), global));
   }
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const commands: PinnedCommand[] = [];
@@ -55,18 +58,55 @@ export async function loadToolchain(deps: Deps): Promise<Toolchain | undefined> 
     const dir = installDir(layout, { name: tool.name, version: tool.version, sha256: artifact.sha256 });
     const problem = await installProblem(dir, tool);
     if (problem !== undefined) {
-      throw new NotInstalledError(`"${tool.name}" ${tool.version} is ${problem}; run \`toolmgr sync\``);
+      throw new NotInstalledError(
+        scopedHints(`"${tool.name}" ${tool.version} is ${problem}; run \`toolmgr sync\``, global),
+      );
     }
     for (const bin of tool.bin) commands.push({ command: commandName(bin), tool, path: join(dir, bin) });
   }
-  // Current and installed: the shims may now take this project file and lock as they are without Node.
-  await recordVerifiedProject(layout, locked, { cwd: deps.cwd, pwd: deps.env.PWD, platform });
+  // Current and installed: the shims may now take this project file and lock as they are without Node. The user
+  // toolset is recorded under its own directory, which is how the shim finds it (not through $PWD).
+  const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
+  await recordVerifiedProject(layout, locked, { ...where, platform });
   return { locked, platform, commands };
 }
 
-/** The directories of the pinned executables, for the front of `PATH` (none outside a project). */
-export function toolchainPath(toolchain: Toolchain | undefined): string[] {
-  return [...new Set((toolchain?.commands ?? []).map((c) => dirname(c.path)))];
+/** Where a command is pinned: the nearest project, else the user toolset (issue 31 item 5), else nowhere. */
+export interface CommandToolchains {
+  /** The nearest project's toolchain (undefined outside any project). */
+  readonly project: Toolchain | undefined;
+  /** The user toolset's toolchain, loaded only when the project does not pin the command. */
+  readonly user: Toolchain | undefined;
+  /** The executable to run, from the first of the two that pins the command. */
+  readonly pinned: PinnedCommand | undefined;
+}
+
+/**
+ * The resolution order of shims, `exec` and `which` for `command`: the nearest project's pin; otherwise the user
+ * toolset's; otherwise neither (the caller steps aside to `PATH`). A toolchain that is loaded is checked whole, as
+ * the shim checks it.
+ */
+export async function commandToolchains(command: string, deps: Deps): Promise<CommandToolchains> {
+  const projectFile = await findProjectFile(deps.cwd);
+  const project =
+    projectFile === undefined ? undefined : await loadToolchain(deps, { projectFile, global: false });
+  const pinned = project?.commands.find((c) => c.command === command);
+  if (pinned !== undefined) return { project, user: undefined, pinned };
+  const userFile = userToolsetFile(deps.env, deps.runtime);
+  if (userFile === projectFile || !(await isFile(userFile))) return { project, user: undefined, pinned };
+  const user = await loadToolchain(deps, { projectFile: userFile, global: true });
+  return { project, user, pinned: user.commands.find((c) => c.command === command) };
+}
+
+/** The directories of the pinned executables, for the front of `PATH`: the project's, then the user toolset's. */
+export function toolchainPath(toolchains: CommandToolchains): string[] {
+  return [
+    ...new Set(
+      [...(toolchains.project?.commands ?? []), ...(toolchains.user?.commands ?? [])].map((c) =>
+        dirname(c.path),
+      ),
+    ),
+  ];
 }
 
 /**
