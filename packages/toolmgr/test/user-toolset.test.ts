@@ -1,0 +1,167 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import { buildArtifact } from "./support/archives.js";
+import { startBlockHost } from "./support/block-project.js";
+import type { FakeCodeHost } from "./support/fake-code-host.js";
+import { type CliResult, runCli } from "./support/run-cli.js";
+
+// Issue 31 item 5: a user toolset at $XDG_CONFIG_HOME/toolmgr/toolmgr.toml, locked and installed only by
+// `lock --global` and `sync --global`. Shims, exec and which use the nearest project's pin for a command the project
+// pins, else the user toolset's, else they step aside (aquaproj/aqua#2782, mise `use -g`; foundry users outside a
+// project without foundryup).
+
+const execFileP = promisify(execFile);
+let host: FakeCodeHost;
+
+before(async () => {
+  host = await startBlockHost();
+  host.addRepo("acme/duo");
+  host.addRelease("acme/duo", {
+    tag: "v2.0.0",
+    assets: [
+      {
+        name: "duo_2.0.0_linux_amd64.tar.gz",
+        data: await buildArtifact("tar.gz", { name: "duo", version: "2.0.0" }),
+      },
+    ],
+  });
+});
+
+after(async () => {
+  await host.close();
+});
+
+const tool = (name: string, version: string) => `
+[tools.${name}]
+version = "${version}"
+[tools.${name}.source]
+type = "github_release"
+repo = "acme/${name}"
+asset = "${name}_{version}_{os}_{arch}.tar.gz"
+bin = ["${name}"]
+`;
+
+async function setup() {
+  const root = await mkdtemp(join(tmpdir(), "toolmgr-user-"));
+  const home = join(root, "store");
+  const config = join(root, "config");
+  const outside = join(root, "elsewhere");
+  const project = join(root, "project");
+  const other = join(root, "other");
+  for (const dir of [join(config, "toolmgr"), outside, project, other]) await mkdir(dir, { recursive: true });
+  const shims = join(home, "shims");
+  const env = {
+    TOOLMGR_HOME: home,
+    XDG_CONFIG_HOME: config,
+    CODEHOST_API_URL: host.apiUrl,
+    PATH: `${shims}:/usr/bin:/bin`,
+  };
+  const run = (cwd: string, ...args: string[]) => runCli(args, { cwd, env });
+  const shim = (cwd: string, command: string): Promise<CliResult> =>
+    execFileP(join(shims, command), [], { cwd, env, timeout: 10_000 }).then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({
+        code: e.code,
+        stdout: e.stdout,
+        stderr: e.stderr,
+      }),
+    );
+  return { root, home, config, outside, project, other, run, shim };
+}
+
+test("the user toolset is locked and installed only with --global, and answers outside a project", async () => {
+  const u = await setup();
+  // Nothing yet: --global names the file to create; a plain lock outside a project points at --global.
+  const missing = await u.run(u.outside, "lock", "--global");
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /Cannot find the user toolset .*config\/toolmgr\/toolmgr\.toml: create it/);
+  assert.match((await u.run(u.outside, "lock")).stderr, /or use --global for the user toolset/);
+
+  await writeFile(
+    join(u.config, "toolmgr", "toolmgr.toml"),
+    `platforms = ["linux/amd64"]\n${tool("hello", "1.2.0")}`,
+  );
+  const lock = await u.run(u.outside, "lock", "--global");
+  assert.equal(lock.stdout, "hello  locked 1.2.0\nwrote toolmgr.lock\n", lock.stderr);
+  assert.ok(existsSync(join(u.config, "toolmgr", "toolmgr.lock")));
+  // Locked, not installed: status --global and exec say so, and nothing installs implicitly.
+  const status = await u.run(u.outside, "status", "--global");
+  assert.equal(status.code, 3);
+  assert.match(
+    status.stdout,
+    /hello +1\.2\.0 +1\.2\.0 +not installed {2}\(not installed; run `toolmgr sync --global`\)/,
+  );
+  const exec = await u.run(u.outside, "exec", "hello");
+  assert.equal(exec.code, 1);
+  assert.equal(exec.stderr, 'toolmgr: "hello" 1.2.0 is not installed; run `toolmgr sync --global`\n');
+  assert.equal(existsSync(join(u.home, "tools")), false, "nothing was installed implicitly");
+
+  const sync = await u.run(u.outside, "sync", "--global");
+  assert.equal(sync.code, 0, sync.stderr);
+  assert.match(sync.stdout, /^hello {2}installed 1\.2\.0\nshims: hello\n/);
+  assert.equal((await u.run(u.outside, "status", "--global")).code, 0);
+  assert.equal((await u.shim(u.outside, "hello")).stdout, "hello 1.2.0 \n");
+  assert.equal((await u.run(u.outside, "exec", "hello")).stdout, "hello 1.2.0 \n");
+  assert.match(
+    (await u.run(u.outside, "which", "hello")).stdout,
+    /\/tools\/hello\/1\.2\.0-[0-9a-f]{12}\/hello\n$/,
+  );
+
+  // A stale user toolset is refused by the shim and exec alike, naming lock --global.
+  await writeFile(
+    join(u.config, "toolmgr", "toolmgr.toml"),
+    `platforms = ["linux/amd64"]\n${tool("hello", "1.2.3")}`,
+  );
+  const stale = await u.shim(u.outside, "hello");
+  assert.equal(stale.code, 1);
+  assert.match(
+    stale.stderr,
+    /toolmgr\.lock is out of date:\n {2}hello: locked for "1\.2\.0" but toolmgr\.toml asks for "1\.2\.3"; run `toolmgr lock --global`/,
+  );
+  const staleExec = await u.run(u.outside, "exec", "hello");
+  assert.equal(staleExec.stderr, stale.stderr);
+});
+
+test("inside a project its pin wins; a command it does not pin comes from the user toolset", async () => {
+  const u = await setup();
+  await writeFile(
+    join(u.config, "toolmgr", "toolmgr.toml"),
+    `platforms = ["linux/amd64"]\n${tool("hello", "1.2.0")}`,
+  );
+  assert.equal((await u.run(u.outside, "lock", "--global")).code, 0);
+  assert.equal((await u.run(u.outside, "sync", "--global")).code, 0);
+  // One project pins hello itself (1.2 -> 1.2.3), another pins only duo.
+  await writeFile(join(u.project, "toolmgr.toml"), `platforms = ["linux/amd64"]\n${tool("hello", "1.2")}`);
+  await writeFile(join(u.other, "toolmgr.toml"), `platforms = ["linux/amd64"]\n${tool("duo", "2")}`);
+  for (const dir of [u.project, u.other]) {
+    assert.equal((await u.run(dir, "lock")).code, 0);
+    const sync = await u.run(dir, "sync");
+    assert.equal(sync.code, 0, sync.stderr);
+  }
+  const sub = join(u.project, "sub");
+  await mkdir(sub);
+  assert.equal((await u.shim(sub, "hello")).stdout, "hello 1.2.3 \n", "the project's pin");
+  assert.equal((await u.run(sub, "exec", "hello")).stdout, "hello 1.2.3 \n");
+  assert.match((await u.run(sub, "which", "hello")).stdout, /\/hello\/1\.2\.3-/);
+  assert.equal((await u.shim(u.other, "hello")).stdout, "hello 1.2.0 \n", "the user toolset's pin");
+  assert.equal((await u.run(u.other, "exec", "hello")).stdout, "hello 1.2.0 \n");
+  assert.match((await u.run(u.other, "which", "hello")).stdout, /\/hello\/1\.2\.0-/);
+  assert.equal((await u.shim(u.other, "duo")).stdout, "duo 2.0.0 \n");
+  // The user toolset never changes what a project's sync installs.
+  assert.deepEqual((await readdir(join(u.home, "tools"))).sort(), ["duo", "hello"]);
+  // Neither pins it: the shim steps aside, which says where it looked.
+  const which = await u.run(u.other, "which", "no-such-command");
+  assert.equal(which.code, 1);
+  assert.match(
+    which.stderr,
+    /it is not pinned in .*other\/toolmgr\.lock, nor in the user toolset's .*config\/toolmgr\/toolmgr\.lock/,
+  );
+  const aside = await u.shim(u.outside, "duo");
+  assert.equal(aside.code, 127, "outside any project duo is pinned nowhere");
+});
