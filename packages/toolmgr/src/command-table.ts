@@ -72,6 +72,13 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     options: { json: { type: "boolean" }, global: { type: "boolean" } },
     maxPositionals: 0,
   },
+  prune: {
+    summary: "Remove installs and cached artifacts no live project or the user toolset pins",
+    usage: "prune [--dry-run]",
+    optionHelp: [["--dry-run", "Print what would be removed and the bytes it would free; remove nothing"]],
+    options: { "dry-run": { type: "boolean" } },
+    maxPositionals: 0,
+  },
   list: {
     summary: "List the embedded registry's ecosystems, or one ecosystem's tools (offline)",
     usage: "list [<ecosystem>] [--json]",

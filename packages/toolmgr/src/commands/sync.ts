@@ -18,10 +18,14 @@ import { installArtifact, installProblem } from "../store/install.js";
 import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
 import { sweepStore } from "../store/leftovers.js";
 import { writeShims } from "../store/shims.js";
+import { asOptimisticSync } from "../store/store-activity.js";
 import { recordVerifiedProject } from "../store/verified-project.js";
 
 /** Downloads in flight at once. */
 const CONCURRENCY = 4;
+
+/** How long a sync waits for a `toolmgr prune` of its store to end. */
+const PRUNE_WAIT_MS = 10 * 60 * 1000;
 
 /**
  * `toolmgr sync [--quiet]`: installs, for the running platform, every tool of the nearest `toolmgr.lock` using only
@@ -51,7 +55,21 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   }
   const tty = deps.io.stderr.isTTY === true && !quiet;
   try {
-    return await installAll({ locked, platform, layout, quiet, tty, global, download }, deps);
+    // Never beside a `toolmgr prune` of this store (store-activity.ts); run again when one overlapped.
+    const out = await asOptimisticSync(
+      layout,
+      {
+        now: () => deps.now().getTime(),
+        processes: deps.processes,
+        timeoutMs: PRUNE_WAIT_MS,
+        onWait: (what) => {
+          if (!quiet) deps.io.stderr.write(`toolmgr: waiting: ${what}\n`);
+        },
+      },
+      () => installAll({ locked, platform, layout, quiet, tty, global, download }, deps),
+    );
+    deps.io.stdout.write(out);
+    return 0;
   } catch (error) {
     throw asStoreError(error, layout.home);
   }
@@ -68,7 +86,7 @@ async function installAll(
     download: () => Promise<Downloader>;
   },
   deps: Deps,
-): Promise<number> {
+): Promise<string> {
   const { locked, platform, layout, quiet, tty, global, download } = context;
   const results = await mapConcurrent(
     locked.lock.tools,
@@ -112,14 +130,12 @@ async function installAll(
   // The user toolset is recorded under its own directory, as the shim finds it (never through $PWD).
   const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
   await recordVerifiedProject(layout, locked, { ...where, platform });
-  if (!quiet) {
-    const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
-    const lines = results.map((r) => `${r.tool.name.padEnd(width)}${r.state} ${r.tool.version}`);
-    lines.push(`shims: ${shims.map((s) => s.slice(layout.shimsDir.length + 1)).join(", ")}`);
-    lines.push(`add to PATH: ${layout.shimsDir}`);
-    deps.io.stdout.write(`${lines.join("\n")}\n`);
-  }
-  return 0;
+  if (quiet) return "";
+  const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
+  const lines = results.map((r) => `${r.tool.name.padEnd(width)}${r.state} ${r.tool.version}`);
+  lines.push(`shims: ${shims.map((s) => s.slice(layout.shimsDir.length + 1)).join(", ")}`);
+  lines.push(`add to PATH: ${layout.shimsDir}`);
+  return `${lines.join("\n")}\n`;
 }
 
 function mb(bytes: number): string {
