@@ -72,6 +72,17 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     options: { json: { type: "boolean" }, global: { type: "boolean" } },
     maxPositionals: 0,
   },
+  outdated: {
+    summary:
+      "Show per tool the pinned version, the newest its constraint allows, and the newest stable release",
+    usage: "outdated [--json] [--global]",
+    optionHelp: [
+      ["--json", "Print JSON"],
+      ["--global", "Report the user toolset instead of the project"],
+    ],
+    options: { json: { type: "boolean" }, global: { type: "boolean" } },
+    maxPositionals: 0,
+  },
   prune: {
     summary: "Remove installs and cached artifacts no live project or the user toolset pins",
     usage: "prune [--dry-run]",

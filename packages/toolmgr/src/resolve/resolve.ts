@@ -79,7 +79,20 @@ export async function resolveTool(tool: ProjectTool, context: ResolveContext): P
   };
 }
 
-async function chooseRelease(tool: ProjectTool, context: ResolveContext): Promise<Chosen> {
+/** What choosing a release needs: the code host, and a pin to re-resolve at instead of the newest match. */
+type ChoiceContext = Pick<ResolveContext, "codeHost" | "pin">;
+
+/**
+ * The version a tool's constraint selects now, with the same requests and rules as `lock` but no artifact: for
+ * `toolmgr outdated` (issue 31 item 4).
+ *
+ * @throws {ResolveError} when no release satisfies the constraint
+ */
+export async function chooseVersion(tool: ProjectTool, codeHost: CodeHost): Promise<string> {
+  return (await chooseRelease(tool, { codeHost })).version;
+}
+
+async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise<Chosen> {
   const { source } = tool;
   const { codeHost } = context;
   const c = tool.constraint;
@@ -204,7 +217,7 @@ function noMatch(tool: ProjectTool): ResolveError {
 async function releaseOf(
   tool: ProjectTool,
   tag: string,
-  context: ResolveContext,
+  context: ChoiceContext,
 ): Promise<Release | undefined> {
   if (tool.source.type === "http") {
     const tags = await context.codeHost.matchingTags(tool.source.repo, tag);

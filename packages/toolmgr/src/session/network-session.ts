@@ -24,9 +24,10 @@ export interface CodeHostSession extends DownloadSession {
   readonly codeHost: CodeHost;
   /**
    * Writes the remembered answers (once, after resolution, also after a failure so a retry starts with what was
-   * learnt) and notes on stderr when anonymous requests were rate-limited.
+   * learnt; not with `remember: false`, for a command that writes nothing) and notes on stderr when anonymous
+   * requests were rate-limited.
    */
-  finish(): void;
+  finish(options?: { readonly remember?: boolean }): void;
 }
 
 /** Opens a download session from the environment (issue 31 item 6: `sync` and `mirror` share `lock`'s set-up). */
@@ -63,8 +64,8 @@ export async function openCodeHostSession(
   return {
     ...session,
     codeHost: createCodeHost(session.client),
-    finish() {
-      cache.flush();
+    finish(options = {}) {
+      if (options.remember !== false) cache.flush();
       if (!session.hasToken && session.client.rateLimited) {
         deps.io.stderr.write(
           "toolmgr: note: the code host rate-limited these anonymous requests; set CODEHOST_TOKEN (or GH_TOKEN, GITHUB_TOKEN) for a higher limit\n",
