@@ -57,9 +57,11 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
   which: {
     summary: "Print the path the shim for <command> would run here, or why there is none",
-    usage: "which <command>",
-    optionHelp: [],
-    options: {},
+    usage: "which <command> | which --list",
+    optionHelp: [
+      ["--list", "Print the commands pinned here: the project's, then the user toolset's (completion)"],
+    ],
+    options: { list: { type: "boolean" } },
     maxPositionals: 1,
   },
   status: {

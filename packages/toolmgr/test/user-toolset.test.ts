@@ -153,6 +153,14 @@ test("inside a project its pin wins; a command it does not pin comes from the us
   assert.equal((await u.run(u.other, "exec", "hello")).stdout, "hello 1.2.0 \n");
   assert.match((await u.run(u.other, "which", "hello")).stdout, /\/hello\/1\.2\.0-/);
   assert.equal((await u.shim(u.other, "duo")).stdout, "duo 2.0.0 \n");
+  // Completion offers the same commands in the same order: the project's pins, then the user toolset's.
+  assert.equal((await u.run(u.other, "which", "--list")).stdout, "duo\nhello\n");
+  assert.equal((await u.run(u.project, "which", "--list")).stdout, "hello\n");
+  assert.equal((await u.run(u.outside, "which", "--list")).stdout, "hello\n");
+  for (const shell of ["bash", "zsh", "fish", "powershell"]) {
+    const script = (await u.run(u.outside, "completion", shell)).stdout;
+    assert.match(script, /exec[^\n]*toolmgr which --list/, `${shell} completes exec from the pins`);
+  }
   // The user toolset never changes what a project's sync installs.
   assert.deepEqual((await readdir(join(u.home, "tools"))).sort(), ["duo", "hello"]);
   // Neither pins it: the shim steps aside, which says where it looked.

@@ -2,15 +2,21 @@ import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { NotInstalledError, UsageError } from "../errors.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
-import { commandToolchains, nextOnPath } from "../store/toolchain.js";
+import { commandToolchains, nextOnPath, pinnedCommandNames } from "../store/toolchain.js";
 
 /**
+ * `toolmgr which --list`: the commands pinned here, for the completion scripts (`exec`, `which`).
  * `toolmgr which <command>`: the path the shim would run here. A pinned command prints its install; an unpinned
  * one (or any outside a project) prints the next command of that name on `PATH`, where the shim steps aside to,
  * with a note on stderr; none at all is an error.
  */
 export async function whichCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const [command] = args.positionals;
+  if (args.values.list === true && command === undefined) {
+    const names = await pinnedCommandNames(deps);
+    deps.io.stdout.write(names.map((n) => `${n}\n`).join(""));
+    return 0;
+  }
   if (command === undefined)
     throw new UsageError("Cannot look up a command: name one, as in `toolmgr which forge`");
   const { project, user, pinned } = await commandToolchains(command, deps);

@@ -3,7 +3,7 @@ import { delimiter, dirname, join } from "node:path";
 import type { Deps } from "../deps.js";
 import { LockfileError, NotInstalledError } from "../errors.js";
 import { type LockedTool, lockedArtifact } from "../lockfile.js";
-import { type Platform, requirePlatform } from "../platform.js";
+import { detectPlatform, type Platform, requirePlatform } from "../platform.js";
 import { findProjectFile } from "../project/project-file.js";
 import {
   type LockedProject,
@@ -96,6 +96,26 @@ export async function commandToolchains(command: string, deps: Deps): Promise<Co
   if (userFile === projectFile || !(await isFile(userFile))) return { project, user: undefined, pinned };
   const user = await loadToolchain(deps, { projectFile: userFile, global: true });
   return { project, user, pinned: user.commands.find((c) => c.command === command) };
+}
+
+/**
+ * The commands shims, `exec` and `which` would run from a pin here, in their order: the nearest project's, then the
+ * user toolset's. For completion: read from the locks alone (nothing checked, nothing recorded), and a project or
+ * toolset whose files cannot be read contributes nothing rather than an error.
+ */
+export async function pinnedCommandNames(deps: Deps): Promise<string[]> {
+  const platform = detectPlatform(deps.runtime);
+  const files = [await findProjectFile(deps.cwd), userToolsetFile(deps.env, deps.runtime)];
+  const names: string[] = [];
+  for (const file of [...new Set(files)]) {
+    if (file === undefined || platform === undefined) continue;
+    const locked = await loadLockedProjectFile(file).catch(() => undefined);
+    for (const tool of locked?.lock.tools ?? []) {
+      if (lockedArtifact(tool, platform) === undefined) continue;
+      for (const bin of tool.bin) names.push(commandName(bin));
+    }
+  }
+  return [...new Set(names)];
 }
 
 /** The directories of the pinned executables, for the front of `PATH`: the project's, then the user toolset's. */
