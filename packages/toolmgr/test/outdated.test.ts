@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildArtifact } from "./support/archives.js";
 import { blockProject, startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
+import { treeSnapshot } from "./support/tree-snapshot.js";
 
 // Issue 31 item 4: `toolmgr outdated [--json]` (jdx/mise#2784): per tool of the nearest lock, the pinned version,
 // the newest release the constraint allows, the newest stable release overall (a channel pin: the commit its tag
@@ -53,16 +52,6 @@ bin = ["night"]
 asset = "night-nightly-linux-amd64.tar.gz"
 `;
 
-async function snapshot(dir: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath ?? entry.path, entry.name);
-    const s = await stat(path);
-    out.set(path, `${s.ino} ${s.size} ${s.mtimeMs}`);
-  }
-  return out;
-}
-
 test("outdated shows pinned, wanted and latest (never an rc; a channel's current commit) and writes nothing", async () => {
   const p = await blockProject(host, TOML);
   const lock = await p.run("lock");
@@ -87,7 +76,7 @@ test("outdated shows pinned, wanted and latest (never an rc; a channel's current
   // Upstream moves on: a patch under the constraint, a new major, a pre-release above it, the nightly tag moves.
   for (const v of ["28.1", "29.0", "29.1rc1"]) await release("acme/coin", `v${v}`, `coin-${v}-linux.tar.gz`);
   const moved = host.setTag("acme/night", "nightly", { commit: "second build" });
-  const before = await snapshot(p.dir);
+  const before = await treeSnapshot(p.dir);
 
   const text = await p.run("outdated");
   assert.equal(text.code, 0, text.stderr);
@@ -114,7 +103,7 @@ test("outdated shows pinned, wanted and latest (never an rc; a channel's current
     },
   ]);
   // Read-only: no file of the project or the store changed, the lock and the remembered answers included.
-  assert.deepEqual(await snapshot(p.dir), before);
+  assert.deepEqual(await treeSnapshot(p.dir), before);
   // The channel's tag moved before its release was published: outdated reports the commit, lock still refuses it.
   assert.match((await p.run("lock")).stderr, /the tag "nightly" moved to [0-9a-f]{12} but no release/);
 });

@@ -1,94 +1,40 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { promisify } from "node:util";
-import { buildArtifact } from "./support/archives.js";
 import { startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
-import { type CliResult, runCli, TOOLMGR_BIN } from "./support/run-cli.js";
+import { TOOLMGR_BIN } from "./support/run-cli.js";
+import { addDuo, sharedStore, toolsToml } from "./support/shared-store.js";
 
 // Issue 31 item 3: `toolmgr prune [--dry-run]` removes what no live project (known from the store's `projects/`
 // records) nor the user toolset pins, and never what a current lock pins (jdx/mise#2438 removed tools in use); a
 // prune beside a sync never leaves a pinned tool half-removed or missing.
 
-const execFileP = promisify(execFile);
 let host: FakeCodeHost;
 
 before(async () => {
   host = await startBlockHost();
-  host.addRepo("acme/duo");
-  host.addRelease("acme/duo", {
-    tag: "v2.0.0",
-    assets: [
-      {
-        name: "duo_2.0.0_linux_amd64.tar.gz",
-        data: await buildArtifact("tar.gz", { name: "duo", version: "2.0.0" }),
-      },
-    ],
-  });
+  await addDuo(host);
 });
 
 after(async () => {
   await host.close();
 });
 
-const tools = (pins: Record<string, string>) =>
-  `platforms = ["linux/amd64"]\n${Object.entries(pins)
-    .map(
-      ([name, version]) =>
-        `[tools.${name}]\nversion = "${version}"\n[tools.${name}.source]\ntype = "github_release"\nrepo = "acme/${name}"\nasset = "${name}_{version}_{os}_{arch}.tar.gz"\nbin = ["${name}"]\n`,
-    )
-    .join("")}`;
-
-async function store() {
-  const root = await mkdtemp(join(tmpdir(), "toolmgr-prune-"));
-  const home = join(root, "store");
-  const config = join(root, "config");
-  const shims = join(home, "shims");
-  const env = {
-    TOOLMGR_HOME: home,
-    XDG_CONFIG_HOME: config,
-    CODEHOST_API_URL: host.apiUrl,
-    PATH: `${shims}:/usr/bin:/bin`,
-  };
-  const run = (cwd: string, ...args: string[]) => runCli(args, { cwd, env });
-  const project = async (name: string, pins: Record<string, string>) => {
-    const dir = join(root, name);
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "toolmgr.toml"), tools(pins));
-    const lock = await run(dir, "lock");
-    assert.equal(lock.code, 0, lock.stderr);
-    const sync = await run(dir, "sync");
-    assert.equal(sync.code, 0, sync.stderr);
-    return dir;
-  };
-  const shim = (cwd: string, command: string): Promise<CliResult> =>
-    execFileP(join(shims, command), [], { cwd, env, timeout: 10_000 }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => ({
-        code: e.code,
-        stdout: e.stdout,
-        stderr: e.stderr,
-      }),
-    );
-  return { root, home, config, env, run, project, shim };
-}
-
 const installsOf = async (home: string, tool: string) =>
   (await readdir(join(home, "tools", tool)).catch(() => [])).sort();
 
 test("prune keeps what a live project or the user toolset pins and removes the rest; --dry-run removes nothing", async () => {
-  const s = await store();
+  const s = await sharedStore(host);
   const current = await s.project("current", { hello: "1.2" });
   const deleted = await s.project("deleted", { hello: "1.2.0", duo: "2" });
   const lockless = await s.project("lockless", { hello: "1.2.0" });
   // The user toolset pins duo: it stays although the only project that pinned it is gone.
   await mkdir(join(s.config, "toolmgr"), { recursive: true });
-  await writeFile(join(s.config, "toolmgr", "toolmgr.toml"), tools({ duo: "2" }));
+  await writeFile(join(s.config, "toolmgr", "toolmgr.toml"), toolsToml({ duo: "2" }));
   assert.equal((await s.run(s.root, "lock", "--global")).code, 0);
   assert.equal((await s.run(s.root, "sync", "--global")).code, 0);
   await rm(deleted, { recursive: true });
@@ -137,7 +83,7 @@ test("prune keeps what a live project or the user toolset pins and removes the r
 });
 
 test("prune removes nothing while a live project's lock cannot be read", async () => {
-  const s = await store();
+  const s = await sharedStore(host);
   const broken = await s.project("broken", { hello: "1.2" });
   const gone = await s.project("gone", { hello: "1.2.0" });
   await rm(gone, { recursive: true });
@@ -154,7 +100,7 @@ test("prune removes nothing while a live project's lock cannot be read", async (
 });
 
 test("a prune beside a sync never leaves the sync's pinned tool missing", async () => {
-  const s = await store();
+  const s = await sharedStore(host);
   host.latencyMs = 20;
   try {
     let previous = await s.project("round-0", { hello: "1.2.0" });
@@ -162,7 +108,7 @@ test("a prune beside a sync never leaves the sync's pinned tool missing", async 
       // The last round's project is gone, so its pin is unprotected: exactly what the new project's sync needs.
       const dir = join(s.root, `round-${round}`);
       await mkdir(dir);
-      await writeFile(join(dir, "toolmgr.toml"), tools({ hello: "1.2.0" }));
+      await writeFile(join(dir, "toolmgr.toml"), toolsToml({ hello: "1.2.0" }));
       await writeFile(join(dir, "toolmgr.lock"), await readFile(join(previous, "toolmgr.lock")));
       await rm(previous, { recursive: true });
       const start = (cwd: string, args: string[]) =>

@@ -1,78 +1,40 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { promisify } from "node:util";
-import { buildArtifact } from "./support/archives.js";
 import { startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
-import { type CliResult, runCli } from "./support/run-cli.js";
+import { addDuo, sharedStore, toolsToml } from "./support/shared-store.js";
 
 // Issue 31 item 5: a user toolset at $XDG_CONFIG_HOME/toolmgr/toolmgr.toml, locked and installed only by
 // `lock --global` and `sync --global`. Shims, exec and which use the nearest project's pin for a command the project
 // pins, else the user toolset's, else they step aside (aquaproj/aqua#2782, mise `use -g`; foundry users outside a
 // project without foundryup).
 
-const execFileP = promisify(execFile);
 let host: FakeCodeHost;
 
 before(async () => {
   host = await startBlockHost();
-  host.addRepo("acme/duo");
-  host.addRelease("acme/duo", {
-    tag: "v2.0.0",
-    assets: [
-      {
-        name: "duo_2.0.0_linux_amd64.tar.gz",
-        data: await buildArtifact("tar.gz", { name: "duo", version: "2.0.0" }),
-      },
-    ],
-  });
+  await addDuo(host);
 });
 
 after(async () => {
   await host.close();
 });
 
-const tool = (name: string, version: string) => `
-[tools.${name}]
-version = "${version}"
-[tools.${name}.source]
-type = "github_release"
-repo = "acme/${name}"
-asset = "${name}_{version}_{os}_{arch}.tar.gz"
-bin = ["${name}"]
-`;
+const tool = (name: string, version: string) => toolsToml({ [name]: version });
 
 async function setup() {
-  const root = await mkdtemp(join(tmpdir(), "toolmgr-user-"));
-  const home = join(root, "store");
-  const config = join(root, "config");
-  const outside = join(root, "elsewhere");
-  const project = join(root, "project");
-  const other = join(root, "other");
-  for (const dir of [join(config, "toolmgr"), outside, project, other]) await mkdir(dir, { recursive: true });
-  const shims = join(home, "shims");
-  const env = {
-    TOOLMGR_HOME: home,
-    XDG_CONFIG_HOME: config,
-    CODEHOST_API_URL: host.apiUrl,
-    PATH: `${shims}:/usr/bin:/bin`,
+  const store = await sharedStore(host);
+  const dirs = {
+    outside: join(store.root, "elsewhere"),
+    project: join(store.root, "project"),
+    other: join(store.root, "other"),
   };
-  const run = (cwd: string, ...args: string[]) => runCli(args, { cwd, env });
-  const shim = (cwd: string, command: string): Promise<CliResult> =>
-    execFileP(join(shims, command), [], { cwd, env, timeout: 10_000 }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => ({
-        code: e.code,
-        stdout: e.stdout,
-        stderr: e.stderr,
-      }),
-    );
-  return { root, home, config, outside, project, other, run, shim };
+  for (const dir of [join(store.config, "toolmgr"), ...Object.values(dirs)])
+    await mkdir(dir, { recursive: true });
+  return { ...store, ...dirs };
 }
 
 test("the user toolset is locked and installed only with --global, and answers outside a project", async () => {
@@ -83,10 +45,7 @@ test("the user toolset is locked and installed only with --global, and answers o
   assert.match(missing.stderr, /Cannot find the user toolset .*config\/toolmgr\/toolmgr\.toml: create it/);
   assert.match((await u.run(u.outside, "lock")).stderr, /or use --global for the user toolset/);
 
-  await writeFile(
-    join(u.config, "toolmgr", "toolmgr.toml"),
-    `platforms = ["linux/amd64"]\n${tool("hello", "1.2.0")}`,
-  );
+  await writeFile(join(u.config, "toolmgr", "toolmgr.toml"), `${tool("hello", "1.2.0")}`);
   const lock = await u.run(u.outside, "lock", "--global");
   assert.equal(lock.stdout, "hello  locked 1.2.0\nwrote toolmgr.lock\n", lock.stderr);
   assert.ok(existsSync(join(u.config, "toolmgr", "toolmgr.lock")));
@@ -114,10 +73,7 @@ test("the user toolset is locked and installed only with --global, and answers o
   );
 
   // A stale user toolset is refused by the shim and exec alike, naming lock --global.
-  await writeFile(
-    join(u.config, "toolmgr", "toolmgr.toml"),
-    `platforms = ["linux/amd64"]\n${tool("hello", "1.2.3")}`,
-  );
+  await writeFile(join(u.config, "toolmgr", "toolmgr.toml"), `${tool("hello", "1.2.3")}`);
   const stale = await u.shim(u.outside, "hello");
   assert.equal(stale.code, 1);
   assert.match(
@@ -130,15 +86,12 @@ test("the user toolset is locked and installed only with --global, and answers o
 
 test("inside a project its pin wins; a command it does not pin comes from the user toolset", async () => {
   const u = await setup();
-  await writeFile(
-    join(u.config, "toolmgr", "toolmgr.toml"),
-    `platforms = ["linux/amd64"]\n${tool("hello", "1.2.0")}`,
-  );
+  await writeFile(join(u.config, "toolmgr", "toolmgr.toml"), `${tool("hello", "1.2.0")}`);
   assert.equal((await u.run(u.outside, "lock", "--global")).code, 0);
   assert.equal((await u.run(u.outside, "sync", "--global")).code, 0);
   // One project pins hello itself (1.2 -> 1.2.3), another pins only duo.
-  await writeFile(join(u.project, "toolmgr.toml"), `platforms = ["linux/amd64"]\n${tool("hello", "1.2")}`);
-  await writeFile(join(u.other, "toolmgr.toml"), `platforms = ["linux/amd64"]\n${tool("duo", "2")}`);
+  await writeFile(join(u.project, "toolmgr.toml"), `${tool("hello", "1.2")}`);
+  await writeFile(join(u.other, "toolmgr.toml"), `${tool("duo", "2")}`);
   for (const dir of [u.project, u.other]) {
     assert.equal((await u.run(dir, "lock")).code, 0);
     const sync = await u.run(dir, "sync");

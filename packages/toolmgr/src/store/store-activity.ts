@@ -75,21 +75,19 @@ export async function asSync<T>(
   const dir = activityDir(layout);
   await mkdir(dir, { recursive: true });
   const marker = join(dir, `${SYNC_PREFIX}${options.processes.pid}-${randomBytes(4).toString("hex")}`);
-  const deadline = options.now() + options.timeoutMs;
-  let told = false;
-  for (;;) {
-    await writeMarker(marker, options.processes.pid);
-    if (!(await isLive(join(dir, PRUNE_MARKER), options))) break;
-    await rm(marker, { force: true });
-    if (!told) options.onWait?.("a prune of this store is running");
-    told = true;
-    if (options.now() > deadline) {
-      throw new StoreError(
+  await waitUntil(
+    async () => {
+      await writeMarker(marker, options.processes.pid);
+      if (!(await isLive(join(dir, PRUNE_MARKER), options))) return undefined;
+      await rm(marker, { force: true });
+      return "a prune of this store is running";
+    },
+    options,
+    () =>
+      new StoreError(
         `Cannot sync: a \`toolmgr prune\` of "${layout.home}" is still running after ${options.timeoutMs / 1000} s; wait for it, or remove ${join(dir, PRUNE_MARKER)} if no prune runs`,
-      );
-    }
-    await sleep(POLL_MS);
-  }
+      ),
+  );
   try {
     return await work();
   } finally {
@@ -124,29 +122,46 @@ export async function asPrune<T>(
   }
   await writeMarker(marker, options.processes.pid);
   try {
-    const deadline = options.now() + options.timeoutMs;
-    let told = false;
-    for (;;) {
-      const names = await readdir(dir).catch(() => [] as string[]);
-      const live = [];
-      for (const name of names.filter((n) => n.startsWith(SYNC_PREFIX))) {
-        if (await isLive(join(dir, name), options)) live.push(name);
-      }
-      if (live.length === 0) break;
-      if (!told) options.onWait?.(`${live.length} sync${live.length === 1 ? "" : "s"} of this store running`);
-      told = true;
-      if (options.now() > deadline) {
-        throw new StoreError(
+    await waitUntil(
+      async () => {
+        const names = await readdir(dir).catch(() => [] as string[]);
+        let live = 0;
+        for (const name of names.filter((n) => n.startsWith(SYNC_PREFIX))) {
+          if (await isLive(join(dir, name), options)) live++;
+        }
+        return live === 0 ? undefined : `${live} sync${live === 1 ? "" : "s"} of this store running`;
+      },
+      options,
+      () =>
+        new StoreError(
           `Cannot prune "${layout.home}": a \`toolmgr sync\` is still running after ${options.timeoutMs / 1000} s; try again when it is done`,
-        );
-      }
-      await sleep(POLL_MS);
-    }
+        ),
+    );
     // Before anything is removed: an optimistic sync that overlaps this prune sees the count change.
     await writeFile(join(dir, PRUNE_COUNT), `${(await pruneCount(dir)) + 1}\n`);
     return await work();
   } finally {
     await rm(marker, { force: true });
+  }
+}
+
+/**
+ * Polls `busy` (what is in the way, or undefined once nothing is) until nothing is; says once what it waits for.
+ *
+ * @throws the error `timedOut` makes, after `timeoutMs`
+ */
+async function waitUntil(
+  busy: () => Promise<string | undefined>,
+  options: WaitOptions,
+  timedOut: () => Error,
+): Promise<void> {
+  const deadline = options.now() + options.timeoutMs;
+  for (let told = false; ; told = true) {
+    const what = await busy();
+    if (what === undefined) return;
+    if (!told) options.onWait?.(what);
+    if (options.now() > deadline) throw timedOut();
+    await sleep(POLL_MS);
   }
 }
 
