@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { buildArtifact } from "./support/archives.js";
+import { buildArtifact, fakeTool } from "./support/archives.js";
 import { blockProject, startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
+import { writeTar } from "./support/tar-writer.js";
 
 // Issue 31 item 1: versions as upstreams tag them. Bitcoin Core tags `v29.0`, `v28.1` (two components, since 2022)
 // and pre-releases `v29.1rc1` (no hyphen); nao1215/block internal/version/version.go accepts both, and its
@@ -123,4 +124,73 @@ bin = ["coind"]
   assert.equal(lock.stdout, "coin  locked 29.0\nwrote toolmgr.lock\n", lock.stderr);
   assert.equal((await p.run("sync")).code, 0);
   assert.equal((await p.shim("coind")).stdout, "coind 29.0 \n");
+});
+
+// nao1215/block e2e/atago/artifacts.atago.yaml, "an upstream whose platform strings are not os and arch uses a target
+// map" and "a tool from a target map installs and runs on this machine": internal/fakegh tags example/quirky `v29.4`
+// (two components) and serves `quirky-29.4-<target>.tar.gz` holding `quirky-29.4/bin/quirkyd`.
+const QUIRKY_TARGETS = {
+  "linux/amd64": "x86_64-linux-gnu",
+  "linux/arm64": "aarch64-linux-gnu",
+  "darwin/amd64": "x86_64-apple-darwin",
+  "darwin/arm64": "arm64-apple-darwin",
+  "windows/amd64": "win64",
+  "windows/arm64": "win64-arm",
+};
+
+async function quirky(platforms: string): Promise<Awaited<ReturnType<typeof blockProject>>> {
+  const web = new URL(host.browserUrl("example/quirky", "v29.4", "x")).origin;
+  return blockProject(
+    host,
+    `${platforms}
+[tools.quirky]
+version = "29"
+
+[tools.quirky.source]
+type = "http"
+repo = "example/quirky"
+url = "${web}/example/quirky/releases/download/v{version}/quirky-{version}-{target}.tar.gz"
+strip_components = 1
+bin = ["bin/quirkyd"]
+
+[tools.quirky.source.target]
+${Object.entries(QUIRKY_TARGETS)
+  .map(([p, t]) => `"${p}" = "${t}"`)
+  .join("\n")}
+`,
+  );
+}
+
+test("block's quirky scenarios: a target map locks v29.4 as 29.4 per platform, installs and runs it", async () => {
+  host.addRepo("example/quirky");
+  host.addRelease("example/quirky", {
+    tag: "v29.4",
+    assets: Object.values(QUIRKY_TARGETS).map((target) => ({
+      name: `quirky-29.4-${target}.tar.gz`,
+      data: writeTar(
+        [
+          { name: "quirky-29.4/", type: "directory" as const },
+          { name: "quirky-29.4/bin/", type: "directory" as const },
+          { name: "quirky-29.4/bin/quirkyd", content: fakeTool("quirkyd", "29.4"), mode: 0o755 },
+        ],
+        { gzip: true },
+      ),
+    })),
+  });
+  const named = await quirky('platforms = ["linux/amd64", "darwin/arm64"]');
+  const lock = await named.run("lock");
+  assert.equal(lock.code, 0, lock.stderr);
+  assert.match(lock.stdout, /quirky {2}locked 29\.4\n/);
+  const text = await readFile(join(named.dir, "toolmgr.lock"), "utf8");
+  assert.match(text, /\/v29\.4\/quirky-29\.4-x86_64-linux-gnu\.tar\.gz"/);
+  assert.match(text, /\/v29\.4\/quirky-29\.4-arm64-apple-darwin\.tar\.gz"/);
+
+  const here = await quirky("");
+  const both = await here.run("lock");
+  assert.equal(both.code, 0, both.stderr);
+  const sync = await here.run("sync");
+  assert.equal(sync.code, 0, sync.stderr);
+  assert.match(sync.stdout, /quirky {2}installed 29\.4\n/);
+  assert.match(sync.stdout, /shims: quirkyd\n/);
+  assert.equal((await here.run("exec", "quirkyd", "-version")).stdout, "quirkyd 29.4 -version\n");
 });
