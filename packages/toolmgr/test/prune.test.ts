@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
-import { TOOLMGR_BIN } from "./support/run-cli.js";
+import { runCli, TOOLMGR_BIN } from "./support/run-cli.js";
 import { addDuo, sharedStore, toolsToml } from "./support/shared-store.js";
 
 // Issue 31 item 3: `toolmgr prune [--dry-run]` removes what no live project (known from the store's `projects/`
@@ -61,6 +61,7 @@ test("prune keeps what a live project or the user toolset pins and removes the r
   assert.match(lines.at(-1) ?? "", /^freed [\d.]+ kB \((\d+) bytes\)$/);
   assert.equal(dry.stderr, "toolmgr: --dry-run: nothing was removed\n");
   assert.ok(existsSync(join(s.home, "tools", "hello", old)), "--dry-run removed nothing");
+  assert.equal(existsSync(join(s.home, "activity")), false, "--dry-run wrote no marker (and the syncs needed none)");
   assert.ok(existsSync(join(s.home, "projects", deleted)));
 
   const real = await s.run(s.root, "prune");
@@ -80,6 +81,11 @@ test("prune keeps what a live project or the user toolset pins and removes the r
   assert.equal((await s.run(s.root, "status", "--global")).code, 0);
   // Nothing left to remove.
   assert.equal((await s.run(s.root, "prune")).stdout, "freed 0 B (0 bytes)\n");
+  // A store that does not exist is not created.
+  const nowhere = join(s.root, "no-store");
+  const empty = await runCli(["prune"], { cwd: s.root, env: { ...s.env, TOOLMGR_HOME: nowhere } });
+  assert.equal(empty.stdout, "freed 0 B (0 bytes)\n", empty.stderr);
+  assert.equal(existsSync(nowhere), false);
 });
 
 test("prune removes nothing while a live project's lock cannot be read", async () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -193,4 +194,28 @@ test("block's quirky scenarios: a target map locks v29.4 as 29.4 per platform, i
   assert.match(sync.stdout, /quirky {2}installed 29\.4\n/);
   assert.match(sync.stdout, /shims: quirkyd\n/);
   assert.equal((await here.run("exec", "quirkyd", "-version")).stdout, "quirkyd 29.4 -version\n");
+
+  // "a platform the target map does not cover is refused at lock time": the release is found (29.4), the platform
+  // is what is refused, and nothing is written.
+  const web = new URL(host.browserUrl("example/quirky", "v29.4", "x")).origin;
+  const other = await blockProject(
+    host,
+    `platforms = ["linux/amd64"]
+[tools.quirky]
+version = "29"
+[tools.quirky.source]
+type = "http"
+repo = "example/quirky"
+url = "${web}/example/quirky/releases/download/v{version}/quirky-{version}-{target}.tar.gz"
+strip_components = 1
+bin = ["bin/quirkyd"]
+[tools.quirky.source.target]
+"darwin/arm64" = "some-other-platform"
+`,
+  );
+  const refused = await other.run("lock");
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /^toolmgr: .*quirky.*linux\/amd64/);
+  assert.doesNotMatch(refused.stderr, /no published stable release/);
+  assert.equal(existsSync(join(other.dir, "toolmgr.lock")), false);
 });

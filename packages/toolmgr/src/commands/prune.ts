@@ -18,20 +18,23 @@ export async function pruneCommand(args: CommandArgs, deps: Deps): Promise<numbe
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const userToolset = userToolsetFile(deps.env, deps.runtime);
   try {
-    const items = await asPrune(
-      layout,
-      {
-        now: () => deps.now().getTime(),
-        processes: deps.processes,
-        timeoutMs: SYNC_WAIT_MS,
-        onWait: (what) => deps.io.stderr.write(`toolmgr: waiting: ${what}\n`),
-      },
-      async () => {
-        const planned = await planPrune(layout, { userToolset });
-        if (!dryRun) await applyPrune(layout, planned);
-        return planned;
-      },
-    );
+    // --dry-run only reads: it takes no marker, so it neither waits for a sync nor makes one run again.
+    const items = dryRun
+      ? await planPrune(layout, { userToolset })
+      : await asPrune(
+          layout,
+          {
+            now: () => deps.now().getTime(),
+            processes: deps.processes,
+            timeoutMs: SYNC_WAIT_MS,
+            onWait: (what) => deps.io.stderr.write(`toolmgr: waiting: ${what}\n`),
+          },
+          async () => {
+            const planned = await planPrune(layout, { userToolset });
+            await applyPrune(layout, planned);
+            return planned;
+          },
+        );
     const freed = items.reduce((sum, item) => sum + item.bytes, 0);
     const lines = items.map((item) => `removed ${item.label}  ${formatBytes(item.bytes)}`);
     lines.push(`freed ${formatBytes(freed)} (${freed} bytes)`);

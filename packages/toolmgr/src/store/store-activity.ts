@@ -106,6 +106,14 @@ export async function asPrune<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const dir = activityDir(layout);
+  // A store that does not exist has nothing to prune, and prune creates none.
+  if (
+    !(await stat(layout.home).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  )
+    return work();
   await mkdir(dir, { recursive: true });
   const marker = join(dir, PRUNE_MARKER);
   if (await isLive(marker, options)) {
