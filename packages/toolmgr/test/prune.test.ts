@@ -61,7 +61,11 @@ test("prune keeps what a live project or the user toolset pins and removes the r
   assert.match(lines.at(-1) ?? "", /^freed [\d.]+ kB \((\d+) bytes\)$/);
   assert.equal(dry.stderr, "toolmgr: --dry-run: nothing was removed\n");
   assert.ok(existsSync(join(s.home, "tools", "hello", old)), "--dry-run removed nothing");
-  assert.equal(existsSync(join(s.home, "activity")), false, "--dry-run wrote no marker (and the syncs needed none)");
+  assert.equal(
+    existsSync(join(s.home, "activity")),
+    false,
+    "--dry-run wrote no marker (and the syncs needed none)",
+  );
   assert.ok(existsSync(join(s.home, "projects", deleted)));
 
   const real = await s.run(s.root, "prune");
