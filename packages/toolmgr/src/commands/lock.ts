@@ -16,9 +16,9 @@ import { lockReport } from "../resolve/lock-report.js";
 import { relockPlan } from "../resolve/relock.js";
 import { resolveTool } from "../resolve/resolve.js";
 import { commandName } from "../safe-names.js";
-import { openCodeHostSession } from "../session/network-session.js";
+import { type CodeHostSession, openCodeHostSession } from "../session/network-session.js";
 import { fetchArtifact } from "../store/artifact-cache.js";
-import { storeLayout, toolmgrHome } from "../store/layout.js";
+import { type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
 
 /**
  * Tools resolved at once. Each tool's requests form a short dependent chain, so resolving all of a typical project's
@@ -28,7 +28,8 @@ import { storeLayout, toolmgrHome } from "../store/layout.js";
 const CONCURRENCY = 128;
 
 /**
- * `toolmgr lock [--check] [<tool>...]`: resolves every tool of the nearest `toolmgr.toml` for every platform and
+ * `toolmgr lock [--check] [--global] [<tool>...]`: resolves every tool of the nearest `toolmgr.toml` (or the user
+ * toolset's, with `--global`) for every platform and
  * writes `toolmgr.lock` atomically next to it. With tool names, only those are re-resolved and every other pin is
  * kept. With `--check`, nothing is written or downloaded; exit 3 when the lock would change.
  */
@@ -37,16 +38,7 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
   const projectFile = await toolsetFile({ global: args.values.global === true, ...deps });
   const { project } = await readProjectFile(projectFile, findRecipe);
   const lockPath = join(dirname(project.path), LOCKFILE_NAME);
-  const existingText = await readFile(lockPath, "utf8").catch(() => undefined);
-  let existing: Lockfile | undefined;
-  if (existingText !== undefined) {
-    try {
-      existing = parseLockfile(existingText);
-    } catch (error) {
-      if (check || !(error instanceof LockfileError)) throw error;
-      deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${error.message}\n`);
-    }
-  }
+  const { existing, existingText } = await readExistingLock(lockPath, { check, deps });
   const only = new Set(args.positionals);
   for (const name of only) {
     if (!project.tools.some((t) => t.name === name)) {
@@ -60,59 +52,35 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
   checkCommandConflicts(project.tools.map((t) => ({ name: t.name, bin: t.source.bin })));
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const session = await openCodeHostSession(deps, { layout, projectPath: project.path });
-  const { codeHost, client, mirrors, hasToken } = session;
-  // Trust-on-first-use downloads show progress as sync's do: one redrawn line on a terminal, else a line each.
-  const progress = downloadProgress(deps);
+  const digest = trustOnFirstUse(session, { layout, check, deps });
   const policy = hostPolicy();
-
-  const resolveAll = () =>
-    mapConcurrent(
+  let tools: LockedTool[];
+  try {
+    tools = await mapConcurrent(
       project.tools,
       async (tool): Promise<LockedTool> => {
         const plan = relockPlan(tool, { existing, only, platforms });
         if (plan.kind === "keep") return plan.tool;
         return resolveTool(tool, {
-          codeHost,
+          codeHost: session.codeHost,
           platforms,
           previous: plan.previous,
           pin: plan.pin,
-          checkPrivacy: hasToken,
+          checkPrivacy: session.hasToken,
           // The host policy names remote vendors; a loopback address is this machine (a test or a local mirror).
           allowHost: (o) => isLoopbackHost(o.host) || hostAllows(policy, o),
-          digest: async (artifact) => {
-            if (check) return "0".repeat(64); // --check downloads nothing: a new artifact already means a change.
-            try {
-              const cached = await fetchArtifact(
-                { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl },
-                {
-                  layout,
-                  client,
-                  hasToken,
-                  mirrors,
-                  onProgress: ({ received, total }) => progress.draw(tool.name, { received, total }),
-                },
-              );
-              progress.done(tool.name, { url: artifact.url, cacheHit: cached.cacheHit });
-              return cached.sha256;
-            } catch (error) {
-              throw asStoreError(error, layout.home);
-            }
-          },
+          digest: (artifact) => digest(tool.name, artifact),
         });
       },
       { limit: CONCURRENCY },
     );
-  let tools: LockedTool[];
-  try {
-    tools = await resolveAll();
   } finally {
     // After resolution, off its critical path; also after a failure, so a retry starts with what was learnt.
     session.finish();
   }
   warnChannelBuilds(project.tools, tools, deps);
 
-  const lock: Lockfile = { version: 1, tools };
-  const text = formatLockfile(lock);
+  const text = formatLockfile({ version: 1, tools });
   const out = lockReport(tools, { existing, check });
   if (check) {
     deps.io.stdout.write(out);
@@ -122,7 +90,60 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
     deps.io.stdout.write(`${out}${LOCKFILE_NAME} is up to date\n`);
     return 0;
   }
-  // Atomic: a reader sees the old lock or the new one, and a failure before this point left the old one untouched.
+  await writeLock(lockPath, text);
+  deps.io.stdout.write(`${out}wrote ${LOCKFILE_NAME}\n`);
+  return 0;
+}
+
+/** The existing lock and its text; one that does not parse is ignored with a warning (`--check` fails on it). */
+async function readExistingLock(
+  lockPath: string,
+  options: { check: boolean; deps: Deps },
+): Promise<{ existing: Lockfile | undefined; existingText: string | undefined }> {
+  const existingText = await readFile(lockPath, "utf8").catch(() => undefined);
+  if (existingText === undefined) return { existing: undefined, existingText };
+  try {
+    return { existing: parseLockfile(existingText), existingText };
+  } catch (error) {
+    if (options.check || !(error instanceof LockfileError)) throw error;
+    options.deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${error.message}\n`);
+    return { existing: undefined, existingText };
+  }
+}
+
+/**
+ * Checksum rule 2: an artifact without a host digest is downloaded once into the cache and hashed, with progress as
+ * `sync` shows it. `--check` downloads nothing (a new artifact already means a change).
+ */
+function trustOnFirstUse(
+  session: CodeHostSession,
+  options: { layout: StoreLayout; check: boolean; deps: Deps },
+): (tool: string, artifact: { url: string; apiUrl?: string | undefined }) => Promise<string> {
+  const { layout, check, deps } = options;
+  const progress = downloadProgress(deps);
+  return async (tool, artifact) => {
+    if (check) return "0".repeat(64);
+    try {
+      const cached = await fetchArtifact(
+        { tool, url: artifact.url, apiUrl: artifact.apiUrl },
+        {
+          layout,
+          client: session.client,
+          hasToken: session.hasToken,
+          mirrors: session.mirrors,
+          onProgress: ({ received, total }) => progress.draw(tool, { received, total }),
+        },
+      );
+      progress.done(tool, { url: artifact.url, cacheHit: cached.cacheHit });
+      return cached.sha256;
+    } catch (error) {
+      throw asStoreError(error, layout.home);
+    }
+  };
+}
+
+/** Atomic: a reader sees the old lock or the new one, and a failure before this point left the old one untouched. */
+async function writeLock(lockPath: string, text: string): Promise<void> {
   try {
     await replaceFile(lockPath, text);
   } catch (cause) {
@@ -132,8 +153,6 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       { cause },
     );
   }
-  deps.io.stdout.write(`${out}wrote ${LOCKFILE_NAME}\n`);
-  return 0;
 }
 
 /**

@@ -7,7 +7,7 @@ import { scopedHints, toolsetFile } from "../project/toolset.js";
 import { installProblem } from "../store/install.js";
 import { installDir, storeLayout, toolmgrHome } from "../store/layout.js";
 
-/** `toolmgr status [--json]`: per tool the constraint, the pinned version, installed or not, stale or not. */
+/** `toolmgr status [--json] [--global]`: per tool (of the project or the user toolset) the constraint, the pinned version, installed or not, stale or not. */
 export async function statusCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const platform = requirePlatform(deps.runtime, "report");
   const global = args.values.global === true;

@@ -28,7 +28,8 @@ const CONCURRENCY = 4;
 const PRUNE_WAIT_MS = 10 * 60 * 1000;
 
 /**
- * `toolmgr sync [--quiet]`: installs, for the running platform, every tool of the nearest `toolmgr.lock` using only
+ * `toolmgr sync [--quiet] [--global]`: installs, for the running platform, every tool of the nearest `toolmgr.lock`
+ * (or the user toolset's) using only
  * what the lock records; refuses a stale lock before touching the store; writes the shims last, so a failure leaves
  * them unchanged.
  */
