@@ -72,6 +72,10 @@ test("a Bitcoin-style tag list locks 29 to 29.0, 28 to 28.1, 29.0.0 to 29.0, and
     // The spelling the upstream wrote is the URL's, not 29.0.0.
     assert.match(text, new RegExp(`/v${expected}/coin-${expected}-x86_64-linux-gnu\\.tar\\.gz`));
   }
+  // The moving tag moves; prefixes never see it (matching-refs of "v29" cannot list "nightly"), and pins stay put.
+  host.setTag("acme/coin", "nightly", { commit: "moved" });
+  const again = await blockProject(host, coin("29"));
+  assert.equal((await again.run("lock")).stdout, "coin  locked 29.0\nwrote toolmgr.lock\n");
   const none = await blockProject(host, coin("29.1"));
   const refused = await none.run("lock");
   assert.equal(refused.code, 1, "29.1 has only an rc, which a prefix never chooses");
