@@ -23,16 +23,16 @@ export async function pruneCommand(args: CommandArgs, deps: Deps): Promise<numbe
       ? await planPrune(layout, { userToolset })
       : await asPrune(
           layout,
+          async () => {
+            const planned = await planPrune(layout, { userToolset });
+            await applyPrune(layout, planned);
+            return planned;
+          },
           {
             now: () => deps.now().getTime(),
             processes: deps.processes,
             timeoutMs: SYNC_WAIT_MS,
             onWait: (what) => deps.io.stderr.write(`toolmgr: waiting: ${what}\n`),
-          },
-          async () => {
-            const planned = await planPrune(layout, { userToolset });
-            await applyPrune(layout, planned);
-            return planned;
           },
         );
     const freed = items.reduce((sum, item) => sum + item.bytes, 0);

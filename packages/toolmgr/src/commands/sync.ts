@@ -59,6 +59,7 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
     // Never beside a `toolmgr prune` of this store (store-activity.ts); run again when one overlapped.
     const out = await asOptimisticSync(
       layout,
+      () => installAll({ locked, platform, layout, quiet, tty, global, download }, deps),
       {
         now: () => deps.now().getTime(),
         processes: deps.processes,
@@ -67,7 +68,6 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
           if (!quiet) deps.io.stderr.write(`toolmgr: waiting: ${what}\n`);
         },
       },
-      () => installAll({ locked, platform, layout, quiet, tty, global, download }, deps),
     );
     deps.io.stdout.write(out);
     return 0;

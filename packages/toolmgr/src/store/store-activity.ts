@@ -43,8 +43,8 @@ export interface WaitOptions {
  */
 export async function asOptimisticSync<T>(
   layout: StoreLayout,
-  options: WaitOptions,
   work: () => Promise<T>,
+  options: WaitOptions,
 ): Promise<T> {
   const dir = activityDir(layout);
   const count = await pruneCount(dir);
@@ -59,7 +59,7 @@ export async function asOptimisticSync<T>(
     }
     if (result !== undefined && (await clear())) return result.value;
   }
-  return asSync(layout, options, work);
+  return asSync(layout, work, options);
 }
 
 /**
@@ -69,8 +69,8 @@ export async function asOptimisticSync<T>(
  */
 export async function asSync<T>(
   layout: StoreLayout,
-  options: WaitOptions,
   work: () => Promise<T>,
+  options: WaitOptions,
 ): Promise<T> {
   const dir = activityDir(layout);
   await mkdir(dir, { recursive: true });
@@ -102,8 +102,8 @@ export async function asSync<T>(
  */
 export async function asPrune<T>(
   layout: StoreLayout,
-  options: WaitOptions,
   work: () => Promise<T>,
+  options: WaitOptions,
 ): Promise<T> {
   const dir = activityDir(layout);
   // A store that does not exist has nothing to prune, and prune creates none.
