@@ -51,6 +51,32 @@ bin = ["coind"]
 "linux/amd64" = "x86_64-linux-gnu"
 `;
 
+/** An `http` source over the fake's web origin, as bitcoin-core's recipe and block's quirky fixture are shaped. */
+function httpToml(options: {
+  repo: string;
+  name: string;
+  file: string;
+  bin: string;
+  platforms: string;
+  targets: Record<string, string>;
+}): string {
+  const web = new URL(host.browserUrl(options.repo, "v0", "x")).origin;
+  return `${options.platforms}
+[tools.${options.name}]
+version = "29"
+[tools.${options.name}.source]
+type = "http"
+repo = "${options.repo}"
+url = "${web}/${options.repo}/releases/download/v{version}/${options.file}-{version}-{target}.tar.gz"
+strip_components = 1
+bin = ["${options.bin}"]
+[tools.${options.name}.source.target]
+${Object.entries(options.targets)
+  .map(([p, t]) => `"${p}" = "${t}"`)
+  .join("\n")}
+`;
+}
+
 test("a Bitcoin-style tag list locks 29 to 29.0, 28 to 28.1, 29.0.0 to 29.0, and never the rc", async () => {
   for (const [constraint, expected] of [
     ["29", "29.0"],
@@ -109,21 +135,16 @@ test("a two-component pin syncs into the store under its spelling, and shims and
 });
 
 test("an http source over the same tags (bitcoin-core's recipe shape) picks the newest two-component tag", async () => {
-  const web = new URL(host.browserUrl("acme/coin", "v29.0", "x")).origin;
   const p = await blockProject(
     host,
-    `platforms = ["linux/amd64"]
-[tools.coin]
-version = "29"
-[tools.coin.source]
-type = "http"
-repo = "acme/coin"
-url = "${web}/acme/coin/releases/download/v{version}/coin-{version}-{target}.tar.gz"
-strip_components = 1
-bin = ["coind"]
-[tools.coin.source.target]
-"linux/amd64" = "x86_64-linux-gnu"
-`,
+    httpToml({
+      repo: "acme/coin",
+      name: "coin",
+      file: "coin",
+      bin: "coind",
+      platforms: 'platforms = ["linux/amd64"]',
+      targets: { "linux/amd64": "x86_64-linux-gnu" },
+    }),
   );
   const lock = await p.run("lock");
   assert.equal(lock.stdout, "coin  locked 29.0\nwrote toolmgr.lock\n", lock.stderr);
@@ -143,26 +164,17 @@ const QUIRKY_TARGETS = {
   "windows/arm64": "win64-arm",
 };
 
-async function quirky(platforms: string): Promise<Awaited<ReturnType<typeof blockProject>>> {
-  const web = new URL(host.browserUrl("example/quirky", "v29.4", "x")).origin;
+function quirky(platforms: string, targets: Record<string, string> = QUIRKY_TARGETS) {
   return blockProject(
     host,
-    `${platforms}
-[tools.quirky]
-version = "29"
-
-[tools.quirky.source]
-type = "http"
-repo = "example/quirky"
-url = "${web}/example/quirky/releases/download/v{version}/quirky-{version}-{target}.tar.gz"
-strip_components = 1
-bin = ["bin/quirkyd"]
-
-[tools.quirky.source.target]
-${Object.entries(QUIRKY_TARGETS)
-  .map(([p, t]) => `"${p}" = "${t}"`)
-  .join("\n")}
-`,
+    httpToml({
+      repo: "example/quirky",
+      name: "quirky",
+      file: "quirky",
+      bin: "bin/quirkyd",
+      platforms,
+      targets,
+    }),
   );
 }
 
@@ -201,22 +213,7 @@ test("block's quirky scenarios: a target map locks v29.4 as 29.4 per platform, i
 
   // "a platform the target map does not cover is refused at lock time": the release is found (29.4), the platform
   // is what is refused, and nothing is written.
-  const web = new URL(host.browserUrl("example/quirky", "v29.4", "x")).origin;
-  const other = await blockProject(
-    host,
-    `platforms = ["linux/amd64"]
-[tools.quirky]
-version = "29"
-[tools.quirky.source]
-type = "http"
-repo = "example/quirky"
-url = "${web}/example/quirky/releases/download/v{version}/quirky-{version}-{target}.tar.gz"
-strip_components = 1
-bin = ["bin/quirkyd"]
-[tools.quirky.source.target]
-"darwin/arm64" = "some-other-platform"
-`,
-  );
+  const other = await quirky('platforms = ["linux/amd64"]', { "darwin/arm64": "some-other-platform" });
   const refused = await other.run("lock");
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /^toolmgr: .*quirky.*linux\/amd64/);
