@@ -119,6 +119,7 @@ async function scenario(label, { digest, token, chain, relock = false }) {
         throw new Error("lock spawns nothing");
       },
       onSignal: () => () => {},
+      processes: { pid: process.pid, isRunning: () => true },
     };
     const t0 = performance.now();
     const code = await main(["lock"], deps);

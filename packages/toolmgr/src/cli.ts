@@ -13,6 +13,17 @@ process.exitCode = await main(process.argv.slice(2), {
   spawn,
   // Node resolves the main script to an absolute path, so the shims can start this same toolmgr from anywhere.
   launcher: [process.execPath, process.argv[1] ?? "toolmgr"],
+  processes: {
+    pid: process.pid,
+    isRunning: (pid) => {
+      try {
+        process.kill(pid, 0); // signal 0: only asks whether the process exists
+        return true;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === "EPERM";
+      }
+    },
+  },
   onSignal: (signal, handler) => {
     process.on(signal, handler);
     return () => process.off(signal, handler);

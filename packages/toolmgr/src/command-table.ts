@@ -28,19 +28,23 @@ export interface CommandSpec {
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   lock: {
     summary: "Resolve toolmgr.toml and write toolmgr.lock with a URL and digest per platform",
-    usage: "lock [--check] [<tool>...]",
+    usage: "lock [--check] [--global] [<tool>...]",
     optionHelp: [
       ["--check", "Write and download nothing; exit 3 when the lock would change, 0 when it is current"],
+      ["--global", "Lock the user toolset ($XDG_CONFIG_HOME/toolmgr/toolmgr.toml) instead of the project"],
       ["<tool>...", "Re-resolve only these tools and keep every other pin"],
     ],
-    options: { check: { type: "boolean" } },
+    options: { check: { type: "boolean" }, global: { type: "boolean" } },
     maxPositionals: Number.POSITIVE_INFINITY,
   },
   sync: {
     summary: "Install every tool of toolmgr.lock for this platform into the shared store and write the shims",
-    usage: "sync [--quiet]",
-    optionHelp: [["--quiet", "Print nothing but errors"]],
-    options: { quiet: { type: "boolean", short: "q" } },
+    usage: "sync [--quiet] [--global]",
+    optionHelp: [
+      ["--quiet", "Print nothing but errors"],
+      ["--global", "Install the user toolset's lock instead of the project's"],
+    ],
+    options: { quiet: { type: "boolean", short: "q" }, global: { type: "boolean" } },
     maxPositionals: 0,
   },
   exec: {
@@ -53,16 +57,39 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
   which: {
     summary: "Print the path the shim for <command> would run here, or why there is none",
-    usage: "which <command>",
-    optionHelp: [],
-    options: {},
+    usage: "which <command> | which --list",
+    optionHelp: [
+      ["--list", "Print the commands pinned here: the project's, then the user toolset's (completion)"],
+    ],
+    options: { list: { type: "boolean" } },
     maxPositionals: 1,
   },
   status: {
     summary: "Show each tool's constraint, pinned version, and whether it is installed and current",
-    usage: "status [--json]",
-    optionHelp: [["--json", "Print JSON"]],
-    options: { json: { type: "boolean" } },
+    usage: "status [--json] [--global]",
+    optionHelp: [
+      ["--json", "Print JSON"],
+      ["--global", "Report the user toolset instead of the project"],
+    ],
+    options: { json: { type: "boolean" }, global: { type: "boolean" } },
+    maxPositionals: 0,
+  },
+  outdated: {
+    summary:
+      "Show per tool the pinned version, the newest its constraint allows, and the newest stable release",
+    usage: "outdated [--json] [--global]",
+    optionHelp: [
+      ["--json", "Print JSON"],
+      ["--global", "Report the user toolset instead of the project"],
+    ],
+    options: { json: { type: "boolean" }, global: { type: "boolean" } },
+    maxPositionals: 0,
+  },
+  prune: {
+    summary: "Remove installs and cached artifacts no live project or the user toolset pins",
+    usage: "prune [--dry-run]",
+    optionHelp: [["--dry-run", "Print what would be removed and the bytes it would free; remove nothing"]],
+    options: { "dry-run": { type: "boolean" } },
     maxPositionals: 0,
   },
   list: {

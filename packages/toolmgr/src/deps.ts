@@ -24,6 +24,14 @@ export interface Runtime {
 /** Starts a child process (`child_process.spawn`), for `exec`. */
 export type Spawn = typeof import("node:child_process").spawn;
 
+/** This process and others, for the store's markers of who is changing it (store-activity.ts). */
+export interface Processes {
+  /** This process's id. */
+  readonly pid: number;
+  /** Whether a process with this id runs (on this machine). */
+  isRunning(pid: number): boolean;
+}
+
 /** Subscribes to a termination signal of this process; returns the unsubscribe function. */
 export type OnSignal = (signal: "SIGINT" | "SIGTERM", handler: () => void) => () => void;
 
@@ -40,6 +48,7 @@ export interface Deps {
   readonly runtime: Runtime;
   readonly spawn: Spawn;
   readonly onSignal: OnSignal;
+  readonly processes: Processes;
   /**
    * How to start this toolmgr again (`[node, script]`), written into the shims for the project files they hand
    * over to `toolmgr exec`. Absent: `toolmgr` from `PATH`.

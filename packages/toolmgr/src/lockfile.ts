@@ -1,7 +1,8 @@
 import { parse as parseToml } from "smol-toml";
 import { LockfileError, SourceError } from "./errors.js";
+import { isLoopbackHost } from "./loopback-host.js";
 import { type Platform, tryParsePlatform } from "./platform.js";
-import { checkBinPath } from "./source/safe-names.js";
+import { checkBinPath } from "./safe-names.js";
 
 /** File name of the lock, written next to `toolmgr.toml`. */
 export const LOCKFILE_NAME = "toolmgr.lock";
@@ -236,13 +237,6 @@ function checkUrl(text: string, where: string): string {
     throw new LockfileError(`Cannot parse lock: "${text}" of ${where} is not an https URL`);
   }
   return text;
-}
-
-/** Whether a URL host name is a loopback address, where plain http is allowed. */
-export function isLoopbackHost(hostname: string): boolean {
-  return (
-    hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
-  );
 }
 
 function sortTools(tools: readonly LockedTool[]): LockedTool[] {

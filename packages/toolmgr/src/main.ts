@@ -16,6 +16,8 @@ const LOADERS: Readonly<Record<string, (args: CommandArgs, deps: Deps) => Promis
   list: async (a, d) => (await import("./commands/list.js")).listCommand(a, d),
   version: async (a, d) => (await import("./commands/version.js")).versionCommand(a, d),
   mirror: async (a, d) => (await import("./commands/mirror.js")).mirrorCommand(a, d),
+  outdated: async (a, d) => (await import("./commands/outdated.js")).outdatedCommand(a, d),
+  prune: async (a, d) => (await import("./commands/prune.js")).pruneCommand(a, d),
   completion: async (a, d) => (await import("./commands/completion.js")).completionCommand(a, d),
   "lint-registry": async (a, d) => (await import("./commands/lint-registry.js")).lintRegistryCommand(a, d),
 };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { buildArtifact } from "./support/archives.js";
@@ -61,7 +61,10 @@ async function project(toml: string) {
   const cli = (...args: string[]) => runCli(args, { cwd: dir, env });
   const shims = join(home, "shims");
   const shim = (command: string) =>
-    execFileP(join(shims, command), [], { cwd: dir, env: { PATH: `${shims}:/usr/bin:/bin` } }).then(
+    execFileP(join(shims, command), [], {
+      cwd: dir,
+      env: { TOOLMGR_HOME: dirname(shims), PATH: `${shims}:/usr/bin:/bin` },
+    }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code: number; stdout: string; stderr: string }) => ({
         code: e.code,

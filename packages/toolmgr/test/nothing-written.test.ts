@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { blockProject, HELLO, startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
+import { treeSnapshot } from "./support/tree-snapshot.js";
 
 // Nothing is written when nothing changed: a second `sync`, an `exec` or a shim call leaves every file of the
 // project and the store as it was; a `sync` clears the leftovers of an interrupted run and nothing else
@@ -20,17 +21,6 @@ after(async () => {
   await host.close();
 });
 
-/** Every file and directory below `dir` with what would change if it were written: inode, size, mtime. */
-async function snapshot(dir: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath ?? entry.path, entry.name);
-    const s = await stat(path);
-    out.set(path, `${s.ino} ${s.size} ${s.mtimeMs}`);
-  }
-  return out;
-}
-
 test("a second sync, an exec and a shim call write no file anywhere", async () => {
   const p = await blockProject(host, HELLO);
   assert.equal((await p.run("lock")).code, 0);
@@ -38,7 +28,7 @@ test("a second sync, an exec and a shim call write no file anywhere", async () =
   // One shim call and one exec first: the first ones may record the project for the shims.
   assert.equal((await p.shim("hello")).code, 0);
   assert.equal((await p.run("exec", "hello")).code, 0);
-  const before = await snapshot(p.dir);
+  const before = await treeSnapshot(p.dir);
   // mtimes have a granularity: make a rewrite within the same tick visible all the same.
   await new Promise((r) => setTimeout(r, 20));
   const again = await p.run("sync");
@@ -47,7 +37,7 @@ test("a second sync, an exec and a shim call write no file anywhere", async () =
   assert.equal((await p.run("exec", "hello", "x")).stdout, "hello 1.2.3 x\n");
   assert.equal((await p.shim("hello", { args: ["y"] })).stdout, "hello 1.2.3 y\n");
   assert.equal((await p.run("status")).code, 0);
-  assert.deepEqual(await snapshot(p.dir), before);
+  assert.deepEqual(await treeSnapshot(p.dir), before);
 });
 
 test("sync clears the leftovers of an interrupted run and nothing else", async () => {

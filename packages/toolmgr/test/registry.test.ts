@@ -12,6 +12,7 @@ import { loadRegistry } from "../src/registry/registry.js";
 import { registrySummary } from "../src/registry/registry-summary.js";
 import { renderTemplate } from "../src/source/source.js";
 import { TOOLMGR_VERSION } from "../src/toolmgr-version.js";
+import { parseStableTag, parseTagVersion } from "../src/version/constraint.js";
 import { PACKAGE_DIR, runCli } from "./support/run-cli.js";
 
 const execFileAsync = promisify(execFile);
@@ -198,5 +199,52 @@ test("list, version and completion run from the bundle without loading node:cryp
       ...args,
     ]);
     assert.equal(stderr, "crypto:false", args.join(" "));
+  }
+});
+
+// Issue 31 item 1: every recipe says in a `# tags:` comment how its upstream tags releases, with real tags as
+// examples; each example must be what our rules select (stable) or never select (pre-release) under its tag_prefix.
+test("every recipe's real tag scheme: its stable tags are selectable under tag_prefix, its pre-releases never", () => {
+  const { recipes } = loadRegistry();
+  const schemes = new Map<string, number>();
+  for (const recipe of recipes) {
+    const text = readFileSync(join(PACKAGE_DIR, "registry", `${recipe.name}.toml`), "utf8");
+    const comment = /^# tags: (.*(?:\n# {3}.*)*)/m.exec(text)?.[1]?.replace(/\n# {3}/g, " ");
+    assert.ok(comment, `${recipe.name}: no "# tags:" comment naming the upstream's tag scheme`);
+    const list = (label: string) =>
+      new RegExp(`; ${label} ([^;]+)`)
+        .exec(comment)?.[1]
+        ?.split(", ")
+        .map((t) => t.trim()) ?? [];
+    const stable = list("stable");
+    assert.ok(stable.length > 0, `${recipe.name}: no stable example tag`);
+    const prefix = recipe.source.tagPrefix;
+    for (const tag of stable) {
+      const version = parseStableTag(tag, prefix);
+      assert.ok(version, `${recipe.name}: ${tag} is not a stable version under tag_prefix "${prefix}"`);
+      assert.equal(`${prefix}${version.text}`, tag, `${recipe.name}: the spelling of ${tag} is kept`);
+      const scheme = `${prefix === "" ? "bare" : prefix}${version.text.split(".").length === 2 ? " two components" : ""}`;
+      schemes.set(scheme, (schemes.get(scheme) ?? 0) + 1);
+    }
+    for (const tag of list("pre-release")) {
+      assert.equal(
+        parseStableTag(tag, prefix),
+        undefined,
+        `${recipe.name}: ${tag} must never be chosen by a prefix`,
+      );
+      assert.ok(parseTagVersion(tag, prefix)?.pre, `${recipe.name}: ${tag} is a pre-release of a version`);
+    }
+  }
+  // The schemes the registry spans: v-prefixed, bare, product-prefixed tag lines, and two components (Bitcoin Core).
+  for (const scheme of [
+    "v",
+    "bare",
+    "aptos-cli-v",
+    "cosmovisor/v",
+    "release/",
+    "mainnet-v",
+    "v two components",
+  ]) {
+    assert.ok(schemes.has(scheme), `no recipe exercises the tag scheme "${scheme}"`);
   }
 });

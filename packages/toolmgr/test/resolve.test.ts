@@ -5,10 +5,10 @@ import { createHttpClient } from "../src/http/client.js";
 import { createCodeHost } from "../src/http/code-host.js";
 import type { LockedTool } from "../src/lockfile.js";
 import type { Platform } from "../src/platform.js";
-import { parseConstraint } from "../src/project/constraint.js";
 import type { ProjectTool } from "../src/project/project-file.js";
 import { type ResolveContext, resolveTool } from "../src/resolve/resolve.js";
 import { parseSource } from "../src/source/source.js";
+import { parseConstraint } from "../src/version/constraint.js";
 import { FakeCodeHost, sha256 } from "./support/fake-code-host.js";
 
 let host: FakeCodeHost;

@@ -82,6 +82,7 @@ async function lockWith(dir: string, home: string, tty: boolean): Promise<string
     runtime: { platform: "linux", arch: "x64", homedir: home },
     spawn,
     onSignal: () => () => {},
+    processes: { pid: process.pid, isRunning: () => true },
   };
   assert.equal(await main(["lock"], deps), 0, stderr);
   return stderr;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { buildArtifact } from "./support/archives.js";
@@ -60,9 +60,13 @@ async function project(toml: string) {
   const env = { CODEHOST_API_URL: host.apiUrl, TOOLMGR_HOME: home, CODEHOST_TOKEN: "" };
   const cli = (...args: string[]) => runCli(args, { cwd: dir, env });
   const shims = join(home, "shims");
-  // The shim runs with a bare environment: no TOOLMGR_HOME (it carries its store), the shims first on PATH.
+  // The shim runs with a bare environment: the store in TOOLMGR_HOME (read at run time, as exec reads it), the shims
+  // first on PATH.
   const shim = async (command: string, ...args: string[]) =>
-    execFileP(join(shims, command), args, { cwd: dir, env: { PATH: `${shims}:/usr/bin:/bin` } }).then(
+    execFileP(join(shims, command), args, {
+      cwd: dir,
+      env: { TOOLMGR_HOME: dirname(shims), PATH: `${shims}:/usr/bin:/bin` },
+    }).then(
       (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code: number; stdout: string; stderr: string }) => ({
         code: e.code,
@@ -186,7 +190,7 @@ test("a project reached through a symbolic link is recorded under the path the s
   const shims = join(home, "shims");
   const r = await execFileP(join(shims, "hello"), ["x"], {
     cwd: join(link, "sub"),
-    env: { PATH: `${shims}:/usr/bin:/bin`, PWD: join(link, "sub") },
+    env: { TOOLMGR_HOME: dirname(shims), PATH: `${shims}:/usr/bin:/bin`, PWD: join(link, "sub") },
   });
   assert.equal(r.stdout, "hello 1.0.0 x\n");
 });

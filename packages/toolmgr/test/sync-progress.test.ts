@@ -49,6 +49,7 @@ async function syncWith(options: { tty: boolean; args?: string[] }) {
     runtime: { platform: "linux", arch: "x64", homedir: dir },
     spawn,
     onSignal: () => () => {},
+    processes: { pid: process.pid, isRunning: () => true },
   };
   assert.equal(await main(["lock"], deps), 0);
   out.stdout = "";

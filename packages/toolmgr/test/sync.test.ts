@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { buildArtifact, hostileTar, hostileZip } from "./support/archives.js";
@@ -39,7 +39,7 @@ async function runShim(
   try {
     const r = await exec(join(shims, command), options.args ?? [], {
       cwd: options.cwd,
-      env: { PATH: `${shims}:${options.path ?? "/usr/bin:/bin"}` },
+      env: { TOOLMGR_HOME: dirname(shims), PATH: `${shims}:${options.path ?? "/usr/bin:/bin"}` },
     });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (error) {

@@ -5,7 +5,10 @@ import { registrySummary, toolsByEcosystem } from "../registry/registry-summary.
 
 const SHELLS = ["bash", "zsh", "fish", "powershell"] as const;
 
-/** `toolmgr completion <bash|zsh|fish|powershell>`: prints a completion script for commands, options, ecosystems. */
+/**
+ * `toolmgr completion <bash|zsh|fish|powershell>`: prints a completion script for commands, options, ecosystems, and
+ * for `exec`/`which` the commands pinned here, in the shims' order (project, then user toolset; issue 31 item 5).
+ */
 export async function completionCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const shell = args.positionals[0];
   if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
@@ -37,6 +40,10 @@ function argumentWords(c: string, w: Words): string[] {
   return [...(w.options[c] ?? []), ...positionals];
 }
 
+/** Commands whose first argument is a pinned command: completed from `toolmgr which --list` when the shell asks. */
+const PINNED_ARGUMENT = new Set(["exec", "which"]);
+const LIST = "toolmgr which --list";
+
 function render(shell: (typeof SHELLS)[number], w: Words): string {
   switch (shell) {
     case "bash":
@@ -48,8 +55,10 @@ function render(shell: (typeof SHELLS)[number], w: Words): string {
         `    COMPREPLY=($(compgen -W "${w.commands.join(" ")} --help --version" -- "$cur")); return`,
         "  fi",
         '  case "$cmd" in',
-        ...w.commands.map(
-          (c) => `    ${c}) COMPREPLY=($(compgen -W "${argumentWords(c, w).join(" ")}" -- "$cur")) ;;`,
+        ...w.commands.map((c) =>
+          PINNED_ARGUMENT.has(c)
+            ? `    ${c}) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "${argumentWords(c, w).join(" ")} $(${LIST} 2>/dev/null)" -- "$cur")) ;;`
+            : `    ${c}) COMPREPLY=($(compgen -W "${argumentWords(c, w).join(" ")}" -- "$cur")) ;;`,
         ),
         "  esac",
         "}",
@@ -65,7 +74,11 @@ function render(shell: (typeof SHELLS)[number], w: Words): string {
         `    compadd -- ${w.commands.join(" ")} --help --version; return`,
         "  fi",
         "  case ${words[2]} in",
-        ...w.commands.map((c) => `    ${c}) compadd -- ${argumentWords(c, w).join(" ")} ;;`),
+        ...w.commands.map((c) =>
+          PINNED_ARGUMENT.has(c)
+            ? `    ${c}) (( CURRENT == 3 )) && compadd -- ${argumentWords(c, w).join(" ")} \${(f)"$(${LIST} 2>/dev/null)"} ;;`
+            : `    ${c}) compadd -- ${argumentWords(c, w).join(" ")} ;;`,
+        ),
         "  esac",
         "}",
         'if [ "$funcstack[1]" = "_toolmgr" ]; then _toolmgr "$@"; else compdef _toolmgr toolmgr; fi',
@@ -83,6 +96,7 @@ function render(shell: (typeof SHELLS)[number], w: Words): string {
         ),
         `complete -c toolmgr -n "__fish_seen_subcommand_from list" -a "${w.ecosystems.join(" ")}"`,
         `complete -c toolmgr -n "__fish_seen_subcommand_from completion" -a "${SHELLS.join(" ")}"`,
+        `complete -c toolmgr -n "__fish_seen_subcommand_from ${[...PINNED_ARGUMENT].join(" ")}" -a "(${LIST} 2>/dev/null)"`,
         "",
       ].join("\n");
     case "powershell":
@@ -98,7 +112,7 @@ function render(shell: (typeof SHELLS)[number], w: Words): string {
           (c) =>
             `      '${c}' { @(${argumentWords(c, w)
               .map((x) => `'${x}'`)
-              .join(", ")}) }`,
+              .join(", ")})${PINNED_ARGUMENT.has(c) ? ` + @(${LIST} 2>$null)` : ""} }`,
         ),
         "      default { @() }",
         "    }",

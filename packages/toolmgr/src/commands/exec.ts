@@ -3,7 +3,7 @@ import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { UsageError } from "../errors.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
-import { loadToolchain, toolchainPath } from "../toolchain.js";
+import { commandToolchains, toolchainPath } from "../store/toolchain.js";
 
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
 
@@ -17,13 +17,13 @@ export async function execCommand(args: CommandArgs, deps: Deps): Promise<number
   const [command, ...rest] = args.positionals[0] === "--" ? args.positionals.slice(1) : args.positionals;
   if (command === undefined)
     throw new UsageError("Cannot exec: name a command, as in `toolmgr exec forge --version`");
-  const toolchain = await loadToolchain(deps);
-  const pinned = toolchain?.commands.find((c) => c.command === command);
+  const toolchains = await commandToolchains(command, deps);
+  const { pinned } = toolchains;
   // The shims directory leaves PATH: the pinned directories come first anyway, and an unpinned command must reach
   // the next one of its name rather than a shim (on Windows the `.cmd` shim calls `exec` again).
   const shimsDir = storeLayout(toolmgrHome(deps.env, deps.runtime)).shimsDir;
   const path = [
-    ...toolchainPath(toolchain),
+    ...toolchainPath(toolchains),
     ...(deps.env.PATH ?? "")
       .split(delimiter)
       .filter((p) => p !== "" && p !== shimsDir && p !== `${shimsDir}/`),

@@ -1,33 +1,24 @@
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
-import { asStoreError, LockfileError, ProjectFileError, ToolmgrError } from "../errors.js";
-import { createHttpClient, networkOptionsFromEnv } from "../http/client.js";
-import { createCodeHost } from "../http/code-host.js";
-import { createFileResponseCache } from "../http/response-cache.js";
-import {
-  formatLockfile,
-  isLoopbackHost,
-  LOCKFILE_NAME,
-  type LockedTool,
-  type Lockfile,
-  parseLockfile,
-} from "../lockfile.js";
-import { detectPlatform, type Platform } from "../platform.js";
-import { loadProject, type ProjectTool } from "../project/project-file.js";
+import { asStoreError, LockfileError, ProjectFileError } from "../errors.js";
+import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
+import { isLoopbackHost } from "../loopback-host.js";
+import { type ProjectTool, readProjectFile } from "../project/project-file.js";
+import { toolsetFile } from "../project/toolset.js";
 import { hostAllows } from "../registry/host-policy.js";
 import { findRecipe, hostPolicy } from "../registry/registry.js";
+import { replaceFile } from "../replace-file.js";
+import { lockPlatforms } from "../resolve/lock-platforms.js";
 import { lockReport } from "../resolve/lock-report.js";
 import { relockPlan } from "../resolve/relock.js";
 import { resolveTool } from "../resolve/resolve.js";
-import { commandName } from "../source/safe-names.js";
+import { commandName } from "../safe-names.js";
+import { type CodeHostSession, openCodeHostSession } from "../session/network-session.js";
 import { fetchArtifact } from "../store/artifact-cache.js";
-import { storeLayout, toolmgrHome } from "../store/layout.js";
-import { mirrorConfig } from "../store/mirrors.js";
-import { replaceFile } from "../store/replace-file.js";
+import { type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
 
 /**
  * Tools resolved at once. Each tool's requests form a short dependent chain, so resolving all of a typical project's
@@ -37,24 +28,17 @@ import { replaceFile } from "../store/replace-file.js";
 const CONCURRENCY = 128;
 
 /**
- * `toolmgr lock [--check] [<tool>...]`: resolves every tool of the nearest `toolmgr.toml` for every platform and
+ * `toolmgr lock [--check] [--global] [<tool>...]`: resolves every tool of the nearest `toolmgr.toml` (or the user
+ * toolset's, with `--global`) for every platform and
  * writes `toolmgr.lock` atomically next to it. With tool names, only those are re-resolved and every other pin is
  * kept. With `--check`, nothing is written or downloaded; exit 3 when the lock would change.
  */
 export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const check = args.values.check === true;
-  const project = await loadProject(deps.cwd, findRecipe);
+  const projectFile = await toolsetFile({ global: args.values.global === true, ...deps });
+  const { project } = await readProjectFile(projectFile, findRecipe);
   const lockPath = join(dirname(project.path), LOCKFILE_NAME);
-  const existingText = await readFile(lockPath, "utf8").catch(() => undefined);
-  let existing: Lockfile | undefined;
-  if (existingText !== undefined) {
-    try {
-      existing = parseLockfile(existingText);
-    } catch (error) {
-      if (check || !(error instanceof LockfileError)) throw error;
-      deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${error.message}\n`);
-    }
-  }
+  const { existing, existingText } = await readExistingLock(lockPath, { check, deps });
   const only = new Set(args.positionals);
   for (const name of only) {
     if (!project.tools.some((t) => t.name === name)) {
@@ -63,93 +47,40 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       );
     }
   }
-  const running = detectPlatform(deps.runtime);
-  // Without a platforms list, keep what the lock already covers and add this machine's platform, so re-locking on
-  // a laptop never drops the artifact CI needs (issue 10).
-  const platforms: Platform[] =
-    project.platforms !== undefined
-      ? [...project.platforms]
-      : [
-          ...new Set([
-            ...(existing?.tools.flatMap((t) => t.artifacts.map((a) => a.platform)) ?? []),
-            ...(running ? [running] : []),
-          ]),
-        ].sort();
-  if (platforms.length === 0) {
-    throw new ToolmgrError(
-      "TOOLMGR_PLATFORM",
-      `Cannot lock for this machine (${deps.runtime.platform}/${deps.runtime.arch}): it is not a supported platform; list platforms in toolmgr.toml`,
-    );
-  }
+  const platforms = lockPlatforms(project.platforms, { existing, runtime: deps.runtime });
   // Before any request or download: a conflict is in the project file alone, and nothing may reach the cache for it.
   checkCommandConflicts(project.tools.map((t) => ({ name: t.name, bin: t.source.bin })));
-  const network = networkOptionsFromEnv(deps.env);
-  const token = network.token;
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
-  // Re-locks ask "changed?" with the ETag of the last answer: a 304 costs no rate limit (GitHub REST docs).
-  const cache = createFileResponseCache(
-    join(layout.httpCacheDir, `${createHash("sha256").update(project.path).digest("hex")}.json`),
-  );
-  const client = createHttpClient({ fetch: deps.fetch, ...network, cache });
-  const codeHost = createCodeHost(client);
-  // Trust-on-first-use downloads show progress as sync's do: one redrawn line on a terminal, else a line each.
-  const progress = downloadProgress(deps);
-  const mirrors = await mirrorConfig(deps.env, deps.runtime);
+  const session = await openCodeHostSession(deps, { layout, projectPath: project.path });
+  const digest = trustOnFirstUse(session, { layout, check, deps });
   const policy = hostPolicy();
-
-  const resolveAll = () =>
-    mapConcurrent(
+  let tools: LockedTool[];
+  try {
+    tools = await mapConcurrent(
       project.tools,
       async (tool): Promise<LockedTool> => {
         const plan = relockPlan(tool, { existing, only, platforms });
         if (plan.kind === "keep") return plan.tool;
         return resolveTool(tool, {
-          codeHost,
+          codeHost: session.codeHost,
           platforms,
           previous: plan.previous,
           pin: plan.pin,
-          checkPrivacy: token !== undefined,
+          checkPrivacy: session.hasToken,
           // The host policy names remote vendors; a loopback address is this machine (a test or a local mirror).
           allowHost: (o) => isLoopbackHost(o.host) || hostAllows(policy, o),
-          digest: async (artifact) => {
-            if (check) return "0".repeat(64); // --check downloads nothing: a new artifact already means a change.
-            try {
-              const cached = await fetchArtifact(
-                { tool: tool.name, url: artifact.url, apiUrl: artifact.apiUrl },
-                {
-                  layout,
-                  client,
-                  hasToken: token !== undefined,
-                  mirrors,
-                  onProgress: ({ received, total }) => progress.draw(tool.name, { received, total }),
-                },
-              );
-              progress.done(tool.name, { url: artifact.url, cacheHit: cached.cacheHit });
-              return cached.sha256;
-            } catch (error) {
-              throw asStoreError(error, layout.home);
-            }
-          },
+          digest: (artifact) => digest(tool.name, artifact),
         });
       },
       { limit: CONCURRENCY },
     );
-  let tools: LockedTool[];
-  try {
-    tools = await resolveAll();
   } finally {
     // After resolution, off its critical path; also after a failure, so a retry starts with what was learnt.
-    cache.flush();
-    if (token === undefined && client.rateLimited) {
-      deps.io.stderr.write(
-        "toolmgr: note: the code host rate-limited these anonymous requests; set CODEHOST_TOKEN (or GH_TOKEN, GITHUB_TOKEN) for a higher limit\n",
-      );
-    }
+    session.finish();
   }
   warnChannelBuilds(project.tools, tools, deps);
 
-  const lock: Lockfile = { version: 1, tools };
-  const text = formatLockfile(lock);
+  const text = formatLockfile({ version: 1, tools });
   const out = lockReport(tools, { existing, check });
   if (check) {
     deps.io.stdout.write(out);
@@ -159,7 +90,60 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
     deps.io.stdout.write(`${out}${LOCKFILE_NAME} is up to date\n`);
     return 0;
   }
-  // Atomic: a reader sees the old lock or the new one, and a failure before this point left the old one untouched.
+  await writeLock(lockPath, text);
+  deps.io.stdout.write(`${out}wrote ${LOCKFILE_NAME}\n`);
+  return 0;
+}
+
+/** The existing lock and its text; one that does not parse is ignored with a warning (`--check` fails on it). */
+async function readExistingLock(
+  lockPath: string,
+  options: { check: boolean; deps: Deps },
+): Promise<{ existing: Lockfile | undefined; existingText: string | undefined }> {
+  const existingText = await readFile(lockPath, "utf8").catch(() => undefined);
+  if (existingText === undefined) return { existing: undefined, existingText };
+  try {
+    return { existing: parseLockfile(existingText), existingText };
+  } catch (error) {
+    if (options.check || !(error instanceof LockfileError)) throw error;
+    options.deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${error.message}\n`);
+    return { existing: undefined, existingText };
+  }
+}
+
+/**
+ * Checksum rule 2: an artifact without a host digest is downloaded once into the cache and hashed, with progress as
+ * `sync` shows it. `--check` downloads nothing (a new artifact already means a change).
+ */
+function trustOnFirstUse(
+  session: CodeHostSession,
+  options: { layout: StoreLayout; check: boolean; deps: Deps },
+): (tool: string, artifact: { url: string; apiUrl?: string | undefined }) => Promise<string> {
+  const { layout, check, deps } = options;
+  const progress = downloadProgress(deps);
+  return async (tool, artifact) => {
+    if (check) return "0".repeat(64);
+    try {
+      const cached = await fetchArtifact(
+        { tool, url: artifact.url, apiUrl: artifact.apiUrl },
+        {
+          layout,
+          client: session.client,
+          hasToken: session.hasToken,
+          mirrors: session.mirrors,
+          onProgress: ({ received, total }) => progress.draw(tool, { received, total }),
+        },
+      );
+      progress.done(tool, { url: artifact.url, cacheHit: cached.cacheHit });
+      return cached.sha256;
+    } catch (error) {
+      throw asStoreError(error, layout.home);
+    }
+  };
+}
+
+/** Atomic: a reader sees the old lock or the new one, and a failure before this point left the old one untouched. */
+async function writeLock(lockPath: string, text: string): Promise<void> {
   try {
     await replaceFile(lockPath, text);
   } catch (cause) {
@@ -169,8 +153,6 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       { cause },
     );
   }
-  deps.io.stdout.write(`${out}wrote ${LOCKFILE_NAME}\n`);
-  return 0;
 }
 
 /**

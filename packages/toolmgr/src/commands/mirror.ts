@@ -3,13 +3,13 @@ import { readFile } from "node:fs/promises";
 import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { asStoreError, UsageError } from "../errors.js";
-import { createHttpClient, networkOptionsFromEnv } from "../http/client.js";
 import { lockedArtifactRef } from "../lockfile.js";
 import { loadLockedProject } from "../project/project-state.js";
+import { openDownloadSession } from "../session/network-session.js";
 import { fetchArtifact } from "../store/artifact-cache.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
-import { mirrorConfig, parseOciReference } from "../store/mirrors.js";
-import { createOciPusher, createPullAuthorizer, registryCredentials } from "../store/oci-push.js";
+import { parseOciReference } from "../store/mirrors.js";
+import { createOciPusher, registryCredentials } from "../store/oci-push.js";
 
 /** Media types of what `mirror push` tags: the lock as the manifest's config, each artifact as a layer. */
 const LOCK_TYPE = "application/vnd.toolmgr.lock.v1+toml";
@@ -28,12 +28,7 @@ export async function mirrorCommand(args: CommandArgs, deps: Deps): Promise<numb
   const registry = parseOciReference(target, "Cannot push");
   const quiet = args.values.quiet === true;
   const locked = await loadLockedProject(deps.cwd);
-  const network = networkOptionsFromEnv(deps.env);
-  const client = createHttpClient({ fetch: deps.fetch, ...network });
-  const mirrors = {
-    ...(await mirrorConfig(deps.env, deps.runtime)),
-    authorize: createPullAuthorizer({ fetch: deps.fetch, env: deps.env, homedir: deps.runtime.homedir }),
-  };
+  const { client, mirrors, hasToken } = await openDownloadSession(deps);
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const pusher = createOciPusher(registry, {
     fetch: deps.fetch,
@@ -53,7 +48,7 @@ export async function mirrorCommand(args: CommandArgs, deps: Deps): Promise<numb
         ({ path } = await fetchArtifact(lockedArtifactRef(tool, artifact), {
           layout,
           client,
-          hasToken: network.token !== undefined,
+          hasToken,
           mirrors,
           onWarning: (text) => deps.io.stderr.write(`${text}\n`),
         }));

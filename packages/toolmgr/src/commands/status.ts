@@ -2,14 +2,16 @@ import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { lockedArtifact } from "../lockfile.js";
 import { requirePlatform } from "../platform.js";
-import { loadLockedProject, staleReasons } from "../project/project-state.js";
+import { loadLockedProjectFile, staleReasons } from "../project/project-state.js";
+import { scopedHints, toolsetFile } from "../project/toolset.js";
 import { installProblem } from "../store/install.js";
 import { installDir, storeLayout, toolmgrHome } from "../store/layout.js";
 
-/** `toolmgr status [--json]`: per tool the constraint, the pinned version, installed or not, stale or not. */
+/** `toolmgr status [--json] [--global]`: per tool (of the project or the user toolset) the constraint, the pinned version, installed or not, stale or not. */
 export async function statusCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const platform = requirePlatform(deps.runtime, "report");
-  const locked = await loadLockedProject(deps.cwd);
+  const global = args.values.global === true;
+  const locked = await loadLockedProjectFile(await toolsetFile({ global, ...deps }));
   const stale = staleReasons(locked, platform);
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const names = [
@@ -34,9 +36,9 @@ export async function statusCommand(args: CommandArgs, deps: Deps): Promise<numb
         installed: problem === undefined,
         stale: stale.has(name),
         ...(stale.has(name)
-          ? { reason: stale.get(name) }
+          ? { reason: scopedHints(stale.get(name) ?? "", global) }
           : problem !== undefined && pin
-            ? { reason: `${problem}; run \`toolmgr sync\`` }
+            ? { reason: scopedHints(`${problem}; run \`toolmgr sync\``, global) }
             : {}),
       };
     }),

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
@@ -6,35 +7,41 @@ import { lockedArtifact, lockedArtifactRef } from "../lockfile.js";
 import { type Platform, requirePlatform } from "../platform.js";
 import {
   type LockedProject,
-  loadLockedProject,
+  loadLockedProjectFile,
   staleMessage,
   staleReasons,
 } from "../project/project-state.js";
-import { commandName } from "../source/safe-names.js";
+import { scopedHints, toolsetFile } from "../project/toolset.js";
+import { commandName } from "../safe-names.js";
+import type { DownloadSession } from "../session/network-session.js";
 import { installArtifact, installProblem } from "../store/install.js";
 import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
 import { sweepStore } from "../store/leftovers.js";
 import { writeShims } from "../store/shims.js";
+import { asOptimisticSync } from "../store/store-activity.js";
 import { recordVerifiedProject } from "../store/verified-project.js";
 
 /** Downloads in flight at once. */
 const CONCURRENCY = 4;
 
+/** How long a sync waits for a `toolmgr prune` of its store to end. */
+const PRUNE_WAIT_MS = 10 * 60 * 1000;
+
 /**
- * `toolmgr sync [--quiet]`: installs, for the running platform, every tool of the nearest `toolmgr.lock` using only
+ * `toolmgr sync [--quiet] [--global]`: installs, for the running platform, every tool of the nearest `toolmgr.lock`
+ * (or the user toolset's) using only
  * what the lock records; refuses a stale lock before touching the store; writes the shims last, so a failure leaves
  * them unchanged.
  */
 export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const quiet = args.values.quiet === true;
   const platform = requirePlatform(deps.runtime, "sync");
-  const locked = await loadLockedProject(deps.cwd);
+  const global = args.values.global === true;
+  const locked = await loadLockedProjectFile(await toolsetFile({ global, ...deps }));
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
-    throw new LockfileError(`Cannot sync: ${staleMessage(locked.lockPath, stale)}`);
+    throw new LockfileError(scopedHints(`Cannot sync: ${staleMessage(locked.lockPath, stale)}`, global));
   }
-  const network = (await import("../http/network-env.js")).codeHostToken(deps.env);
-  const token = network?.value;
   // The download code loads only when something is missing, so re-syncing an installed toolchain stays cheap.
   let downloader: Promise<Downloader> | undefined;
   const download = () => {
@@ -49,7 +56,21 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   }
   const tty = deps.io.stderr.isTTY === true && !quiet;
   try {
-    return await installAll({ locked, platform, layout, quiet, tty, token, download }, deps);
+    // Never beside a `toolmgr prune` of this store (store-activity.ts); run again when one overlapped.
+    const out = await asOptimisticSync(
+      layout,
+      () => installAll({ locked, platform, layout, quiet, tty, global, download }, deps),
+      {
+        now: () => deps.now().getTime(),
+        processes: deps.processes,
+        timeoutMs: PRUNE_WAIT_MS,
+        onWait: (what) => {
+          if (!quiet) deps.io.stderr.write(`toolmgr: waiting: ${what}\n`);
+        },
+      },
+    );
+    deps.io.stdout.write(out);
+    return 0;
   } catch (error) {
     throw asStoreError(error, layout.home);
   }
@@ -62,12 +83,12 @@ async function installAll(
     layout: StoreLayout;
     quiet: boolean;
     tty: boolean;
-    token: string | undefined;
+    global: boolean;
     download: () => Promise<Downloader>;
   },
   deps: Deps,
-): Promise<number> {
-  const { locked, platform, layout, quiet, tty, token, download } = context;
+): Promise<string> {
+  const { locked, platform, layout, quiet, tty, global, download } = context;
   const results = await mapConcurrent(
     locked.lock.tools,
     async (tool) => {
@@ -79,11 +100,11 @@ async function installAll(
       if ((await installProblem(dir, tool)) === undefined) return { tool, state: "present" as const };
       const started = deps.now().getTime();
       let lastDraw = 0;
-      const { fetchArtifact, client, mirrors } = await download();
+      const { fetchArtifact, client, mirrors, hasToken } = await download();
       const cached = await fetchArtifact(lockedArtifactRef(tool, artifact), {
         layout,
         client,
-        hasToken: token !== undefined,
+        hasToken,
         mirrors,
         onWarning: (text) => deps.io.stderr.write(`${tty ? "\r\x1b[K" : ""}${text}\n`),
         onProgress: ({ received, total }) => {
@@ -107,41 +128,29 @@ async function installAll(
   );
   const commands = locked.lock.tools.flatMap((t) => t.bin.map(commandName));
   const shims = await writeShims(commands, { layout, platform, launcher: deps.launcher });
-  await recordVerifiedProject(layout, locked, { cwd: deps.cwd, pwd: deps.env.PWD, platform });
-  if (!quiet) {
-    const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
-    const lines = results.map((r) => `${r.tool.name.padEnd(width)}${r.state} ${r.tool.version}`);
-    lines.push(`shims: ${shims.map((s) => s.slice(layout.shimsDir.length + 1)).join(", ")}`);
-    lines.push(`add to PATH: ${layout.shimsDir}`);
-    deps.io.stdout.write(`${lines.join("\n")}\n`);
-  }
-  return 0;
+  // The user toolset is recorded under its own directory, as the shim finds it (never through $PWD).
+  const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
+  await recordVerifiedProject(layout, locked, { ...where, platform });
+  if (quiet) return "";
+  const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
+  const lines = results.map((r) => `${r.tool.name.padEnd(width)}${r.state} ${r.tool.version}`);
+  lines.push(`shims: ${shims.map((s) => s.slice(layout.shimsDir.length + 1)).join(", ")}`);
+  lines.push(`add to PATH: ${layout.shimsDir}`);
+  return `${lines.join("\n")}\n`;
 }
 
 function mb(bytes: number): string {
   return (bytes / 1_000_000).toFixed(1);
 }
 
-interface Downloader {
+type Downloader = DownloadSession & {
   readonly fetchArtifact: typeof import("../store/artifact-cache.js").fetchArtifact;
-  readonly client: import("../http/client.js").HttpClient;
-  readonly mirrors: import("../store/mirrors.js").MirrorConfig;
-}
+};
 
 async function loadDownloader(deps: Deps): Promise<Downloader> {
-  const [
-    { fetchArtifact },
-    { createHttpClient, networkOptionsFromEnv },
-    { mirrorConfig },
-    { createPullAuthorizer },
-  ] = await Promise.all([
+  const [{ fetchArtifact }, { openDownloadSession }] = await Promise.all([
     import("../store/artifact-cache.js"),
-    import("../http/client.js"),
-    import("../store/mirrors.js"),
-    import("../store/oci-push.js"),
+    import("../session/network-session.js"),
   ]);
-  const client = createHttpClient({ fetch: deps.fetch, ...networkOptionsFromEnv(deps.env) });
-  const mirrors = await mirrorConfig(deps.env, deps.runtime);
-  const authorize = createPullAuthorizer({ fetch: deps.fetch, env: deps.env, homedir: deps.runtime.homedir });
-  return { fetchArtifact, client, mirrors: { ...mirrors, authorize } };
+  return { fetchArtifact, ...(await openDownloadSession(deps)) };
 }

@@ -2,27 +2,34 @@ import type { CommandArgs } from "../command-table.js";
 import type { Deps } from "../deps.js";
 import { NotInstalledError, UsageError } from "../errors.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
-import { loadToolchain, nextOnPath } from "../toolchain.js";
+import { commandToolchains, nextOnPath, pinnedCommandNames } from "../store/toolchain.js";
 
 /**
+ * `toolmgr which --list`: the commands pinned here, for the completion scripts (`exec`, `which`).
  * `toolmgr which <command>`: the path the shim would run here. A pinned command prints its install; an unpinned
  * one (or any outside a project) prints the next command of that name on `PATH`, where the shim steps aside to,
  * with a note on stderr; none at all is an error.
  */
 export async function whichCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const [command] = args.positionals;
+  if (args.values.list === true && command === undefined) {
+    const names = await pinnedCommandNames(deps);
+    deps.io.stdout.write(names.map((n) => `${n}\n`).join(""));
+    return 0;
+  }
   if (command === undefined)
     throw new UsageError("Cannot look up a command: name one, as in `toolmgr which forge`");
-  const toolchain = await loadToolchain(deps);
-  const pinned = toolchain?.commands.find((c) => c.command === command);
+  const { project, user, pinned } = await commandToolchains(command, deps);
   if (pinned !== undefined) {
     deps.io.stdout.write(`${pinned.path}\n`);
     return 0;
   }
-  const where =
-    toolchain === undefined
+  const where = [
+    project === undefined
       ? `there is no toolmgr.toml above ${deps.cwd}`
-      : `it is not pinned in ${toolchain.locked.lockPath}`;
+      : `it is not pinned in ${project.locked.lockPath}`,
+    ...(user === undefined ? [] : [`nor in the user toolset's ${user.locked.lockPath}`]),
+  ].join(", ");
   const shimsDir = storeLayout(toolmgrHome(deps.env, deps.runtime)).shimsDir;
   const next = await nextOnPath(command, { path: deps.env.PATH ?? "", shimsDir });
   if (next === undefined) {

@@ -1,5 +1,5 @@
 import { HttpError, RateLimitError, UsageError } from "../errors.js";
-import { isLoopbackHost } from "../lockfile.js";
+import { isLoopbackHost } from "../loopback-host.js";
 import { apiBaseFromEnv, codeHostToken, type ProxyRule, proxyRuleFromEnv } from "./network-env.js";
 import { createRequestLimiter, type RequestLimiter } from "./request-limiter.js";
 import type { ResponseCache } from "./response-cache.js";

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { replaceFileSync } from "../store/replace-file.js";
+import { replaceFileSync } from "../replace-file.js";
 
 /** One remembered answer: the validator the host gave and the body it validates. */
 export interface CachedAnswer {

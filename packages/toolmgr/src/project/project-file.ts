@@ -6,7 +6,7 @@ import { type Platform, tryParsePlatform } from "../platform.js";
 import { sourceFingerprint } from "../source/fingerprint.js";
 import { parseSource, type Source } from "../source/source.js";
 import { describeTomlError } from "../toml-error.js";
-import { type Constraint, parseConstraint } from "./constraint.js";
+import { type Constraint, parseConstraint } from "../version/constraint.js";
 
 /** File name of the project file. */
 export const PROJECT_FILE_NAME = "toolmgr.toml";

@@ -4,7 +4,7 @@ import { LockfileError } from "../errors.js";
 import { LOCKFILE_NAME, type Lockfile, lockedArtifact, parseLockfile } from "../lockfile.js";
 import type { Platform } from "../platform.js";
 import { findRecipe } from "../registry/registry.js";
-import { constraintAllows } from "./constraint.js";
+import { constraintAllows } from "../version/constraint.js";
 import { loadProjectWithText, type ProjectConfig, readProjectFile } from "./project-file.js";
 
 /** A project with its lock, both parsed. */

@@ -1,6 +1,6 @@
 import { parse as parseToml } from "smol-toml";
 import { SourceError } from "../errors.js";
-import { commandName } from "../source/safe-names.js";
+import { commandName } from "../safe-names.js";
 import type { SourceOverride } from "../source/source.js";
 import { templateHost } from "../source/source.js";
 import { describeTomlError } from "../toml-error.js";

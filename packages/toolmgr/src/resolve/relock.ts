@@ -1,8 +1,8 @@
 import { ResolveError } from "../errors.js";
 import type { LockedTool, Lockfile } from "../lockfile.js";
 import type { Platform } from "../platform.js";
-import { constraintAllows } from "../project/constraint.js";
 import type { ProjectTool } from "../project/project-file.js";
+import { constraintAllows } from "../version/constraint.js";
 
 // Checksum rule 4 (spec/toolmgr.md): "Re-locking reuses the recorded digest whenever the URL is unchanged; an
 // unchanged artifact is never fetched twice." This file holds all of it: which entry of the existing lock a tool may

@@ -2,9 +2,9 @@ import { ResolveError, SourceError, UnsupportedPlatformError } from "../errors.j
 import type { CodeHost, Release } from "../http/code-host.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
 import type { Platform } from "../platform.js";
-import { matchesPrefix, parseStableTag } from "../project/constraint.js";
 import type { ProjectTool } from "../project/project-file.js";
 import { renderTemplate, sourceAt, templateHost, templatePlaceholders } from "../source/source.js";
+import { matchesPrefix, newestFirst, parseStableTag } from "../version/constraint.js";
 import { reusedDigest } from "./relock.js";
 
 /** Everything resolution needs from outside: the code host, the policy, and a way to digest an artifact (TOFU). */
@@ -79,7 +79,20 @@ export async function resolveTool(tool: ProjectTool, context: ResolveContext): P
   };
 }
 
-async function chooseRelease(tool: ProjectTool, context: ResolveContext): Promise<Chosen> {
+/** What choosing a release needs: the code host, and a pin to re-resolve at instead of the newest match. */
+type ChoiceContext = Pick<ResolveContext, "codeHost" | "pin">;
+
+/**
+ * The version a tool's constraint selects now, with the same requests and rules as `lock` but no artifact: for
+ * `toolmgr outdated` (issue 31 item 4).
+ *
+ * @throws {ResolveError} when no release satisfies the constraint
+ */
+export async function chooseVersion(tool: ProjectTool, codeHost: CodeHost): Promise<string> {
+  return (await chooseRelease(tool, { codeHost })).version;
+}
+
+async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise<Chosen> {
   const { source } = tool;
   const { codeHost } = context;
   const c = tool.constraint;
@@ -149,21 +162,26 @@ async function chooseRelease(tool: ProjectTool, context: ResolveContext): Promis
         template,
       };
     }
-    throw noMatch(tool);
+    // `29.0.0` also names a release the upstream tags with two components (`v29.0`, Bitcoin Core): look for it
+    // among the tags of `29.0` (issue 31 item 1). Any other patch has no shorter spelling.
+    if (release !== undefined || c.parts[2] !== 0) throw noMatch(tool);
   }
 
   // Prefix rules 1–4: list tags by prefix, keep <prefix>MAJOR.MINOR.PATCH, apply the constraint on whole
   // components (matching-refs is textual: v1.2 also returns v1.20.0), newest first, skip drafts, pre-releases and
   // tags without a release.
-  const refs = await codeHost.matchingTags(source.repo, `${source.tagPrefix}${c.text}`);
+  // A tag of two components is patch 0 (`v29.0`), and a bare suffix (`v29.1rc1`) a pre-release, never chosen here.
+  const listed = c.parts.length === 3 ? c.parts.slice(0, 2).join(".") : c.text;
+  const refs = await codeHost.matchingTags(source.repo, `${source.tagPrefix}${listed}`);
   const candidates = refs
     .flatMap((ref) => {
       const version = parseStableTag(ref.name, source.tagPrefix);
-      return version !== undefined && matchesPrefix(version, c.parts) ? [{ ref, version }] : [];
+      return version !== undefined && matchesPrefix(version.parts, c.parts) ? [{ ref, version }] : [];
     })
-    .sort((a, b) => compareVersions(b.version, a.version));
+    .sort((a, b) => newestFirst(a.version, b.version));
   for (const { ref, version } of candidates) {
-    const text = version.join(".");
+    // The version as the upstream spells it (`29.0`): URLs, the lock and the store use that spelling.
+    const text = version.text;
     // `{commit}` is the tagged commit's first 8 hex digits, as the peer renders it; the listed ref already names it
     // for a lightweight tag, so only an annotated tag costs a request, made beside the release lookup.
     const commit = needsCommit ? codeHost.tagCommit(source.repo, ref) : undefined;
@@ -199,7 +217,7 @@ function noMatch(tool: ProjectTool): ResolveError {
 async function releaseOf(
   tool: ProjectTool,
   tag: string,
-  context: ResolveContext,
+  context: ChoiceContext,
 ): Promise<Release | undefined> {
   if (tool.source.type === "http") {
     const tags = await context.codeHost.matchingTags(tool.source.repo, tag);
@@ -317,14 +335,6 @@ async function digestArtifact(
     hostDigest ??
     (await context.digest({ url, apiUrl }));
   return { platform, url, sha256, ...(apiUrl === undefined ? {} : { apiUrl }) };
-}
-
-function compareVersions(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < 3; i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
 }
 
 /** The commit of a `<channel>-<commit>` version, or undefined when `version` is not one of `channel`. */

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SourceError } from "../errors.js";
+import { checkBinPath, checkChannelName } from "../safe-names.js";
 import { sourceFingerprint } from "./fingerprint.js";
-import { checkBinPath, checkChannelName } from "./safe-names.js";
 import { parseSource, renderTemplate } from "./source.js";
 
 const foundry = {

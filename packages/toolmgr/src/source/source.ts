@@ -1,5 +1,5 @@
 import { SourceError } from "../errors.js";
-import { isLoopbackHost } from "../lockfile.js";
+import { isLoopbackHost } from "../loopback-host.js";
 import {
   ARCHITECTURES,
   DEFAULT_SOURCE_PLATFORMS,
@@ -9,8 +9,8 @@ import {
   platformOs,
   tryParsePlatform,
 } from "../platform.js";
-import { constraintAllows, parseConstraint } from "../project/constraint.js";
-import { checkBinPath, checkChannelName, commandName } from "./safe-names.js";
+import { checkBinPath, checkChannelName, commandName } from "../safe-names.js";
+import { constraintAllows, parseConstraint } from "../version/constraint.js";
 
 /** How a source finds versions and artifacts (spec: "Source types"). There is no third type. */
 export type SourceType = "github_release" | "http";

@@ -5,10 +5,10 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DigestMismatchError, HttpError, MissingTokenError, ToolmgrError } from "../errors.js";
 import { type HttpClient, redact } from "../http/client.js";
+import { commitFile, tempPath } from "../replace-file.js";
 import { cachedArtifactPath, type StoreLayout } from "./layout.js";
 import { DOWNLOAD_PREFIX, downloadDir, sweepDownloads } from "./leftovers.js";
 import { type MirrorConfig, mirrorUrl } from "./mirrors.js";
-import { commitFile, tempPath } from "./replace-file.js";
 
 /** What to fetch: the public URL, or for a private repository the API asset URL downloaded with the token. */
 export interface ArtifactRef {

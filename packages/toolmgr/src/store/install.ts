@@ -2,11 +2,11 @@ import { access, chmod, constants, mkdir, rename, rm, stat, writeFile } from "no
 import { dirname, join } from "node:path";
 import { NotInstalledError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
+import { tempPath } from "../replace-file.js";
 import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
 import { installDir, type StoreLayout } from "./layout.js";
 import { installTempPrefix, sweepInstalls } from "./leftovers.js";
-import { tempPath } from "./replace-file.js";
 
 /** The completion marker: written last inside an install, so its presence means the install is whole. */
 export const INSTALL_MARKER = ".toolmgr-install";

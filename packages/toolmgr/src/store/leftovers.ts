@@ -1,7 +1,7 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { TEMP_PREFIX } from "../replace-file.js";
 import type { StoreLayout } from "./layout.js";
-import { TEMP_PREFIX } from "./replace-file.js";
 
 // What a killed `lock` or `sync` leaves in the store, and nothing else: a download in progress
 // (`cache/.download-*`, or `cache/sha256/.tmp-*` from earlier toolmgr versions) and an unpacking in progress

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { parse } from "smol-toml";
 import type { Runtime } from "../deps.js";
 import { ConfigError, UsageError } from "../errors.js";
-import { isLoopbackHost } from "../lockfile.js";
+import { isLoopbackHost } from "../loopback-host.js";
 import { describeTomlError } from "../toml-error.js";
 
 type Env = Readonly<Record<string, string | undefined>>;

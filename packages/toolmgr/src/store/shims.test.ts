@@ -68,7 +68,7 @@ test("shimScript() picks the tool, the version and this platform's install out o
   const shim = (cmd: string, args: string[]) =>
     run(join(layout.shimsDir, cmd), args, {
       cwd: join(project, "deep", "er"),
-      env: { PATH: `${layout.shimsDir}:/usr/bin:/bin` },
+      env: { TOOLMGR_HOME: layout.home, PATH: `${layout.shimsDir}:/usr/bin:/bin` },
     });
   assert.equal((await shim("forge", ["build", "--x y"])).stdout, "forge-linux build --x y\n");
   assert.equal((await shim("cast", [])).stdout, "cast-linux\n");
@@ -120,7 +120,7 @@ test("shimScript() refuses a lock entry that would steer it outside the store, a
     );
     const r = await run(join(layout.shimsDir, "forge"), [], {
       cwd: project,
-      env: { PATH: "/usr/bin:/bin" },
+      env: { TOOLMGR_HOME: layout.home, PATH: "/usr/bin:/bin" },
     }).then(
       () => ({ code: 0, stdout: "ran", stderr: "" }),
       (error: { code: number; stdout: string; stderr: string }) => error,
@@ -147,7 +147,7 @@ test("shimScript() reads a lock whose keys another TOML writer spaced differentl
   await writeShims(["solc"], { layout, platform: "linux/amd64" });
   const r = await run(join(layout.shimsDir, "solc"), ["--version"], {
     cwd: work,
-    env: { PATH: "/usr/bin:/bin" },
+    env: { TOOLMGR_HOME: layout.home, PATH: "/usr/bin:/bin" },
   });
   assert.equal(r.stdout, "solc-linux --version\n");
 });

@@ -1,9 +1,9 @@
 import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { type Platform, platformOs } from "../platform.js";
+import { updateFile } from "../replace-file.js";
 import { INSTALL_MARKER } from "./install.js";
 import type { StoreLayout } from "./layout.js";
-import { updateFile } from "./replace-file.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**
@@ -50,9 +50,14 @@ const SHIM_AWK = String.raw`
 function unq(s) { sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); return s }
 # constraintAllows (constraint.ts): a prefix holds stable versions under it, whole components; a pre-release or a
 # <channel>-<commit> only itself; a bare channel any <channel>-<7..64 hex> (never the moving tag itself).
-function allows(c, v,    rest) {
-  if (c ~ /^[0-9]+(\.[0-9]+)?(\.[0-9]+)?$/)
-    return v ~ /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$/ && (v == c || index(v, c ".") == 1)
+# A stable version has two components (patch 0, as Bitcoin Core tags) or three: "29", "29.0", "29.0.0" allow "29.0".
+function allows(c, v,    rest, nc, pc, pv, i) {
+  if (c ~ /^(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?(\.(0|[1-9][0-9]*))?$/) {
+    if (v !~ /^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))?$/) return 0
+    nc = split(c, pc, "."); if (split(v, pv, ".") == 2) pv[3] = 0
+    for (i = 1; i <= nc; i++) if (pc[i] + 0 != pv[i] + 0) return 0
+    return 1
+  }
   if (c ~ /^[0-9]/ || (match(c, /-[0-9a-f]+$/) && RLENGTH >= 8 && RLENGTH <= 65)) return v == c
   if (index(v, c "-") != 1) return 0
   rest = substr(v, length(c) + 2)
@@ -113,17 +118,17 @@ END {
       if (b == "" || b ~ /^\// || ("/" b "/") ~ /\/\.?\.?\// || b ~ /\\/ || b ~ /\t/) { print "!"; exit }
     }
   }
-  for (i = 1; i <= nl; i++) if (ldig[lname[i]] == "") { t = lname[i]; print "S\t" t "\tthe lock has no artifact for " plat "; add \"" plat "\" to platforms in toolmgr.toml and run \140toolmgr lock\140"; stale = 1 }
+  for (i = 1; i <= nl; i++) if (ldig[lname[i]] == "") { t = lname[i]; print "S\t" t "\tthe lock has no artifact for " plat "; add \"" plat "\" to platforms in toolmgr.toml and run \140" lk "\140"; stale = 1 }
   for (i = 1; i <= nt; i++) {
     t = tname[i]
-    if (!(t in L)) why = "not in toolmgr.lock; run \140toolmgr lock\140"
-    else if (lcons[t] != tcons[t]) why = "locked for \"" lcons[t] "\" but toolmgr.toml asks for \"" tcons[t] "\"; run \140toolmgr lock\140"
-    else if (!allows(tcons[t], lver[t])) why = "pinned to \"" lver[t] "\", which \"" tcons[t] "\" does not allow; run \140toolmgr lock\140"
-    else if (lsrc[t]) why = "its source definition changed since it was locked; run \140toolmgr lock\140"
+    if (!(t in L)) why = "not in toolmgr.lock; run \140" lk "\140"
+    else if (lcons[t] != tcons[t]) why = "locked for \"" lcons[t] "\" but toolmgr.toml asks for \"" tcons[t] "\"; run \140" lk "\140"
+    else if (!allows(tcons[t], lver[t])) why = "pinned to \"" lver[t] "\", which \"" tcons[t] "\" does not allow; run \140" lk "\140"
+    else if (lsrc[t]) why = "its source definition changed since it was locked; run \140" lk "\140"
     else continue
     print "S\t" t "\t" why; stale = 1
   }
-  for (i = 1; i <= nl; i++) if (!(lname[i] in T)) { print "S\t" lname[i] "\tno longer in toolmgr.toml; run \140toolmgr lock\140"; stale = 1 }
+  for (i = 1; i <= nl; i++) if (!(lname[i] in T)) { print "S\t" lname[i] "\tno longer in toolmgr.toml; run \140" lk "\140"; stale = 1 }
   if (stale) exit
   for (i = 1; i <= nl; i++) {
     t = lname[i]
@@ -168,16 +173,25 @@ export async function isShimFile(path: string): Promise<boolean> {
  */
 export function shimScript(
   command: string,
-  options: { layout: StoreLayout; platform: Platform; launcher?: readonly string[] | undefined },
+  options: { platform: Platform; launcher?: readonly string[] | undefined },
 ): string {
   const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
   const launcher = (options.launcher ?? ["toolmgr"]).map(q).join(" ");
   return `#!/bin/sh
 ${SHIM_MARKER}"${command}", written by \`toolmgr sync\`: runs what \`toolmgr exec ${command}\` would run.
 cmd=${q(command)}
-home=${q(options.layout.home)}
-shims=${q(options.layout.shimsDir)}
 platform=${q(options.platform)}
+# The store is the environment's, decided at every call as \`toolmgr exec\` decides it (layout.ts toolmgrHome),
+# never the one that wrote this shim: a shim runs nothing from a store TOOLMGR_HOME says not to use, and a store
+# built at one path can be used at another (issue 31 item 2).
+if [ -n "\${TOOLMGR_HOME:-}" ]; then home=$TOOLMGR_HOME
+elif [ -n "\${XDG_DATA_HOME:-}" ]; then home=$XDG_DATA_HOME/toolmgr
+else home=\${HOME:-}/.local/share/toolmgr
+fi
+shims=$home/shims
+case $0 in */*) self=\${0%/*} ;; *) self=$shims ;; esac
+# The user toolset (\`toolmgr lock --global\`) answers for a command the nearest project does not pin (issue 31 item 5).
+user=\${XDG_CONFIG_HOME:-\${HOME:-}/.config}/toolmgr
 dir=$PWD
 toml=
 while :; do
@@ -185,22 +199,28 @@ while :; do
   case $dir in */*) dir=\${dir%/*} ;; *) break ;; esac
   [ -n "$dir" ] || { [ -f /toolmgr.toml ] && toml=/toolmgr.toml; break; }
 done
-if [ -n "$toml" ]; then
+tab='\t' # a literal tab: $(printf) would cost a fork on every call
+nl='
+'
+g=
+for scope in project user; do
+  if [ $scope = user ]; then
+    [ -f "$user/toolmgr.toml" ] && [ "$user/toolmgr.toml" != "$toml" ] || break
+    toml=$user/toolmgr.toml dir=$user g=' --global'
+  fi
+  [ -n "$toml" ] || continue
   lock=\${toml%.toml}.lock
-  if [ ! -f "$lock" ]; then echo "toolmgr: Cannot find $lock: run \\\`toolmgr lock\\\` first" >&2; exit 1; fi
+  if [ ! -f "$lock" ]; then echo "toolmgr: Cannot find $lock: run \\\`toolmgr lock$g\\\` first" >&2; exit 1; fi
   rec=$home/projects$dir
   found=$(awk -v cmd="$cmd" -v plat="$platform" -v toml="$toml" -v lock="$lock" -v vtoml="$rec/toolmgr.toml" -v vlock="$rec/toolmgr.lock" -v vans="$rec/${SHIM_ANSWERS_NAME}" ${q(SHIM_FAST_AWK)})
   if [ "$found" = - ]; then
-    found=$(awk -v cmd="$cmd" -v plat="$platform" ${q(SHIM_AWK)} "$toml" "$lock")
+    found=$(awk -v cmd="$cmd" -v plat="$platform" -v lk="toolmgr lock$g" ${q(SHIM_AWK)} "$toml" "$lock")
   fi
-  tab='\t' # a literal tab: $(printf) would cost a fork on every call
-  nl='
-'
   case $found in
   '?')
     TOOLMGR_HOME=$home exec ${launcher} exec "$cmd" "$@" ;;
   '!')
-    echo "toolmgr: $lock has an invalid entry (a name, version, digest or executable path that would leave the store); it was not written by toolmgr lock, so re-run \\\`toolmgr lock\\\`" >&2
+    echo "toolmgr: $lock has an invalid entry (a name, version, digest or executable path that would leave the store); it was not written by toolmgr lock, so re-run \\\`toolmgr lock$g\\\`" >&2
     exit 1 ;;
   S*)
     msg="toolmgr: $lock is out of date:"
@@ -231,14 +251,14 @@ if [ -n "$toml" ]; then
       continue
     fi
     if [ "$kind" = C ]; then
-      echo "toolmgr: $cmd is pinned to $name \${ver%-*} in $lock but that install is missing or damaged; run \\\`toolmgr sync\\\` (it is $problem)" >&2
+      echo "toolmgr: $cmd is pinned to $name \${ver%-*} in $lock but that install is missing or damaged; run \\\`toolmgr sync$g\\\` (it is $problem)" >&2
     else
-      echo "toolmgr: \\"$name\\" \${ver%-*} is $problem; run \\\`toolmgr sync\\\`" >&2
+      echo "toolmgr: \\"$name\\" \${ver%-*} is $problem; run \\\`toolmgr sync$g\\\`" >&2
     fi
     exit 1
   done
   if [ -n "$target" ]; then exec "$target" "$@"; fi
-fi
+done
 # Not pinned here: step aside to the next "$cmd" on PATH after the shims directory. A hop is counted in
 # TOOLMGR_SHIM_DEPTH: a program found there that runs "$cmd" through the shims again would otherwise loop forever.
 depth=\${TOOLMGR_SHIM_DEPTH:-0}
@@ -252,7 +272,7 @@ export TOOLMGR_SHIM_DEPTH
 set -f
 IFS=:
 for d in $PATH; do
-  [ "$d" = "$shims" ] || [ "$d" = "$shims/" ] && continue
+  case $d in "$shims"|"$shims/"|"$self"|"$self/") continue ;; esac
   [ -n "$d" ] || d=.
   if [ -f "$d/$cmd" ] && [ -x "$d/$cmd" ]; then
     # Any toolmgr shim (a copy elsewhere on PATH, another store's) is never the fallback: it would only loop.

@@ -4,9 +4,9 @@ import { LOCKFILE_NAME, type Lockfile, lockedArtifact } from "../lockfile.js";
 import type { Platform } from "../platform.js";
 import { PROJECT_FILE_NAME } from "../project/project-file.js";
 import type { LockedProject } from "../project/project-state.js";
-import { commandName } from "../source/safe-names.js";
+import { updateFile } from "../replace-file.js";
+import { commandName } from "../safe-names.js";
 import type { StoreLayout } from "./layout.js";
-import { updateFile } from "./replace-file.js";
 
 /**
  * Where the store keeps the copy of a project's `toolmgr.toml` and `toolmgr.lock` last found current:

@@ -58,7 +58,14 @@ export async function blockProject(host: FakeCodeHost, toml: string): Promise<Bl
   const dir = await mkdtemp(join(tmpdir(), "toolmgr-block-"));
   const home = join(dir, "home");
   await writeFile(join(dir, "toolmgr.toml"), toml);
-  const env = { TOOLMGR_HOME: home, CODEHOST_API_URL: host.apiUrl, PATH: "/usr/bin:/bin" };
+  // A config directory of its own: no user toolset of the machine running the tests takes part.
+  const config = join(dir, "config");
+  const env = {
+    TOOLMGR_HOME: home,
+    CODEHOST_API_URL: host.apiUrl,
+    PATH: "/usr/bin:/bin",
+    XDG_CONFIG_HOME: config,
+  };
   return {
     dir,
     home,
@@ -68,7 +75,7 @@ export async function blockProject(host: FakeCodeHost, toml: string): Promise<Bl
       try {
         const r = await exec(join(shims, command), options.args ?? [], {
           cwd: options.cwd ?? dir,
-          env: { PATH: `${shims}:/usr/bin:/bin`, TOOLMGR_HOME: home },
+          env: { PATH: `${shims}:/usr/bin:/bin`, TOOLMGR_HOME: home, XDG_CONFIG_HOME: config },
           timeout: 10_000,
         });
         return { code: 0, stdout: r.stdout, stderr: r.stderr };

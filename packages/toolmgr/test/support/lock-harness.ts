@@ -49,6 +49,7 @@ export async function makeProject(
         runtime: { ...(options.machine ?? { platform: "linux", arch: "x64" }), homedir: home },
         spawn: options.spawn ?? spawn,
         onSignal: () => () => {},
+        processes: { pid: process.pid, isRunning: () => true },
       };
       const code = await main(args, deps);
       return { code, stdout, stderr };

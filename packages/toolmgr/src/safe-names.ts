@@ -1,4 +1,4 @@
-import { SourceError } from "../errors.js";
+import { SourceError } from "./errors.js";
 
 // Names that become parts of paths in the store (a channel through its tag, an executable path, a command's shim
 // name): validated here, once, for recipes, project files and locks alike.

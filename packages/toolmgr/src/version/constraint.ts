@@ -1,5 +1,5 @@
 import { ProjectFileError, SourceError } from "../errors.js";
-import { checkChannelName } from "../source/safe-names.js";
+import { checkChannelName } from "../safe-names.js";
 
 /**
  * A version constraint from `toolmgr.toml` (spec: "Version forms"):
@@ -64,14 +64,56 @@ export function parseConstraint(text: string, tool: string): Constraint {
   return { kind: "channel", text, channel: text };
 }
 
-/** A stable version parsed from a tag (`<prefix>MAJOR.MINOR.PATCH`), or undefined for any other tag. */
-export function parseStableTag(
-  tag: string,
-  tagPrefix: string,
-): readonly [number, number, number] | undefined {
+/**
+ * A version as an upstream tags it, after the recipe's `tag_prefix`: `1.2.3`, or two components (`29.0`, patch 0:
+ * Bitcoin Core tags `v29.0` since 2022), optionally with a pre-release: `-rc.1`, or a bare alphabetic suffix after
+ * the last number (`29.1rc1`). nao1215/block internal/version/version.go ("Upstreams are not uniformly semver") is
+ * the model; `text` keeps the spelling, which is what URLs, the lock and the store use (issue 31 item 1).
+ */
+export interface TagVersion {
+  /** The spelling after the tag prefix (`29.0`, not `29.0.0`). */
+  readonly text: string;
+  /** MAJOR, MINOR, PATCH (a two-component tag has patch 0). */
+  readonly parts: readonly [number, number, number];
+  /** The pre-release (`rc1`, `rc.1`), or undefined for a release. */
+  readonly pre: string | undefined;
+}
+
+const TAG_VERSION =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)|([A-Za-z][0-9A-Za-z]*(?:\.[0-9A-Za-z-]+)*))?$/;
+
+/** Parses the version of a tag (`<prefix><version>`); undefined for a tag that carries none (`nightly`, `v1`). */
+export function parseTagVersion(tag: string, tagPrefix: string): TagVersion | undefined {
   if (!tag.startsWith(tagPrefix)) return undefined;
-  const m = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(tag.slice(tagPrefix.length));
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+  const text = tag.slice(tagPrefix.length);
+  const m = TAG_VERSION.exec(text);
+  if (!m) return undefined;
+  return {
+    text,
+    parts: [Number(m[1]), Number(m[2]), m[3] === undefined ? 0 : Number(m[3])],
+    pre: m[4] ?? m[5],
+  };
+}
+
+/**
+ * A stable (release) version of a tag: `<prefix>MAJOR.MINOR[.PATCH]`. A pre-release (`-rc.1`, `rc1`) is never one,
+ * so a prefix constraint can never choose it.
+ */
+export function parseStableTag(tag: string, tagPrefix: string): TagVersion | undefined {
+  const version = parseTagVersion(tag, tagPrefix);
+  return version !== undefined && version.pre === undefined ? version : undefined;
+}
+
+/**
+ * Orders tag versions, newest first: by number, then (`29.0` and `29.0.0` both tagged, one release to a reader) by
+ * spelling, so the choice never depends on the order the host listed tags in (block's `compareTotal`).
+ */
+export function newestFirst(a: TagVersion, b: TagVersion): number {
+  for (let i = 0; i < 3; i++) {
+    const d = (b.parts[i] ?? 0) - (a.parts[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return a.text < b.text ? 1 : a.text > b.text ? -1 : 0;
 }
 
 /** Whether a stable version is under a prefix constraint, comparing whole components (`1.2` does not hold `1.20.0`). */
@@ -80,7 +122,8 @@ export function matchesPrefix(version: readonly number[], parts: readonly number
 }
 
 /**
- * Whether a pinned version is one the constraint can select: a stable version under a prefix (whole components), the
+ * Whether a pinned version is one the constraint can select: a stable version under a prefix (whole components;
+ * `29`, `29.0` and `29.0.0` all allow `29.0`), the
  * pre-release or `<channel>-<commit>` itself, or for a bare channel a `<channel>-<commit>` release. A lock arrives
  * through pull requests, so `sync`, `exec` and the shims refuse a pin that its constraint does not allow (a
  * hand-edited version, or a channel pin floated back onto the moving tag) as a stale lock (nao1215/block
@@ -90,7 +133,7 @@ export function constraintAllows(constraint: Constraint, version: string): boole
   switch (constraint.kind) {
     case "prefix": {
       const stable = parseStableTag(version, "");
-      return stable !== undefined && matchesPrefix(stable, constraint.parts);
+      return stable !== undefined && matchesPrefix(stable.parts, constraint.parts);
     }
     case "prerelease":
     case "channel-commit":

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { constraintAllows, matchesPrefix, parseConstraint, parseStableTag } from "./constraint.js";
+import {
+  constraintAllows,
+  matchesPrefix,
+  newestFirst,
+  parseConstraint,
+  parseStableTag,
+  parseTagVersion,
+} from "./constraint.js";
 
 test("parseConstraint() reads the four version forms", () => {
   assert.deepEqual(parseConstraint("1", "t"), { kind: "prefix", text: "1", parts: [1] });
@@ -42,10 +49,10 @@ test("parseConstraint() refuses ranges, operators and unsafe channel names", () 
 });
 
 test("parseStableTag() and matchesPrefix() compare whole components", () => {
-  assert.deepEqual(parseStableTag("v1.20.0", "v"), [1, 20, 0]);
+  assert.deepEqual(parseStableTag("v1.20.0", "v")?.parts, [1, 20, 0]);
   assert.equal(parseStableTag("v1.2.3-rc.1", "v"), undefined);
   assert.equal(parseStableTag("nightly-abc", "v"), undefined);
-  assert.deepEqual(parseStableTag("aptos-cli-v7.1.0", "aptos-cli-v"), [7, 1, 0]);
+  assert.deepEqual(parseStableTag("aptos-cli-v7.1.0", "aptos-cli-v")?.parts, [7, 1, 0]);
   assert.equal(matchesPrefix([1, 20, 0], [1, 2]), false);
   assert.equal(matchesPrefix([1, 2, 9], [1, 2]), true);
 });
@@ -87,4 +94,38 @@ test("constraintAllows() holds what the constraint can select and nothing else",
   assert.equal(allows("pre-release", `pre-release-${"b".repeat(7)}`), true);
   assert.equal(allows("nightly-abcdef0", "nightly-abcdef0"), true);
   assert.equal(allows("nightly-abcdef0", `nightly-${"a".repeat(40)}`), false);
+});
+
+// Issue 31 item 1, after nao1215/block internal/version/version_test.go: upstreams are not uniformly semver.
+test("parseTagVersion() reads two-component tags as patch 0 and a bare alphabetic suffix as a pre-release", () => {
+  assert.deepEqual(parseTagVersion("v29.0", "v"), { text: "29.0", parts: [29, 0, 0], pre: undefined });
+  assert.deepEqual(parseTagVersion("v29.1rc1", "v"), { text: "29.1rc1", parts: [29, 1, 0], pre: "rc1" });
+  assert.deepEqual(parseTagVersion("v1.8.0-rc.1", "v"), {
+    text: "1.8.0-rc.1",
+    parts: [1, 8, 0],
+    pre: "rc.1",
+  });
+  assert.deepEqual(parseTagVersion("v0.30.0rc2", "v")?.pre, "rc2");
+  for (const bad of ["v29", "v1.2.3.4", "v01.2", "v1.2.3-", "v1.2rc1-beta", "nightly", "v1..2", "v1.2/3"]) {
+    assert.equal(parseTagVersion(bad, "v"), undefined, bad);
+  }
+  assert.equal(parseStableTag("v29.1rc1", "v"), undefined, "a bare suffix is a pre-release");
+  assert.equal(parseStableTag("v29.0", "v")?.text, "29.0", "the spelling is kept");
+});
+
+test("newestFirst() orders by number, then by spelling, whatever order the tags came in", () => {
+  const tags = ["v27.2", "v29.0.0", "v28.1", "v29.0", "v28.0"].map((t) => parseStableTag(t, "v"));
+  const sorted = tags.flatMap((t) => (t ? [t] : [])).sort(newestFirst);
+  assert.deepEqual(
+    sorted.map((t) => t.text),
+    ["29.0.0", "29.0", "28.1", "28.0", "27.2"],
+  );
+});
+
+test("constraintAllows() takes 29, 29.0 and 29.0.0 to allow the two-component 29.0, never 29.1rc1", () => {
+  const allows = (c: string, v: string) => constraintAllows(parseConstraint(c, "t"), v);
+  for (const c of ["29", "29.0", "29.0.0"]) assert.equal(allows(c, "29.0"), true, c);
+  assert.equal(allows("29.1", "29.1rc1"), false);
+  assert.equal(allows("29", "29.1rc1"), false);
+  assert.equal(allows("29.0.1", "29.0"), false);
 });

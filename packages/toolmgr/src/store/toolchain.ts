@@ -1,0 +1,155 @@
+import { access, constants, stat } from "node:fs/promises";
+import { delimiter, dirname, join } from "node:path";
+import type { Deps } from "../deps.js";
+import { LockfileError, NotInstalledError } from "../errors.js";
+import { type LockedTool, lockedArtifact } from "../lockfile.js";
+import { detectPlatform, type Platform, requirePlatform } from "../platform.js";
+import { findProjectFile } from "../project/project-file.js";
+import {
+  type LockedProject,
+  loadLockedProjectFile,
+  staleMessage,
+  staleReasons,
+} from "../project/project-state.js";
+import { isFile, scopedHints, userToolsetFile } from "../project/toolset.js";
+import { commandName } from "../safe-names.js";
+import { installProblem } from "./install.js";
+import { installDir, storeLayout, toolmgrHome } from "./layout.js";
+import { isShimFile } from "./shims.js";
+import { recordVerifiedProject } from "./verified-project.js";
+
+/** One pinned executable of the current project, where its install puts it. */
+export interface PinnedCommand {
+  readonly command: string;
+  readonly tool: LockedTool;
+  readonly path: string;
+}
+
+/** The current project's pinned, installed toolchain, checked offline. */
+export interface Toolchain {
+  readonly locked: LockedProject;
+  readonly platform: Platform;
+  readonly commands: readonly PinnedCommand[];
+}
+
+/**
+ * Loads the toolchain of one project file (or the user toolset's, `global`) and checks, offline, that its lock is
+ * current and every tool is installed whole (issue 10: `exec` and the shims never resolve, download or install).
+ *
+ * @throws {LockfileError} for a stale lock (fix: `toolmgr lock`, `--global` for the user toolset)
+ * @throws {NotInstalledError} for a missing or damaged install (fix: `toolmgr sync`)
+ */
+export async function loadToolchain(
+  deps: Deps,
+  options: { readonly projectFile: string; readonly global: boolean },
+): Promise<Toolchain> {
+  const platform = requirePlatform(deps.runtime, "run");
+  const { global } = options;
+  const locked = await loadLockedProjectFile(options.projectFile);
+  const stale = staleReasons(locked, platform);
+  if (stale.size > 0) {
+    throw new LockfileError(scopedHints(staleMessage(locked.lockPath, stale), global));
+  }
+  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
+  const commands: PinnedCommand[] = [];
+  for (const tool of locked.lock.tools) {
+    const artifact = lockedArtifact(tool, platform);
+    if (artifact === undefined) continue;
+    const dir = installDir(layout, { name: tool.name, version: tool.version, sha256: artifact.sha256 });
+    const problem = await installProblem(dir, tool);
+    if (problem !== undefined) {
+      throw new NotInstalledError(
+        scopedHints(`"${tool.name}" ${tool.version} is ${problem}; run \`toolmgr sync\``, global),
+      );
+    }
+    for (const bin of tool.bin) commands.push({ command: commandName(bin), tool, path: join(dir, bin) });
+  }
+  // Current and installed: the shims may now take this project file and lock as they are without Node. The user
+  // toolset is recorded under its own directory, which is how the shim finds it (not through $PWD).
+  const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
+  await recordVerifiedProject(layout, locked, { ...where, platform });
+  return { locked, platform, commands };
+}
+
+/** Where a command is pinned: the nearest project, else the user toolset (issue 31 item 5), else nowhere. */
+export interface CommandToolchains {
+  /** The nearest project's toolchain (undefined outside any project). */
+  readonly project: Toolchain | undefined;
+  /** The user toolset's toolchain, loaded only when the project does not pin the command. */
+  readonly user: Toolchain | undefined;
+  /** The executable to run, from the first of the two that pins the command. */
+  readonly pinned: PinnedCommand | undefined;
+}
+
+/**
+ * The resolution order of shims, `exec` and `which` for `command`: the nearest project's pin; otherwise the user
+ * toolset's; otherwise neither (the caller steps aside to `PATH`). A toolchain that is loaded is checked whole, as
+ * the shim checks it.
+ */
+export async function commandToolchains(command: string, deps: Deps): Promise<CommandToolchains> {
+  const projectFile = await findProjectFile(deps.cwd);
+  const project =
+    projectFile === undefined ? undefined : await loadToolchain(deps, { projectFile, global: false });
+  const pinned = project?.commands.find((c) => c.command === command);
+  if (pinned !== undefined) return { project, user: undefined, pinned };
+  const userFile = userToolsetFile(deps.env, deps.runtime);
+  if (userFile === projectFile || !(await isFile(userFile))) return { project, user: undefined, pinned };
+  const user = await loadToolchain(deps, { projectFile: userFile, global: true });
+  return { project, user, pinned: user.commands.find((c) => c.command === command) };
+}
+
+/**
+ * The commands shims, `exec` and `which` would run from a pin here, in their order: the nearest project's, then the
+ * user toolset's. For completion: read from the locks alone (nothing checked, nothing recorded), and a project or
+ * toolset whose files cannot be read contributes nothing rather than an error.
+ */
+export async function pinnedCommandNames(deps: Deps): Promise<string[]> {
+  const platform = detectPlatform(deps.runtime);
+  const files = [await findProjectFile(deps.cwd), userToolsetFile(deps.env, deps.runtime)];
+  const names: string[] = [];
+  for (const file of [...new Set(files)]) {
+    if (file === undefined || platform === undefined) continue;
+    const locked = await loadLockedProjectFile(file).catch(() => undefined);
+    for (const tool of locked?.lock.tools ?? []) {
+      if (lockedArtifact(tool, platform) === undefined) continue;
+      for (const bin of tool.bin) names.push(commandName(bin));
+    }
+  }
+  return [...new Set(names)];
+}
+
+/** The directories of the pinned executables, for the front of `PATH`: the project's, then the user toolset's. */
+export function toolchainPath(toolchains: CommandToolchains): string[] {
+  return [
+    ...new Set(
+      [...(toolchains.project?.commands ?? []), ...(toolchains.user?.commands ?? [])].map((c) =>
+        dirname(c.path),
+      ),
+    ),
+  ];
+}
+
+/**
+ * Where the shim steps aside to: the first executable `command` on `path` outside the shims directory
+ * (issue 10: putting the shims on `PATH` never takes a tool away).
+ */
+export async function nextOnPath(
+  command: string,
+  options: { path: string; shimsDir: string },
+): Promise<string | undefined> {
+  for (const dir of options.path.split(delimiter)) {
+    if (dir === options.shimsDir || dir === `${options.shimsDir}/`) continue;
+    const candidate = join(dir === "" ? "." : dir, command);
+    try {
+      if ((await stat(candidate)).isFile()) {
+        await access(candidate, constants.X_OK);
+        // A toolmgr shim elsewhere on PATH (a copy, another store's) is never the fallback, as in the shim itself.
+        if (await isShimFile(candidate)) continue;
+        return candidate;
+      }
+    } catch {
+      // Not here: keep walking, as the shim does.
+    }
+  }
+  return undefined;
+}
