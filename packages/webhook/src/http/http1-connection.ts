@@ -149,6 +149,8 @@ export class Http1Connection {
   /** After a POST, Go drops up to 4 CR/LF bytes before the next request line (`numLeadingCRorLF`). */
   #leadingBreaks = 0;
   #current: Exchange | undefined;
+  /** An answer is waiting in the write buffer for the client to read it: no request is read meanwhile. */
+  #awaitingDrain = false;
 
   constructor(socket: Socket, options: ConnectionOptions, initial?: Buffer) {
     this.#socket = socket;
@@ -180,7 +182,7 @@ export class Http1Connection {
 
   /** Reads what the connection is waiting for: the body in progress, or the next request's head. */
   #pump(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#awaitingDrain) return;
     if (this.#current !== undefined) {
       this.#feedBody(this.#current);
       return;
@@ -360,11 +362,12 @@ export class Http1Connection {
     const { body, head } = ex;
     // A Content-Length body cut short by the client's FIN ends as an EOF to Go (no `Connection: close`; the
     // connection ends at the next read); a broken or cut chunked body is an error, and the answer says close.
-    if (body.done || (body.failed && !body.chunked)) this.#answer(ex, false);
+    if (body.failed && !body.chunked) this.#answer(ex, false);
     else if (body.failed) this.#answer(ex, true);
-    else if (head.expectContinue && !ex.continueSent) {
-      // The client may never send the body (no 100 went out): answer now and close, after reading what it sends
-      // anyway, up to 256 KiB, so the close does not reset the answer away.
+    else if (head.expectContinue && !(ex.wanted && body.done)) {
+      // Go's chunkWriter.writeHeader: an `Expect: 100-continue` body the handler did not read to its end closes
+      // the connection, even when the client sent it anyway (issue 34 item 3): those bytes, or what follows them,
+      // are never another request. What arrives is read, up to 256 KiB, so the close does not reset the answer.
       this.#write(head, ex.answer, true);
       if (head.framing.kind === "length" && body.remaining > DISCARD_LIMIT) this.#close();
       else {
@@ -373,7 +376,8 @@ export class Http1Connection {
         this.#socket.resume();
         this.#feedBody(ex);
       }
-    } else if (head.framing.kind === "length" && body.remaining >= DISCARD_LIMIT) this.#answer(ex, true);
+    } else if (body.done) this.#answer(ex, false);
+    else if (head.framing.kind === "length" && body.remaining >= DISCARD_LIMIT) this.#answer(ex, true);
     else {
       ex.phase = "discard";
       ex.discardFrom = body.size;
@@ -398,8 +402,23 @@ export class Http1Connection {
       return;
     }
     this.#current = undefined;
+    const socket = this.#socket;
+    if (socket.writableNeedDrain) {
+      // The client is not reading its answers: read nothing more until it does, as Go's server, which blocks in
+      // the answer's write and handles one request at a time per connection (issue 34 item 3). Without this,
+      // pipelined requests would be read and answered into an ever-growing write buffer.
+      this.#awaitingDrain = true;
+      socket.pause();
+      socket.once("drain", () => {
+        this.#awaitingDrain = false;
+        this.#options.idle?.(true);
+        socket.resume();
+        this.#pump();
+      });
+      return;
+    }
     this.#options.idle?.(true);
-    this.#socket.resume();
+    socket.resume();
     this.#pump();
   }
 
