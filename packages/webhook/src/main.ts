@@ -18,6 +18,7 @@ import type { HandlerContext } from "./handler.js";
 import { HookRegistry } from "./hooks/hook-registry.js";
 import { loadHooksFile } from "./hooks/hooks-file.js";
 import { checkTlsSettings, startServer, tlsVersion } from "./http/server.js";
+import { systemdActivation } from "./http/systemd-activation.js";
 import { listCipherSuites } from "./http/tls-ciphers.js";
 import { goLogStamp, Logger } from "./logger.js";
 import { createPidfile } from "./pidfile.js";
@@ -52,6 +53,8 @@ export interface MainDeps {
   /** Ends the process (upstream exits at once on SIGINT/SIGTERM). */
   readonly exit: (code: number) => void;
   readonly now: () => Date;
+  /** The path a passed Unix socket is bound to (socket activation's start-up line), when it can be found. */
+  readonly socketPath: (fd: number) => string | undefined;
 }
 
 /**
@@ -93,6 +96,10 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     deps.stdout.write(`${error.message}\n`);
     return exitCodeFor(error);
   }
+  // Socket activation (upstream 2.8.2): the variables leave the environment here, before hooks files are read as
+  // templates and before any command runs, as go-systemd's Files(true) unsets them.
+  const activation = systemdActivation(deps.env, deps.pid);
+  const env = activation.env;
   const logger = new Logger({
     verbose: config.verbose || config.debug || config.logfile !== "",
     format: config.logFormat === "json" ? "json" : "text",
@@ -114,7 +121,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     }
   }
   const registry = new HookRegistry({
-    load: (file) => loadHooksFile(file, { template: config.template, env: deps.env }),
+    load: (file) => loadHooksFile(file, { template: config.template, env }),
     log,
   });
   let server: Server | undefined;
@@ -139,18 +146,26 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   // Upstream opens the listener (and drops privileges) before anything else is logged, so a privileged port can
   // be bound and start-up errors come first.
+  if (activation.fds.length > 1) {
+    const n = activation.fds.length;
+    const message = `received ${n} sockets from systemd, but only 1 is supported`;
+    return fatal(new ListenError(`error listening on socket: ${message}`), "stderr");
+  }
+  const activatedFd = activation.fds[0];
   try {
     if (tlsSettingsError !== undefined) throw tlsSettingsError;
-    server = await startServer(config, handlerContext(config, { deps, logger, registry, ready }), {
+    server = await startServer(config, handlerContext(config, { deps, env, logger, registry, ready }), {
       // Every request through node:http (the wire reader's reference, for comparisons and tests).
-      nodeHttpOnly: deps.env.WEBHOOK_NODE_HTTP === "1",
+      nodeHttpOnly: env.WEBHOOK_NODE_HTTP === "1",
+      ...(activatedFd === undefined ? {} : { fd: activatedFd }),
     });
   } catch (error) {
     if (error === tlsSettingsError) {
       // Reported after loading the hooks, where upstream builds its TLS settings.
     } else if (error instanceof TlsError) tlsError = error;
     else if (error instanceof ListenError) {
-      return fatal(new ListenError(`error listening on port: ${error.message}`), "stderr");
+      const where = activatedFd === undefined ? "port" : "socket";
+      return fatal(new ListenError(`error listening on ${where}: ${error.message}`), "stderr");
     } else throw error;
   }
   if (config.setuid !== 0) {
@@ -163,7 +178,15 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     }
   }
   let pidfileWrite: Promise<unknown> = Promise.resolve();
-  const shutdown = shutdownOnSignals(config, { deps, log, server, pidfileWrite: () => pidfileWrite });
+  const shutdown = shutdownOnSignals(config, {
+    deps,
+    log,
+    server,
+    pidfileWrite: () => pidfileWrite,
+    // Upstream removes the -socket path even when systemd passed the socket and -socket was ignored, which would
+    // delete the socket unit's file; ours removes only a socket it bound itself.
+    boundSocket: activatedFd === undefined ? config.socket : "",
+  });
   if (config.pidfile !== "") {
     try {
       // Upstream starts its signal watcher after writing the pid file; ours starts as the write begins, so a
@@ -198,7 +221,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   if (registry.hooks().size === 0 && !logger.verbose && !config.nopanic)
     return fatal(new NoHooksError(), "stdout");
   if (tlsSettingsError !== undefined) return fatal(tlsSettingsError, "log");
-  log(`serving hooks on ${servingUrl(config, server)}`);
+  log(`serving hooks on ${servingUrl(config, { server, activatedFd, socketPath: deps.socketPath })}`);
   if (server === undefined) {
     // Upstream logs ServeTLS's error and returns from main: exit 0.
     log(tlsError?.message ?? "no server");
@@ -220,9 +243,15 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
 /** What the request handler sees: the registry's hooks and the server-wide settings. */
 function handlerContext(
   config: Config,
-  parts: { deps: MainDeps; logger: Logger; registry: HookRegistry; ready: Promise<void> },
+  parts: {
+    deps: MainDeps;
+    env: Readonly<Record<string, string | undefined>>;
+    logger: Logger;
+    registry: HookRegistry;
+    ready: Promise<void>;
+  },
 ): HandlerContext {
-  const { deps, logger, registry, ready } = parts;
+  const { deps, env, logger, registry, ready } = parts;
   const log = (line: string) => logger.log(line);
   return {
     hooks: () => registry.hooks(),
@@ -238,7 +267,7 @@ function handlerContext(
             .toUpperCase()
             .split(",")
             .filter((m) => m !== ""),
-    command: { ...deps.command, log, env: deps.env, cwd: deps.cwd },
+    command: { ...deps.command, log, env, cwd: deps.cwd },
     log,
     verbose: logger.verbose,
     debug: config.debug,
@@ -261,6 +290,7 @@ function shutdownOnSignals(
     log: (line: string) => void;
     server: Server | undefined;
     pidfileWrite: () => Promise<unknown>;
+    boundSocket: string;
   },
 ): () => void {
   const { deps, log, server } = parts;
@@ -277,8 +307,8 @@ function shutdownOnSignals(
             await deps.removeFile(config.pidfile).catch(() => undefined);
           }
           // A named socket is removed so the next start can bind it again (upstream signals.go).
-          if (config.socket !== "" && !config.socket.startsWith("@"))
-            await deps.removeFile(config.socket).catch(() => undefined);
+          const socket = parts.boundSocket;
+          if (socket !== "" && !socket.startsWith("@")) await deps.removeFile(socket).catch(() => undefined);
           if (server === undefined) return deps.exit(EXIT_OK);
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
           server.closeIdleConnections();
@@ -290,12 +320,30 @@ function shutdownOnSignals(
   };
 }
 
-/** The URL upstream logs: the bound address (0.0.0.0 kept as given), or the socket path. */
-function servingUrl(config: Config, server: Server | undefined): string {
-  const address = server?.address();
-  const where =
-    typeof address === "object" && address !== null
-      ? `${config.ip === "0.0.0.0" ? "0.0.0.0" : address.address}:${address.port}`
-      : config.socket || `${config.ip}:${config.port}`;
+/**
+ * The URL upstream logs: the bound address (0.0.0.0 kept as given), or the socket path; a socket systemd passed as
+ * Go's `Addr().String()` gives it (`[::]:9000`, or `{unix:/run/webhook.sock}`).
+ */
+function servingUrl(
+  config: Config,
+  listener: {
+    server: Server | undefined;
+    activatedFd: number | undefined;
+    socketPath: (fd: number) => string | undefined;
+  },
+): string {
+  const address = listener.server?.address();
+  let where: string;
+  if (listener.activatedFd !== undefined) {
+    where =
+      typeof address === "object" && address !== null
+        ? `${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
+        : `{unix:${listener.socketPath(listener.activatedFd) ?? ""}}`;
+  } else {
+    where =
+      typeof address === "object" && address !== null
+        ? `${config.ip === "0.0.0.0" ? "0.0.0.0" : address.address}:${address.port}`
+        : config.socket || `${config.ip}:${config.port}`;
+  }
   return `${config.secure ? "https" : "http"}://${where}/${config.urlprefix}${config.urlprefix === "" ? "" : "/"}{id}`;
 }

@@ -1,10 +1,11 @@
 // The request-smuggling and starvation battery (test/support/wire-safety-cases.ts) on our server and Debian's
 // /usr/bin/webhook 2.8.0 side by side: every answer must be the peer's, and each command must run as often as the
 // peer's does.
+
+import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { OUR_WEBHOOK as OURS, PEER_WEBHOOK as PEER } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";

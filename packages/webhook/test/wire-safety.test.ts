@@ -1,9 +1,10 @@
 // The request-smuggling and starvation battery (test/support/wire-safety-cases.ts) on our server alone, against the
 // answers Debian's webhook 2.8.0 gave (compared live in test/wire-safety.peers.test.ts).
+
+import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { OUR_WEBHOOK as OURS } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";

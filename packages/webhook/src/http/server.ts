@@ -10,19 +10,18 @@ import { createServer as createHttpsServer } from "node:https";
 import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { SecureVersion } from "node:tls";
-import { goErrorResponse, goParserRefusal } from "@local/go-compat/http-refusal";
+import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
 import { ListenError, TlsError } from "../errors.js";
 import type { Config } from "../flags.js";
 import { goDuration, iBytes } from "../go/log-format.js";
 import { goErrnoText, goPathError } from "../go/os-error.js";
-import { endAndClose } from "../go/refusal.js";
 import { goStatusReason } from "../go/status-text.js";
 import { type HandlerContext, handleRequest } from "../handler.js";
+import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
 import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
 import { openSslCiphers } from "./tls-ciphers.js";
-import { GO_MAX_HEAD_BYTES } from "./wire-request.js";
 
 /**
  * Checks `-tls-min-version` and `-cipher-suites`; upstream refuses bad ones with exit 1 once the hooks are loaded.
@@ -35,7 +34,8 @@ export function checkTlsSettings(config: Config): void {
 }
 
 /**
- * Starts the HTTP(S) server on the configured address; resolves with the server once it listens.
+ * Starts the HTTP(S) server on the configured address, or on the listening socket `fd` systemd passed; resolves
+ * with the server once it listens.
  *
  * @throws {TlsError} when `-secure` is set and the certificate or key cannot be loaded
  * @throws {ListenError} when the address cannot be bound, worded as Go's `net.Listen`
@@ -43,7 +43,7 @@ export function checkTlsSettings(config: Config): void {
 export async function startServer(
   config: Config,
   ctx: HandlerContext,
-  options: { nodeHttpOnly?: boolean } = {},
+  options: { nodeHttpOnly?: boolean; fd?: number } = {},
 ): Promise<Server> {
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // A client that aborts mid-body must not take the server down.
@@ -92,7 +92,11 @@ export async function startServer(
   // upstream connection just as node closes it (their 502s on idle reuse).
   server.keepAliveTimeout = 0;
   server.on("clientError", (error: Error, socket: Duplex) => onClientError(error, socket, { http1, server }));
-  if (config.socket === "" && !(Number.isInteger(config.port) && config.port >= 0 && config.port < 65536)) {
+  if (
+    options.fd === undefined &&
+    config.socket === "" &&
+    !(Number.isInteger(config.port) && config.port >= 0 && config.port < 65536)
+  ) {
     throw new ListenError(`listen tcp: address ${config.port}: invalid port`);
   }
   return new Promise((resolve, reject) => {
@@ -102,7 +106,9 @@ export async function startServer(
       server.off("error", failed);
       resolve(server);
     };
-    if (config.socket !== "") server.listen(config.socket, ready);
+    // A socket systemd passed (socket activation) replaces -ip, -port and -socket, as upstream 2.8.2.
+    if (options.fd !== undefined) server.listen({ fd: options.fd }, ready);
+    else if (config.socket !== "") server.listen(config.socket, ready);
     else server.listen(config.port, config.ip, ready);
   });
 }
@@ -110,14 +116,6 @@ export async function startServer(
 /** What Go's server writes when a TLS port receives plain HTTP (net/http server.go). */
 const PLAIN_HTTP_ON_TLS = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
 const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
-/**
- * Go's server reads up to `DefaultMaxHeaderBytes` (1 MiB) plus 4 KiB of request line and headers where node stops at
- * 16 KiB, and answers a missing Host itself (see `serve`).
- */
-const GO_PARSER_LIMITS = { maxHeaderSize: GO_MAX_HEAD_BYTES, requireHostHeader: false } as const;
-/** Answers up to this size are sent as one string with their head (see `serve`). */
-const SMALL_BODY = 16 * 1024;
-
 /**
  * Go answers a plain-HTTP request on the TLS port with a 400 text (`tlsRecordHeaderLooksLikeHTTP`); node would just
  * drop the connection. The first bytes are looked at before the TLS layer gets the socket; a TLS record (0x16)
@@ -174,16 +172,13 @@ async function serve(
   options: { config: Config; ctx: HandlerContext },
 ): Promise<void> {
   const { config, ctx } = options;
-  if (req.httpVersion === "1.1" && req.headers.host === undefined) {
-    // Go's readRequest refuses it before any handler runs, with its own text.
-    req.socket.end(goErrorResponse("400 Bad Request: missing required Host header"));
-    return;
-  }
+  // Go's readRequest refuses it before any handler runs, with its own text (go-compat).
+  if (refuseMissingHost(req)) return;
   await ctx.ready;
   const { chunks, tooLarge } = await readBody(req, config.maxBodyBytes);
   if (tooLarge) {
-    res.writeHead(413, { "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
-    res.end("Request body too large.");
+    res.writeHead(BODY_TOO_LARGE.status, { ...BODY_TOO_LARGE.headers, Connection: "close" });
+    res.end(BODY_TOO_LARGE.body);
     return;
   }
   await serveWire(
@@ -203,15 +198,23 @@ async function serve(
         // node writes the head and a string body in one write(), but a Buffer body as a second chunk through
         // writev: 1.5x the requests/s on small answers (bench/webhook/README.md). latin1 maps bytes 1:1.
         if (typeof body === "string") res.end(body);
-        else if (body.length <= SMALL_BODY) res.end(body.toString("latin1"), "latin1");
+        else if (body.length <= ONE_WRITE_BODY_BYTES) res.end(body.toString("latin1"), "latin1");
         else res.end(body);
       },
     },
   );
 }
 
+/**
+ * The client's address as Go's `RemoteAddr`: `host:port`, an IPv4 client of a dual-stack listener (`::ffff:a.b.c.d`)
+ * in its IPv4 form as Go's net.IP prints it, and `@` for a Unix socket's unnamed peer.
+ */
 function peerAddress(socket: Socket): string {
-  return `${socket.remoteFamily === "IPv6" ? `[${socket.remoteAddress}]` : socket.remoteAddress}:${socket.remotePort}`;
+  const address = socket.remoteAddress;
+  if (address === undefined) return "@";
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped !== undefined) return `${mapped}:${socket.remotePort}`;
+  return `${socket.remoteFamily === "IPv6" ? `[${address}]` : address}:${socket.remotePort}`;
 }
 
 /** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
@@ -309,14 +312,10 @@ function onClientError(
   options: { http1: Http1Options; server: Server },
 ): void {
   if (error.code !== "HPE_INVALID_METHOD" || error.rawPacket === undefined || !(socket instanceof Socket)) {
-    if (!socket.writable || (socket as Socket).bytesWritten !== 0) {
-      socket.destroy();
-      return;
-    }
-    // node's own handler writes and destroys at once, which can lose the answer to a reset.
-    // The table both servers share (go-compat); a malformed chunked body, which Go meets only while the handler
-    // reads and webhook then serves what came before it, gets Go's default 400 here in the node:http mode.
-    endAndClose(socket, goParserRefusal(error));
+    // node's own handler writes and destroys at once, which can lose the answer to a reset. The guard, table and
+    // close both servers share (go-compat); a malformed chunked body, which Go meets only while the handler reads
+    // and webhook then serves what came before it, gets Go's default 400 here in the node:http mode.
+    answerClientError(error, socket);
     return;
   }
   // node's parser stays attached and would report every further chunk as another error.
