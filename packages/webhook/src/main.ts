@@ -343,7 +343,10 @@ function servingUrl(
     where =
       typeof address === "object" && address !== null
         ? `${config.ip === "0.0.0.0" ? "0.0.0.0" : address.address}:${address.port}`
-        : config.socket || `${config.ip}:${config.port}`;
+        : config.socket !== ""
+          ? // As upstream's -socket (#703, 2.8.1): Go's `{unix:path}` form.
+            `{unix:${config.socket}}`
+          : `${config.ip}:${config.port}`;
   }
   return `${config.secure ? "https" : "http"}://${where}/${config.urlprefix}${config.urlprefix === "" ? "" : "/"}{id}`;
 }
