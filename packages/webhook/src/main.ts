@@ -21,6 +21,7 @@ import { checkTlsSettings, startServer, tlsVersion } from "./http/server.js";
 import { systemdActivation } from "./http/systemd-activation.js";
 import { listCipherSuites } from "./http/tls-ciphers.js";
 import { goLogStamp, Logger } from "./logger.js";
+import { HookMetrics } from "./metrics.js";
 import { createPidfile } from "./pidfile.js";
 
 /** The version `-version` prints: that of the Debian/Ubuntu package this replaces (research §0); features of 2.8.1/2.8.2 are a superset. */
@@ -120,9 +121,14 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       return exitCodeFor(error);
     }
   }
-  const registry = new HookRegistry({
+  // -metrics (beyond upstream, off by default so the drop-in is unchanged).
+  const metrics: HookMetrics | undefined = config.metrics
+    ? new HookMetrics({ hooksLoaded: (): number => registry.hooks().size })
+    : undefined;
+  const registry: HookRegistry = new HookRegistry({
     load: (file) => loadHooksFile(file, { template: config.template, env }),
     log,
+    ...(metrics === undefined ? {} : { onReloadFailure: () => metrics.reloadFailed() }),
   });
   let server: Server | undefined;
   let markReady = () => {};
@@ -154,11 +160,15 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   const activatedFd = activation.fds[0];
   try {
     if (tlsSettingsError !== undefined) throw tlsSettingsError;
-    server = await startServer(config, handlerContext(config, { deps, env, logger, registry, ready }), {
-      // Every request through node:http (the wire reader's reference, for comparisons and tests).
-      nodeHttpOnly: env.WEBHOOK_NODE_HTTP === "1",
-      ...(activatedFd === undefined ? {} : { fd: activatedFd }),
-    });
+    server = await startServer(
+      config,
+      handlerContext(config, { deps, env, logger, registry, ready, metrics }),
+      {
+        // Every request through node:http (the wire reader's reference, for comparisons and tests).
+        nodeHttpOnly: env.WEBHOOK_NODE_HTTP === "1",
+        ...(activatedFd === undefined ? {} : { fd: activatedFd }),
+      },
+    );
   } catch (error) {
     if (error === tlsSettingsError) {
       // Reported after loading the hooks, where upstream builds its TLS settings.
@@ -249,9 +259,10 @@ function handlerContext(
     logger: Logger;
     registry: HookRegistry;
     ready: Promise<void>;
+    metrics: HookMetrics | undefined;
   },
 ): HandlerContext {
-  const { deps, env, logger, registry, ready } = parts;
+  const { deps, env, logger, registry, ready, metrics } = parts;
   const log = (line: string) => logger.log(line);
   return {
     hooks: () => registry.hooks(),
@@ -276,6 +287,7 @@ function handlerContext(
     now: deps.now,
     running: new Map(),
     maxMultipartMem: config.maxMultipartMem,
+    ...(metrics === undefined ? {} : { metrics }),
   };
 }
 

@@ -49,6 +49,8 @@ export interface Http1Options {
   readonly maxHeaderBytes?: number;
   /** A body past this size (when > 0) gets 413 and is not served (beyond upstream: `-max-body-bytes`). */
   readonly maxBodyBytes: number;
+  /** Told of each request refused for `maxBodyBytes` (the `-metrics` count), with the path it asked for. */
+  readonly onTooLarge?: (path: string) => void;
   /** The server's event that brings a readable socket: `connection`, or `secureConnection` for https. */
   readonly event?: "connection" | "secureConnection";
 }
@@ -468,6 +470,7 @@ export class Http1Connection {
 
   /** `-max-body-bytes` (beyond upstream): 413, nothing served, the connection closed. */
   #tooLarge(head: RequestHead): void {
+    this.#options.onTooLarge?.(head.path);
     this.#writeClosing(head, BODY_TOO_LARGE);
     this.#close();
   }

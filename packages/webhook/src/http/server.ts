@@ -17,6 +17,7 @@ import { goDuration, iBytes } from "../go/log-format.js";
 import { goErrnoText, goPathError } from "../go/os-error.js";
 import { goStatusReason } from "../go/status-text.js";
 import { type HandlerContext, handleRequest } from "../handler.js";
+import { type HookMetrics, UNKNOWN_HOOK } from "../metrics.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
@@ -85,6 +86,7 @@ export async function startServer(
     },
     maxBodyBytes: config.maxBodyBytes,
     event: config.secure ? "secureConnection" : "connection",
+    onTooLarge: (path) => ctx.metrics?.request(hookLabel(path, ctx), "body_too_large"),
   };
   if (options.nodeHttpOnly !== true) serveHttp1(server, http1);
   // Go's http.Server as upstream builds it has no idle timeout: a kept-alive connection stays open until the client
@@ -177,6 +179,8 @@ async function serve(
   await ctx.ready;
   const { chunks, tooLarge } = await readBody(req, config.maxBodyBytes);
   if (tooLarge) {
+    const url = req.url ?? "/";
+    ctx.metrics?.request(hookLabel(url.split("?", 1)[0] as string, ctx), "body_too_large");
     res.writeHead(BODY_TOO_LARGE.status, { ...BODY_TOO_LARGE.headers, Connection: "close" });
     res.end(BODY_TOO_LARGE.body);
     return;
@@ -267,19 +271,23 @@ async function serveWire(
   }
   let response: Awaited<ReturnType<typeof handleRequest>>;
   try {
-    response = await handleRequest(
-      {
-        method: req.method,
-        path,
-        query,
-        headers: requestHeaders,
-        body: requestBody,
-        ...(readBody === undefined ? {} : { readBody }),
-        remoteAddr: req.remoteAddr,
-        requestId: rid,
-      },
-      ctx,
-    );
+    const metrics = ctx.metrics;
+    // -metrics (beyond upstream): the scrape, on the same listener; not a hook request, so not logged as one.
+    if (metrics !== undefined && path === "/metrics") response = await metricsResponse(req.method, metrics);
+    else
+      response = await handleRequest(
+        {
+          method: req.method,
+          path,
+          query,
+          headers: requestHeaders,
+          body: requestBody,
+          ...(readBody === undefined ? {} : { readBody }),
+          remoteAddr: req.remoteAddr,
+          requestId: rid,
+        },
+        ctx,
+      );
   } catch (error) {
     ctx.log(`[${rid}] panic: ${(error as Error).stack ?? String(error)}`);
     response = { status: 500, headers: [], body: "Internal Server Error" };
@@ -298,6 +306,41 @@ async function serveWire(
   ctx.log(
     `[${rid}] ${String(response.status).padStart(3, "0")} | ${iBytes(length)} | ${elapsed} | ${host} | ${req.method} ${url}`,
   );
+}
+
+/** `GET /metrics` (and HEAD): the Prometheus text format; any other method 405, as Go's ServeMux method patterns. */
+async function metricsResponse(
+  method: string,
+  metrics: HookMetrics,
+): Promise<Awaited<ReturnType<typeof handleRequest>>> {
+  if (method !== "GET" && method !== "HEAD") {
+    return {
+      status: 405,
+      headers: [
+        ["Allow", "GET, HEAD"],
+        ["Content-Type", "text/plain; charset=utf-8"],
+      ],
+      body: "Method Not Allowed\n",
+      explicitContentType: true,
+      unrouted: true,
+    };
+  }
+  const { contentType, body } = await metrics.render();
+  return {
+    status: 200,
+    headers: [["Content-Type", contentType]],
+    body,
+    explicitContentType: true,
+    unrouted: true,
+  };
+}
+
+/** The `hook` label of a request path: the id of a served hook, else the one value for all others. */
+function hookLabel(path: string, ctx: HandlerContext): string {
+  const prefix = ctx.urlPrefix === "" ? "/" : `/${ctx.urlPrefix}/`;
+  if (!path.startsWith(prefix)) return UNKNOWN_HOOK;
+  const id = path.slice(prefix.length);
+  return ctx.hooks().has(id) ? id : UNKNOWN_HOOK;
 }
 
 /**
