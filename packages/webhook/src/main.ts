@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { basename, dirname, join } from "node:path";
 import type { CommandDeps } from "./command/command.js";
 import {
   DuplicateHookError,
@@ -17,7 +18,7 @@ import { goErrnoText, goPathError } from "./go/os-error.js";
 import type { HandlerContext } from "./handler.js";
 import { HookRegistry } from "./hooks/hook-registry.js";
 import { loadHooksFile } from "./hooks/hooks-file.js";
-import { checkTlsSettings, startServer, tlsVersion } from "./http/server.js";
+import { checkTlsSettings, reloadCertificate, startServer, tlsVersion } from "./http/server.js";
 import { systemdActivation } from "./http/systemd-activation.js";
 import { listCipherSuites } from "./http/tls-ciphers.js";
 import { goLogStamp, Logger } from "./logger.js";
@@ -240,14 +241,73 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   const running = server;
   markReady();
+  const reloadPair = certificateReloader(config, { server: running, log });
   for (const signal of ["SIGHUP", "SIGUSR1"] as const) {
     deps.onSignal(signal, () => {
       log(`caught ${signal === "SIGHUP" ? "HUP" : "USR1"} signal`);
-      void registry.reloadAll();
+      void registry.reloadAll().then(reloadPair);
     });
   }
-  if (config.hotreload) registry.watch(deps);
+  if (config.hotreload) {
+    registry.watch(deps);
+    if (config.secure) watchCertificate(config, { deps, log, reload: reloadPair });
+  }
   return new Promise((resolve) => running.on("close", () => resolve(EXIT_OK)));
+}
+
+/**
+ * With `-secure`, reloads `-cert`/`-key` (beyond upstream, issue 34 item 4); a broken new pair keeps the old one,
+ * with the reason in the log. Without `-secure`, does nothing.
+ */
+function certificateReloader(
+  config: Config,
+  parts: { server: Server; log: (line: string) => void },
+): () => Promise<void> {
+  return async () => {
+    if (!config.secure) return;
+    try {
+      await reloadCertificate(parts.server, config);
+      parts.log(`reloaded TLS certificate ${config.cert} and key ${config.key}`);
+    } catch (error) {
+      if (!(error instanceof TlsError)) throw error;
+      parts.log(
+        `error reloading TLS certificate ${config.cert} and key ${config.key}, keeping the previous pair: ${error.message}`,
+      );
+    }
+  };
+}
+
+/**
+ * `-hotreload` with `-secure`: a change of the certificate or key file reloads the pair. A renewal writes both
+ * files: the changes of one burst are taken together (half a second after the last), so the new certificate is not
+ * tried with the old key.
+ */
+function watchCertificate(
+  config: Config,
+  parts: { deps: MainDeps; log: (line: string) => void; reload: () => Promise<void> },
+): void {
+  const { deps, log } = parts;
+  let generation = 0;
+  const changed = () => {
+    const mine = ++generation;
+    void deps.sleep(500).then(() => {
+      if (mine !== generation) return;
+      log("TLS certificate or key modified");
+      return parts.reload();
+    });
+  };
+  const dirs = new Map<string, Set<string>>();
+  for (const file of [config.cert, config.key]) {
+    const names = dirs.get(dirname(file)) ?? new Set<string>();
+    names.add(basename(file));
+    dirs.set(dirname(file), names);
+  }
+  for (const [dir, names] of dirs) {
+    log(`setting up file watcher for ${[...names].map((n) => join(dir, n)).join(" and ")}`);
+    deps.watch(dir, (file) => {
+      if (names.has(file)) changed();
+    });
+  }
 }
 
 /** What the request handler sees: the registry's hooks and the server-wide settings. */

@@ -9,7 +9,7 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import type { SecureVersion } from "node:tls";
+import { createSecureContext, type SecureContextOptions, type SecureVersion } from "node:tls";
 import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
 import { ListenError, TlsError } from "../errors.js";
 import type { Config } from "../flags.js";
@@ -118,6 +118,38 @@ export async function startServer(
 /** What Go's server writes when a TLS port receives plain HTTP (net/http server.go). */
 const PLAIN_HTTP_ON_TLS = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
 const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
+/**
+ * Loads `-cert`/`-key` again and gives new connections the new pair (beyond upstream, issue 34 item 4: SIGHUP,
+ * SIGUSR1, and `-hotreload` on a change of either file). Connections already open, and requests in flight on them,
+ * keep the pair they were made with. The pair is checked whole before anything changes, so a broken one (a file
+ * missing or unreadable, not PEM, a key that does not match the certificate) leaves the current one in place.
+ *
+ * @throws {TlsError} saying what is wrong with the new pair
+ */
+export async function reloadCertificate(server: Server, config: Config): Promise<void> {
+  let cert: Buffer;
+  let key: Buffer;
+  try {
+    cert = await readFile(config.cert);
+    key = await readFile(config.key);
+  } catch (cause) {
+    throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
+  }
+  const options = {
+    cert,
+    key,
+    minVersion: tlsVersion(config.tlsMinVersion),
+    ...cipherOption(config.cipherSuites),
+  };
+  try {
+    // createSecureContext refuses what setSecureContext would half-apply: checked first, then swapped.
+    createSecureContext(options);
+    (server as unknown as { setSecureContext(o: SecureContextOptions): void }).setSecureContext(options);
+  } catch (cause) {
+    throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
+  }
+}
+
 /**
  * Go answers a plain-HTTP request on the TLS port with a 400 text (`tlsRecordHeaderLooksLikeHTTP`); node would just
  * drop the connection. The first bytes are looked at before the TLS layer gets the socket; a TLS record (0x16)
