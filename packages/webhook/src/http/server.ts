@@ -52,14 +52,7 @@ export async function startServer(
   };
   let server: Server;
   if (config.secure) {
-    let cert: Buffer;
-    let key: Buffer;
-    try {
-      cert = await readFile(config.cert);
-      key = await readFile(config.key);
-    } catch (cause) {
-      throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
-    }
+    const { cert, key } = await readPair(config);
     try {
       server = createHttpsServer(
         {
@@ -127,14 +120,7 @@ const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
  * @throws {TlsError} saying what is wrong with the new pair
  */
 export async function reloadCertificate(server: Server, config: Config): Promise<void> {
-  let cert: Buffer;
-  let key: Buffer;
-  try {
-    cert = await readFile(config.cert);
-    key = await readFile(config.key);
-  } catch (cause) {
-    throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
-  }
+  const { cert, key } = await readPair(config);
   const options = {
     cert,
     key,
@@ -147,6 +133,19 @@ export async function reloadCertificate(server: Server, config: Config): Promise
     (server as unknown as { setSecureContext(o: SecureContextOptions): void }).setSecureContext(options);
   } catch (cause) {
     throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/**
+ * Reads `-cert` and `-key`.
+ *
+ * @throws {TlsError} worded as Go's `open <path>: <errno text>`
+ */
+async function readPair(config: Config): Promise<{ cert: Buffer; key: Buffer }> {
+  try {
+    return { cert: await readFile(config.cert), key: await readFile(config.key) };
+  } catch (cause) {
+    throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
   }
 }
 

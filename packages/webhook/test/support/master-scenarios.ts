@@ -4,11 +4,14 @@
 // (TCP, dual-stack, Unix, two sockets), a plain -socket, and the `cat`/`credential` template functions. Everything
 // host-specific (the temporary directory, ports, request ids, dates) is replaced by a placeholder, so the answers
 // compare byte for byte.
+import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { test } from "node:test";
 
 /** Debian's `systemd-socket-activate` (package `systemd`), which passes listening sockets as systemd does. */
 export const SOCKET_ACTIVATE = "/usr/bin/systemd-socket-activate";
@@ -311,5 +314,25 @@ export async function runScenario(scenario: Scenario, command: readonly string[]
   } finally {
     if (child !== undefined) await stop(child);
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Declares one test per scenario `which` selects, comparing ours (`command`) with the recorded answers of upstream
+ * master in test/fixtures/master/answers.json.
+ */
+export function compareWithMaster(which: (scenario: Scenario) => boolean, command: readonly string[]): void {
+  const fixture = JSON.parse(
+    readFileSync(new URL("../../../test/fixtures/master/answers.json", import.meta.url), "utf8"),
+  ) as { recordedWith: string; scenarios: Record<string, Recorded> };
+  for (const scenario of SCENARIOS.filter(which)) {
+    test(`${scenario.name}: as upstream master (${fixture.recordedWith})`, async () => {
+      const expected = fixture.scenarios[scenario.name];
+      assert.ok(
+        expected !== undefined,
+        `no recorded answers for ${scenario.name}: run the recording script again`,
+      );
+      assert.deepEqual(await runScenario(scenario, command), expected);
+    });
   }
 }
