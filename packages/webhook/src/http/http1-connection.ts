@@ -280,7 +280,7 @@ export class Http1Connection {
     const { body } = ex;
     while (this.#queue.length > 0 && !body.done && !body.failed) {
       const chunk = this.#take();
-      const used = body.push(chunk, keep);
+      const used = keep ? body.push(chunk) : body.skip(chunk);
       if (used < chunk.length) this.#giveBack(chunk.subarray(used));
     }
     if (this.#ended && !body.done) body.end();

@@ -357,7 +357,17 @@ export class BodyReader {
   }
 
   /** Takes bytes off the wire; returns how many of `chunk` belong to this body (the rest is the next request). */
-  push(chunk: Buffer, keep = true): number {
+  push(chunk: Buffer): number {
+    return this.#take(chunk, { keep: true });
+  }
+
+  /** As {@link push}, for a body read only to be dropped: its bytes are counted, not kept. */
+  skip(chunk: Buffer): number {
+    return this.#take(chunk, { keep: false });
+  }
+
+  #take(chunk: Buffer, options: { keep: boolean }): number {
+    const { keep } = options;
     if (this.#state !== "reading") return 0;
     if (this.#framing.kind === "length") {
       const take = Math.min(chunk.length, this.#remaining);
