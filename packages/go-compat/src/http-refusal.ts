@@ -1,3 +1,7 @@
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
+
 // How Go's net/http server refuses a request it cannot read (server.go `(c *conn) serve`: "431 Request Header
 // Fields Too Large", "505 HTTP Version Not Supported: unsupported protocol version", "501 Not Implemented"
 // for an unsupported transfer coding, "400 Bad Request" otherwise). node's parser refuses the same requests with an
@@ -64,4 +68,57 @@ export function goParserRefusalStatus(
 export function goParserRefusal(error: ParserError, options: GoParserRefusalOptions = {}): string {
   const { status, body } = goParserRefusalStatus(error, options);
   return goErrorResponse(status, body ?? status);
+}
+
+/**
+ * Go's `DefaultMaxHeaderBytes` (1 MiB) plus the 4 KiB slack its reader allows (server.go `initialReadLimitSize`):
+ * the request line and headers Go reads before answering 431, where node stops at 16 KiB.
+ */
+export const GO_MAX_HEADER_BYTES = (1 << 20) + 4096;
+
+/**
+ * node:http server options that read what Go reads: Go's header limit, and a missing `Host` left to
+ * {@link refuseMissingHost} (node's own refusal is a bare 400 without Go's text).
+ */
+export const GO_PARSER_LIMITS = { maxHeaderSize: GO_MAX_HEADER_BYTES, requireHostHeader: false } as const;
+
+/** Go's answer to an HTTP/1.1 request without `Host` (server.go readRequest), before any handler runs. */
+export const MISSING_HOST_REFUSAL = goErrorResponse("400 Bad Request: missing required Host header");
+
+/**
+ * As Go's `closeWriteAndWait`: the answer (if any), then a FIN, and the close a little later, so request bytes still
+ * unread do not turn the close into a reset that loses the answer. Nothing more is read from the connection as a
+ * request.
+ */
+export function endAndClose(socket: Duplex, answer?: string): void {
+  if (answer === undefined) socket.end();
+  else socket.end(answer);
+  setTimeout(() => socket.destroy(), 500).unref();
+}
+
+/**
+ * Refuses an HTTP/1.1 request without `Host` as Go does (its text, then the connection closed); true when it did,
+ * and the request must not be served.
+ */
+export function refuseMissingHost(req: IncomingMessage): boolean {
+  if (req.httpVersion !== "1.1" || req.headers.host !== undefined) return false;
+  endAndClose(req.socket, MISSING_HOST_REFUSAL);
+  return true;
+}
+
+/**
+ * A node:http `clientError` handler's answer, as Go's server answers a request it cannot read: the refusal from
+ * {@link goParserRefusal}, then the close. A socket that already had bytes written (an answer under way) or cannot
+ * be written is only destroyed: a refusal there would corrupt the stream.
+ */
+export function answerClientError(
+  error: ParserError,
+  socket: Duplex,
+  options: GoParserRefusalOptions = {},
+): void {
+  if (!socket.writable || (socket as Partial<Socket>).bytesWritten !== 0) {
+    socket.destroy();
+    return;
+  }
+  endAndClose(socket, goParserRefusal(error, options));
 }

@@ -1,6 +1,6 @@
 // Composition root: the only module that touches `process`.
 import { fork } from "node:child_process";
-import { watch } from "node:fs";
+import { readFileSync, readlinkSync, watch } from "node:fs";
 import { access, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
@@ -9,6 +9,7 @@ import { createHelperPool } from "./command/helper-pool.js";
 import { killGroup } from "./command/kill-group.js";
 import type { CommandResult, RunRequest } from "./command/node-spawn.js";
 import { createPosixSpawn, type NativeLibrary } from "./command/posix-spawn.js";
+import { unixSocketPath } from "./http/systemd-activation.js";
 import { main } from "./main.js";
 
 let runner: Promise<(request: RunRequest) => Promise<CommandResult>> | undefined;
@@ -112,6 +113,8 @@ process.exitCode = await main(process.argv.slice(2), {
     process.setuid?.(uid);
   },
   now: () => new Date(),
+  socketPath: (fd) =>
+    unixSocketPath(fd, { readlink: readlinkSync, readFile: (path) => readFileSync(path, "utf8") }),
 });
 
 /**

@@ -35,6 +35,8 @@ export interface Config {
   logFormat: "text" | "json";
   /** Beyond upstream: log why a hook's rules were not satisfied. */
   explainRules: boolean;
+  /** Beyond upstream (off by default): Prometheus metrics at `GET /metrics` on the same listener. */
+  metrics: boolean;
 }
 
 type Kind = "bool" | "string" | "int" | "list" | "header";
@@ -104,6 +106,13 @@ const FLAGS: readonly FlagSpec[] = [
     kind: "bool",
     key: "listCipherSuites",
     usage: "list available TLS cipher suites",
+  },
+  {
+    name: "metrics",
+    kind: "bool",
+    key: "metrics",
+    usage: "serve Prometheus metrics at /metrics on the same listener (beyond upstream)",
+    hidden: true,
   },
   {
     name: "explain-rules",
@@ -233,6 +242,7 @@ function defaultConfig(): Config {
     setgid: 0,
     socket: "",
     explainRules: false,
+    metrics: false,
     version: false,
     help: false,
     maxBodyBytes: 0,

@@ -5,6 +5,7 @@ import { goParseQuery } from "./go/query.js";
 import { detectContentType } from "./go/sniff.js";
 import { goStatusText } from "./go/status-text.js";
 import type { Hook } from "./hooks/hook.js";
+import { type HookMetrics, type HookOutcome, UNKNOWN_HOOK } from "./metrics.js";
 import { decodeGoJsonObject, parseBody } from "./request/payload.js";
 import {
   argumentError,
@@ -72,6 +73,8 @@ export interface HandlerContext {
   readonly maxMultipartMem?: number;
   /** Runs of each hook in progress, for `maximum-concurrent-executions`. */
   readonly running: Map<string, number>;
+  /** `-metrics` (beyond upstream): where each request's outcome and each command's run are counted. */
+  readonly metrics?: HookMetrics;
 }
 
 const TEXT = "text/plain; charset=utf-8";
@@ -144,11 +147,15 @@ async function answer(
   if (ctx.verbose) ctx.log(`[${rid}] incoming HTTP ${req.method} request from ${req.remoteAddr}`);
   const id = path.slice(prefix.length);
   const hook = ctx.hooks().get(id);
-  if (hook === undefined) return { status: 404, headers: [["Content-Type", TEXT]], body: "Hook not found." };
+  if (hook === undefined) {
+    ctx.metrics?.request(UNKNOWN_HOOK, "not_found");
+    return { status: 404, headers: [["Content-Type", TEXT]], body: "Hook not found." };
+  }
 
   const allowed = hook.httpMethods.length > 0 ? hook.httpMethods : ctx.defaultMethods;
   if (allowed.length > 0 && !allowed.includes(req.method)) {
     ctx.log(`[${rid}] HTTP ${req.method} method not allowed for hook "${id}"`);
+    ctx.metrics?.request(id, "method_not_allowed");
     return { status: 405, headers: [], body: "" };
   }
   if (ctx.verbose) ctx.log(`[${rid}] ${id} got matched`);
@@ -178,6 +185,7 @@ async function answer(
   if (parsed.multipartFailed) {
     // Upstream logs these with a trailing newline, which log.Println turns into an empty line.
     ctx.log(`[${rid}] ${parsed.logError}\n`);
+    ctx.metrics?.request(id, "bad_request");
     return {
       status: 500,
       headers: [...headers, ["Content-Type", TEXT]],
@@ -206,6 +214,7 @@ async function answer(
     });
     if (result.error !== undefined && !(result.error instanceof ParameterNodeError)) {
       ctx.log(`[${rid}] error evaluating hook: ${result.error.message}`);
+      ctx.metrics?.request(id, "rules_error");
       return { status: 500, headers: [...headers, ["Content-Type", TEXT]], body: EVAL_ERROR };
     }
     if (result.error !== undefined) ctx.log(`[${rid}] ${result.error.message}`);
@@ -218,6 +227,7 @@ async function answer(
           `[${rid}] ${id} got matched, but didn't get triggered because the trigger rules were not satisfied`,
         );
       const status = knownStatus(hook.triggerRuleMismatchHttpResponseCode) ?? 200;
+      ctx.metrics?.request(id, "rules_not_satisfied");
       return { status, headers: [...headers, ["Content-Type", TEXT]], body: NOT_SATISFIED };
     }
   }
@@ -230,6 +240,7 @@ async function answer(
     (ctx.running.get(id) ?? 0) >= hook.maximumConcurrentExecutions
   ) {
     ctx.log(`[${rid}] reached concurrency limit for: ${id} (max=${hook.maximumConcurrentExecutions})`);
+    ctx.metrics?.request(id, "too_many_requests");
     return {
       status: 429,
       headers: [...headers, ["Content-Type", TEXT]],
@@ -238,10 +249,16 @@ async function answer(
   }
   const run = async () => {
     ctx.running.set(id, (ctx.running.get(id) ?? 0) + 1);
+    const ended = ctx.metrics?.commandStarted(id);
+    let outcome: HookOutcome = "command_failed";
     try {
-      return await runCommand(hook, { data, deps: ctx.command, rid });
+      const result = await runCommand(hook, { data, deps: ctx.command, rid });
+      outcome = result.timedOut ? "timeout" : result.error !== undefined ? "command_failed" : "executed";
+      return result;
     } finally {
       ctx.running.set(id, (ctx.running.get(id) ?? 1) - 1);
+      ended?.();
+      ctx.metrics?.request(id, outcome);
     }
   };
   if (hook.includeCommandOutputInResponse) {

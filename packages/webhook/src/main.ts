@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { basename, dirname, join } from "node:path";
 import type { CommandDeps } from "./command/command.js";
 import {
   DuplicateHookError,
@@ -17,9 +18,11 @@ import { goErrnoText, goPathError } from "./go/os-error.js";
 import type { HandlerContext } from "./handler.js";
 import { HookRegistry } from "./hooks/hook-registry.js";
 import { loadHooksFile } from "./hooks/hooks-file.js";
-import { checkTlsSettings, startServer, tlsVersion } from "./http/server.js";
+import { checkTlsSettings, reloadCertificate, startServer, tlsVersion } from "./http/server.js";
+import { systemdActivation } from "./http/systemd-activation.js";
 import { listCipherSuites } from "./http/tls-ciphers.js";
 import { goLogStamp, Logger } from "./logger.js";
+import { HookMetrics } from "./metrics.js";
 import { createPidfile } from "./pidfile.js";
 
 /** The version `-version` prints: that of the Debian/Ubuntu package this replaces (research §0); features of 2.8.1/2.8.2 are a superset. */
@@ -52,6 +55,8 @@ export interface MainDeps {
   /** Ends the process (upstream exits at once on SIGINT/SIGTERM). */
   readonly exit: (code: number) => void;
   readonly now: () => Date;
+  /** The path a passed Unix socket is bound to (socket activation's start-up line), when it can be found. */
+  readonly socketPath: (fd: number) => string | undefined;
 }
 
 /**
@@ -93,6 +98,10 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     deps.stdout.write(`${error.message}\n`);
     return exitCodeFor(error);
   }
+  // Socket activation (upstream 2.8.2): the variables leave the environment here, before hooks files are read as
+  // templates and before any command runs, as go-systemd's Files(true) unsets them.
+  const activation = systemdActivation(deps.env, deps.pid);
+  const env = activation.env;
   const logger = new Logger({
     verbose: config.verbose || config.debug || config.logfile !== "",
     format: config.logFormat === "json" ? "json" : "text",
@@ -113,9 +122,14 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       return exitCodeFor(error);
     }
   }
-  const registry = new HookRegistry({
-    load: (file) => loadHooksFile(file, { template: config.template, env: deps.env }),
+  // -metrics (beyond upstream, off by default so the drop-in is unchanged).
+  const metrics: HookMetrics | undefined = config.metrics
+    ? new HookMetrics({ hooksLoaded: (): number => registry.hooks().size })
+    : undefined;
+  const registry: HookRegistry = new HookRegistry({
+    load: (file) => loadHooksFile(file, { template: config.template, env }),
     log,
+    ...(metrics === undefined ? {} : { onReloadFailure: () => metrics.reloadFailed() }),
   });
   let server: Server | undefined;
   let markReady = () => {};
@@ -139,18 +153,30 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   // Upstream opens the listener (and drops privileges) before anything else is logged, so a privileged port can
   // be bound and start-up errors come first.
+  if (activation.fds.length > 1) {
+    const n = activation.fds.length;
+    const message = `received ${n} sockets from systemd, but only 1 is supported`;
+    return fatal(new ListenError(`error listening on socket: ${message}`), "stderr");
+  }
+  const activatedFd = activation.fds[0];
   try {
     if (tlsSettingsError !== undefined) throw tlsSettingsError;
-    server = await startServer(config, handlerContext(config, { deps, logger, registry, ready }), {
-      // Every request through node:http (the wire reader's reference, for comparisons and tests).
-      nodeHttpOnly: deps.env.WEBHOOK_NODE_HTTP === "1",
-    });
+    server = await startServer(
+      config,
+      handlerContext(config, { deps, env, logger, registry, ready, metrics }),
+      {
+        // Every request through node:http (the wire reader's reference, for comparisons and tests).
+        nodeHttpOnly: env.WEBHOOK_NODE_HTTP === "1",
+        ...(activatedFd === undefined ? {} : { fd: activatedFd }),
+      },
+    );
   } catch (error) {
     if (error === tlsSettingsError) {
       // Reported after loading the hooks, where upstream builds its TLS settings.
     } else if (error instanceof TlsError) tlsError = error;
     else if (error instanceof ListenError) {
-      return fatal(new ListenError(`error listening on port: ${error.message}`), "stderr");
+      const where = activatedFd === undefined ? "port" : "socket";
+      return fatal(new ListenError(`error listening on ${where}: ${error.message}`), "stderr");
     } else throw error;
   }
   if (config.setuid !== 0) {
@@ -163,7 +189,15 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     }
   }
   let pidfileWrite: Promise<unknown> = Promise.resolve();
-  const shutdown = shutdownOnSignals(config, { deps, log, server, pidfileWrite: () => pidfileWrite });
+  const shutdown = shutdownOnSignals(config, {
+    deps,
+    log,
+    server,
+    pidfileWrite: () => pidfileWrite,
+    // Upstream removes the -socket path even when systemd passed the socket and -socket was ignored, which would
+    // delete the socket unit's file; ours removes only a socket it bound itself.
+    boundSocket: activatedFd === undefined ? config.socket : "",
+  });
   if (config.pidfile !== "") {
     try {
       // Upstream starts its signal watcher after writing the pid file; ours starts as the write begins, so a
@@ -198,7 +232,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   if (registry.hooks().size === 0 && !logger.verbose && !config.nopanic)
     return fatal(new NoHooksError(), "stdout");
   if (tlsSettingsError !== undefined) return fatal(tlsSettingsError, "log");
-  log(`serving hooks on ${servingUrl(config, server)}`);
+  log(`serving hooks on ${servingUrl(config, { server, activatedFd, socketPath: deps.socketPath })}`);
   if (server === undefined) {
     // Upstream logs ServeTLS's error and returns from main: exit 0.
     log(tlsError?.message ?? "no server");
@@ -207,22 +241,88 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   const running = server;
   markReady();
+  const reloadPair = certificateReloader(config, { server: running, log });
   for (const signal of ["SIGHUP", "SIGUSR1"] as const) {
     deps.onSignal(signal, () => {
       log(`caught ${signal === "SIGHUP" ? "HUP" : "USR1"} signal`);
-      void registry.reloadAll();
+      void registry.reloadAll().then(reloadPair);
     });
   }
-  if (config.hotreload) registry.watch(deps);
+  if (config.hotreload) {
+    registry.watch(deps);
+    if (config.secure) watchCertificate(config, { deps, log, reload: reloadPair });
+  }
   return new Promise((resolve) => running.on("close", () => resolve(EXIT_OK)));
+}
+
+/**
+ * With `-secure`, reloads `-cert`/`-key` (beyond upstream, issue 34 item 4); a broken new pair keeps the old one,
+ * with the reason in the log. Without `-secure`, does nothing.
+ */
+function certificateReloader(
+  config: Config,
+  parts: { server: Server; log: (line: string) => void },
+): () => Promise<void> {
+  return async () => {
+    if (!config.secure) return;
+    try {
+      await reloadCertificate(parts.server, config);
+      parts.log(`reloaded TLS certificate ${config.cert} and key ${config.key}`);
+    } catch (error) {
+      if (!(error instanceof TlsError)) throw error;
+      parts.log(
+        `error reloading TLS certificate ${config.cert} and key ${config.key}, keeping the previous pair: ${error.message}`,
+      );
+    }
+  };
+}
+
+/**
+ * `-hotreload` with `-secure`: a change of the certificate or key file reloads the pair. A renewal writes both
+ * files: the changes of one burst are taken together (half a second after the last), so the new certificate is not
+ * tried with the old key.
+ */
+function watchCertificate(
+  config: Config,
+  parts: { deps: MainDeps; log: (line: string) => void; reload: () => Promise<void> },
+): void {
+  const { deps, log } = parts;
+  let generation = 0;
+  const changed = () => {
+    const mine = ++generation;
+    void deps.sleep(500).then(() => {
+      if (mine !== generation) return;
+      log("TLS certificate or key modified");
+      return parts.reload();
+    });
+  };
+  const dirs = new Map<string, Set<string>>();
+  for (const file of [config.cert, config.key]) {
+    const names = dirs.get(dirname(file)) ?? new Set<string>();
+    names.add(basename(file));
+    dirs.set(dirname(file), names);
+  }
+  for (const [dir, names] of dirs) {
+    log(`setting up file watcher for ${[...names].map((n) => join(dir, n)).join(" and ")}`);
+    deps.watch(dir, (file) => {
+      if (names.has(file)) changed();
+    });
+  }
 }
 
 /** What the request handler sees: the registry's hooks and the server-wide settings. */
 function handlerContext(
   config: Config,
-  parts: { deps: MainDeps; logger: Logger; registry: HookRegistry; ready: Promise<void> },
+  parts: {
+    deps: MainDeps;
+    env: Readonly<Record<string, string | undefined>>;
+    logger: Logger;
+    registry: HookRegistry;
+    ready: Promise<void>;
+    metrics: HookMetrics | undefined;
+  },
 ): HandlerContext {
-  const { deps, logger, registry, ready } = parts;
+  const { deps, env, logger, registry, ready, metrics } = parts;
   const log = (line: string) => logger.log(line);
   return {
     hooks: () => registry.hooks(),
@@ -238,7 +338,7 @@ function handlerContext(
             .toUpperCase()
             .split(",")
             .filter((m) => m !== ""),
-    command: { ...deps.command, log, env: deps.env, cwd: deps.cwd },
+    command: { ...deps.command, log, env, cwd: deps.cwd },
     log,
     verbose: logger.verbose,
     debug: config.debug,
@@ -247,6 +347,7 @@ function handlerContext(
     now: deps.now,
     running: new Map(),
     maxMultipartMem: config.maxMultipartMem,
+    ...(metrics === undefined ? {} : { metrics }),
   };
 }
 
@@ -261,6 +362,7 @@ function shutdownOnSignals(
     log: (line: string) => void;
     server: Server | undefined;
     pidfileWrite: () => Promise<unknown>;
+    boundSocket: string;
   },
 ): () => void {
   const { deps, log, server } = parts;
@@ -277,8 +379,8 @@ function shutdownOnSignals(
             await deps.removeFile(config.pidfile).catch(() => undefined);
           }
           // A named socket is removed so the next start can bind it again (upstream signals.go).
-          if (config.socket !== "" && !config.socket.startsWith("@"))
-            await deps.removeFile(config.socket).catch(() => undefined);
+          const socket = parts.boundSocket;
+          if (socket !== "" && !socket.startsWith("@")) await deps.removeFile(socket).catch(() => undefined);
           if (server === undefined) return deps.exit(EXIT_OK);
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
           server.closeIdleConnections();
@@ -290,12 +392,33 @@ function shutdownOnSignals(
   };
 }
 
-/** The URL upstream logs: the bound address (0.0.0.0 kept as given), or the socket path. */
-function servingUrl(config: Config, server: Server | undefined): string {
-  const address = server?.address();
-  const where =
-    typeof address === "object" && address !== null
-      ? `${config.ip === "0.0.0.0" ? "0.0.0.0" : address.address}:${address.port}`
-      : config.socket || `${config.ip}:${config.port}`;
+/**
+ * The URL upstream logs: the bound address (0.0.0.0 kept as given), or the socket path; a socket systemd passed as
+ * Go's `Addr().String()` gives it (`[::]:9000`, or `{unix:/run/webhook.sock}`).
+ */
+function servingUrl(
+  config: Config,
+  listener: {
+    server: Server | undefined;
+    activatedFd: number | undefined;
+    socketPath: (fd: number) => string | undefined;
+  },
+): string {
+  const address = listener.server?.address();
+  let where: string;
+  if (listener.activatedFd !== undefined) {
+    where =
+      typeof address === "object" && address !== null
+        ? `${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
+        : `{unix:${listener.socketPath(listener.activatedFd) ?? ""}}`;
+  } else {
+    where =
+      typeof address === "object" && address !== null
+        ? `${config.ip === "0.0.0.0" ? "0.0.0.0" : address.address}:${address.port}`
+        : config.socket !== ""
+          ? // As upstream's -socket (#703, 2.8.1): Go's `{unix:path}` form.
+            `{unix:${config.socket}}`
+          : `${config.ip}:${config.port}`;
+  }
   return `${config.secure ? "https" : "http"}://${where}/${config.urlprefix}${config.urlprefix === "" ? "" : "/"}{id}`;
 }

@@ -5,22 +5,15 @@ import {
   type ServerResponse,
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { Socket } from "node:net";
 import { type Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createGzip } from "node:zlib";
 import { cleanPath } from "@local/go-compat/clean-path";
-import { goErrorResponse, goParserRefusal } from "@local/go-compat/http-refusal";
+import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
 import { escapeHtml } from "../escape-html.js";
 import type { GatewayContext } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
 import type { WebConfig } from "./web-config.js";
-
-/**
- * Go's server reads up to `DefaultMaxHeaderBytes` (1 MiB) plus 4 KiB of request line and headers where node stops at
- * 16 KiB, and answers a missing Host itself (see `serve`).
- */
-const GO_PARSER_LIMITS = { maxHeaderSize: (1 << 20) + 4096, requireHostHeader: false } as const;
 
 /**
  * Starts the server on `host`:`port`, or on an inherited listening socket `fd` (systemd socket activation); `prefix`
@@ -44,16 +37,10 @@ export function startServer(options: {
         listener,
       )
     : createHttpServer(GO_PARSER_LIMITS, listener);
-  server.on("clientError", (error: Error & { code?: string; reason?: string }, socket: Duplex) => {
-    if (!socket.writable || (socket as Socket).bytesWritten !== 0) {
-      socket.destroy();
-      return;
-    }
-    // As Go's closeWriteAndWait: the answer, then a FIN, and the close a little later, so unread request bytes do not
-    // turn the close into a reset that loses the answer.
-    socket.end(goParserRefusal(error));
-    setTimeout(() => socket.destroy(), 500).unref();
-  });
+  // Go's refusal of a request it cannot read, then its closeWriteAndWait (go-compat, shared with webhook).
+  server.on("clientError", (error: Error & { code?: string; reason?: string }, socket: Duplex) =>
+    answerClientError(error, socket),
+  );
   // Go's http.Server as upstream builds it has no idle timeout and sends no `Keep-Alive: timeout=5`; node's 5 s
   // default closes a pusher's or scraper's kept-alive connection under it, and a PUT or POST sent just then fails.
   server.keepAliveTimeout = 0;
@@ -73,11 +60,8 @@ async function serve(
   res: ServerResponse,
   options: { prefix: string; web: WebConfig; ctx: GatewayContext },
 ): Promise<void> {
-  if (req.httpVersion === "1.1" && req.headers.host === undefined) {
-    // Go's readRequest refuses it before any handler runs, with its own text.
-    req.socket.end(goErrorResponse("400 Bad Request: missing required Host header"));
-    return;
-  }
+  // Go's readRequest refuses it before any handler runs, with its own text (go-compat).
+  if (refuseMissingHost(req)) return;
   if (!options.web.authorize(req.headers.authorization)) {
     res.writeHead(401, { "WWW-Authenticate": "Basic", "Content-Type": "text/plain; charset=utf-8" });
     res.end("Unauthorized\n");

@@ -18,6 +18,8 @@ export interface CommandResult {
   /** Raw bytes: upstream writes them to the response untouched, binary included. */
   readonly output: Buffer;
   readonly error?: string;
+  /** The hook's `timeout` stopped the command (the metrics' `timeout` outcome). */
+  readonly timedOut?: true;
 }
 
 /** What running needs from the process: node's `spawn` and a process-group `kill`. */
@@ -54,9 +56,11 @@ export function nodeSpawn(request: RunRequest, deps: ProcessDeps): Promise<Comma
     child.stderr?.on("data", (c: Buffer) => chunks.push(c));
     let timer: NodeJS.Timeout | undefined;
     let killer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     if (request.timeout > 0 && child.pid !== undefined) {
       const pid = child.pid;
       timer = setTimeout(() => {
+        timedOut = true;
         deps.killGroup(pid, "SIGTERM");
         killer = setTimeout(() => deps.killGroup(pid, "SIGKILL"), 5000);
       }, request.timeout * 1000);
@@ -65,7 +69,8 @@ export function nodeSpawn(request: RunRequest, deps: ProcessDeps): Promise<Comma
       clearTimeout(timer);
       clearTimeout(killer);
       const output = Buffer.concat(chunks);
-      resolve(error === undefined ? { output } : { output, error });
+      const result: CommandResult = error === undefined ? { output } : { output, error };
+      resolve(timedOut ? { ...result, timedOut } : result);
     };
     child.on("error", (e) => finish(`fork/exec ${request.path}: ${goErrnoText(e)}`));
     child.on("close", (code, signal) => {

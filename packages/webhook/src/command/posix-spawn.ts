@@ -208,6 +208,7 @@ function collectOutput(
     let poll: NodeJS.Timeout | undefined;
     let timer: NodeJS.Timeout | undefined;
     let killer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     c.fcntl(fd, F_SETFL, "int", O_NONBLOCK);
     // Fewer wake-ups for a command that writes a lot; refused (EPERM) past the system's limit, which is fine.
     c.fcntl(fd, F_SETPIPE_SZ, "int", PIPE_SIZE);
@@ -239,7 +240,8 @@ function collectOutput(
       clearTimeout(killer);
       const output = Buffer.concat(chunks);
       const error = exitError(status);
-      resolve(error === undefined ? { output } : { output, error });
+      const result: CommandResult = error === undefined ? { output } : { output, error };
+      resolve(timedOut ? { ...result, timedOut } : result);
     };
     // After the exit, a child another thread is starting may briefly hold a copy of the pipe's write end (until its
     // exec closes it): the end of output is then looked for every millisecond for a while.
@@ -263,6 +265,7 @@ function collectOutput(
     });
     if (options.timeout > 0) {
       timer = setTimeout(() => {
+        timedOut = true;
         deps.killGroup(pid, "SIGTERM");
         killer = setTimeout(() => deps.killGroup(pid, "SIGKILL"), 5000);
       }, options.timeout * 1000);

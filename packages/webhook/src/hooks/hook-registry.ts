@@ -6,6 +6,8 @@ import type { Hook } from "./hook.js";
 export interface HookRegistryDeps {
   readonly load: (file: string) => Promise<Hook[]>;
   readonly log: (line: string) => void;
+  /** Told when a reload fails and the file's previous hooks stay (the `-metrics` count). */
+  readonly onReloadFailure?: () => void;
 }
 
 /**
@@ -73,6 +75,7 @@ export class HookRegistry {
       fresh = await this.#deps.load(file);
     } catch (error) {
       log(`couldn't load hooks from file! ${(error as Error).message}`);
+      this.#deps.onReloadFailure?.();
       return;
     }
     log(`found ${fresh.length} hook(s) in file`);
@@ -82,6 +85,7 @@ export class HookRegistry {
       if ((owner !== undefined && owner !== file) || seen.has(hook.id)) {
         log(new DuplicateHookError(hook.id).message);
         log("reverting hooks back to the previous configuration");
+        this.#deps.onReloadFailure?.();
         return;
       }
       seen.add(hook.id);

@@ -19,10 +19,58 @@ test("a hooks file that is not a list is refused with a clear error", () => {
   assert.throws(() => parseHooks("[{"), HooksFileError);
 });
 
+/** Template sources: the environment, and files from a table (any other path cannot be read). */
+function sources(env: Record<string, string>, files: Record<string, string> = {}) {
+  return { env, readFile: (path: string) => files[path] };
+}
+
 test("-template expands getenv, with js escaping, and refuses unknown actions", () => {
-  assert.equal(expandTemplate('{{ getenv "X" }}/{{ getenv "Q" | js }}', { X: "v", Q: 'a"b' }), 'v/a\\"b');
-  assert.equal(expandTemplate('{{ getenv "UNSET" }}', {}), "");
-  assert.throws(() => expandTemplate('{{ cat "/etc/passwd" }}', {}), HooksFileError);
+  assert.equal(
+    expandTemplate('{{ getenv "X" }}/{{ getenv "Q" | js }}', sources({ X: "v", Q: 'a"b' })),
+    'v/a\\"b',
+  );
+  assert.equal(expandTemplate('{{ getenv "UNSET" }}', sources({})), "");
+  assert.throws(() => expandTemplate('{{ printf "%s" "x" }}', sources({})), HooksFileError);
+});
+
+// Upstream master internal/hook/hook.go cat/credential (#712, #720); the whole-binary comparison with master's
+// answers is test/template-functions.peers.test.ts.
+test("cat reads a file and drops one trailing newline; a file it cannot read is empty", () => {
+  const files = { "/s/one": "secret\n", "/s/two": "a\n\n", "/s/none": "x" };
+  assert.equal(
+    expandTemplate('{{ cat "/s/one" }}|{{ cat "/s/two" | js }}|{{ cat "/s/none" }}', sources({}, files)),
+    "secret|a\\n|x",
+  );
+  assert.equal(expandTemplate('[{{ cat "/missing" }}]', sources({})), "[]");
+});
+
+test("credential reads $CREDENTIALS_DIRECTORY/<name>, and the variable only when the directory is unset or empty", () => {
+  const files = { "/run/creds/token": "from-file\n", "/run/token": "outside" };
+  assert.equal(
+    expandTemplate(
+      '{{ credential "token" }}',
+      sources({ CREDENTIALS_DIRECTORY: "/run/creds", token: "env" }, files),
+    ),
+    "from-file",
+  );
+  // A directory is set but holds no such file: empty, not the variable.
+  assert.equal(
+    expandTemplate(
+      '[{{ credential "other" }}]',
+      sources({ CREDENTIALS_DIRECTORY: "/run/creds", other: "env" }, files),
+    ),
+    "[]",
+  );
+  assert.equal(expandTemplate('{{ credential "token" }}', sources({ token: "env" }, files)), "env");
+  assert.equal(
+    expandTemplate('{{ credential "token" }}', sources({ CREDENTIALS_DIRECTORY: "", token: "env" }, files)),
+    "env",
+  );
+  // path.Join cleans the joined path, as upstream (a name is not confined to the directory).
+  assert.equal(
+    expandTemplate('{{ credential "../token" }}', sources({ CREDENTIALS_DIRECTORY: "/run/creds/" }, files)),
+    "outside",
+  );
 });
 
 test("of ID and id, the value of id is used: encoding/json reads ghodss's sorted keys, the last match wins", () => {

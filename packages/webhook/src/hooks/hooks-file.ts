@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { posix } from "node:path";
 import { HooksFileError } from "../errors.js";
 import { decodeGoYaml, formatFloat32G, GoFloat } from "./go-yaml.js";
 import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
@@ -7,7 +9,7 @@ import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
  * Loads a hooks file. Upstream decodes every file, JSON included, as YAML 1.1 (ghodss/yaml), matches field names
  * case-insensitively, ignores unknown fields and turns numbers and booleans in string fields into strings
  * (research §3); this does the same. With `template`, the file is first expanded as a Go template supporting
- * `getenv` (and the `js` escaper), which is how users keep secrets out of the file.
+ * `getenv`, `cat` and `credential` (and the `js` escaper), which is how users keep secrets out of the file.
  *
  * @throws {HooksFileError} with upstream's wording where it has one
  */
@@ -21,7 +23,9 @@ export async function loadHooksFile(
   } catch (cause) {
     throw new HooksFileError(`open ${path}: no such file or directory`, { cause });
   }
-  return parseHooks(options.template ? expandTemplate(text, options.env) : text);
+  return parseHooks(
+    options.template ? expandTemplate(text, { env: options.env, readFile: readTextFile }) : text,
+  );
 }
 
 /**
@@ -185,21 +189,69 @@ function goType(raw: unknown): string {
   return typeof raw;
 }
 
+/** What a template reads: the environment, and files (`cat`, `credential`); undefined for a file it cannot read. */
+export interface TemplateSources {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly readFile: (path: string) => string | undefined;
+}
+
+/** A file's text, or undefined when it cannot be read (missing, a directory, no permission). */
+function readTextFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Expands the subset of Go's text/template that hooks files use: `{{ getenv "NAME" }}`, optionally piped through
- * `js`, with `{{-`/`-}}` trimming. Anything else is refused rather than passed through silently.
+ * The template functions as upstream master's internal/hook/hook.go (`getenv`, and `cat`/`credential` from #712
+ * trimmed by #720): Go's os.Getenv gives "" for an unset variable; `cat` drops one trailing newline and gives "" for
+ * a file it cannot read; `credential` reads `$CREDENTIALS_DIRECTORY/<name>` (path.Join, so the path is cleaned) and
+ * falls back to the variable of that name only when `CREDENTIALS_DIRECTORY` is unset or empty.
  */
-export function expandTemplate(text: string, env: Readonly<Record<string, string | undefined>>): string {
+function templateFunction(name: string, arg: string, sources: TemplateSources): string {
+  const getenv = (key: string) => sources.env[key] ?? "";
+  const cat = (path: string) => {
+    const text = sources.readFile(path);
+    if (text === undefined) return "";
+    return text.endsWith("\n") ? text.slice(0, -1) : text;
+  };
+  switch (name) {
+    case "getenv":
+      return getenv(arg);
+    case "cat":
+      return cat(arg);
+    default: {
+      const dir = getenv("CREDENTIALS_DIRECTORY");
+      return dir === "" ? getenv(arg) : cat(goPathJoin(dir, arg));
+    }
+  }
+}
+
+/** Go's path.Join of two elements: joined and cleaned, no trailing slash (node's join keeps one). */
+function goPathJoin(dir: string, name: string): string {
+  const joined = posix.normalize(name === "" ? dir : `${dir}/${name}`);
+  return joined.length > 1 && joined.endsWith("/") ? joined.slice(0, -1) : joined;
+}
+
+/**
+ * Expands the subset of Go's text/template that hooks files use: `{{ getenv "NAME" }}`, `{{ cat "/path" }}` and
+ * `{{ credential "name" }}`, each optionally piped through `js`, with `{{-`/`-}}` trimming. Anything else is refused
+ * rather than passed through silently.
+ */
+export function expandTemplate(text: string, sources: TemplateSources): string {
   return text.replace(
     /(\s*)\{\{(-?)\s*(.*?)\s*(-?)\}\}(\s*)/gs,
     (_all, before: string, trimLeft: string, action: string, trimRight: string, after: string) => {
-      const m = /^getenv\s+"((?:[^"\\]|\\.)*)"\s*(?:\|\s*(js))?$/.exec(action);
+      const m = /^(getenv|cat|credential)\s+"((?:[^"\\]|\\.)*)"\s*(?:\|\s*(js))?$/.exec(action);
       if (!m)
         throw new HooksFileError(
-          `template: hooks: unsupported action {{${action}}} (only getenv and js are supported)`,
+          `template: hooks: unsupported action {{${action}}} (only getenv, cat, credential and js are supported)`,
         );
-      let value = env[JSON.parse(`"${m[1] ?? ""}"`) as string] ?? "";
-      if (m[2] === "js") value = goJsEscape(value);
+      const arg = JSON.parse(`"${m[2] ?? ""}"`) as string;
+      let value = templateFunction(m[1] as string, arg, sources);
+      if (m[3] === "js") value = goJsEscape(value);
       return `${trimLeft ? "" : before}${value}${trimRight ? "" : after}`;
     },
   );

@@ -1,11 +1,11 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
-import { endAndClose } from "../go/refusal.js";
+import { endAndClose, GO_MAX_HEADER_BYTES, goErrorResponse } from "@local/go-compat/http-refusal";
+import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { goResponseHead } from "./go-framing.js";
 import {
   BodyReader,
   DISCARD_LIMIT,
-  GO_MAX_HEAD_BYTES,
   HeadScanner,
   parseHead,
   type Refusal,
@@ -49,6 +49,8 @@ export interface Http1Options {
   readonly maxHeaderBytes?: number;
   /** A body past this size (when > 0) gets 413 and is not served (beyond upstream: `-max-body-bytes`). */
   readonly maxBodyBytes: number;
+  /** Told of each request refused for `maxBodyBytes` (the `-metrics` count), with the path it asked for. */
+  readonly onTooLarge?: (path: string) => void;
   /** The server's event that brings a readable socket: `connection`, or `secureConnection` for https. */
   readonly event?: "connection" | "secureConnection";
 }
@@ -110,20 +112,19 @@ interface Exchange {
   continueSent: boolean;
   bodyPromise?: Promise<Buffer>;
   resolveBody?: ((body: Buffer) => void) | undefined;
-  answer?: {
-    status: number;
-    headers: Readonly<Record<string, string | readonly string[]>>;
-    body: string | Buffer;
-  };
+  answer?: Answer;
   discardFrom: number;
 }
 
+/** An answer as the handler gave it. */
+interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | readonly string[]>>;
+  readonly body: string | Buffer;
+}
+
 const EMPTY = Buffer.alloc(0);
-const BAD_REQUEST_BYTES =
-  "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request";
-/** Answers up to this size go out in one write with their head. */
-const SMALL_BODY = 16 * 1024;
-const TOO_LARGE = "Request body too large.";
+const BAD_REQUEST_BYTES = goErrorResponse("400 Bad Request");
 
 /**
  * One HTTP/1.x connection served as Go's server serves it: requests read in turn by the one reader
@@ -149,11 +150,13 @@ export class Http1Connection {
   /** After a POST, Go drops up to 4 CR/LF bytes before the next request line (`numLeadingCRorLF`). */
   #leadingBreaks = 0;
   #current: Exchange | undefined;
+  /** An answer is waiting in the write buffer for the client to read it: no request is read meanwhile. */
+  #awaitingDrain = false;
 
   constructor(socket: Socket, options: ConnectionOptions, initial?: Buffer) {
     this.#socket = socket;
     this.#options = options;
-    this.#maxHead = options.maxHeaderBytes ?? GO_MAX_HEAD_BYTES;
+    this.#maxHead = options.maxHeaderBytes ?? GO_MAX_HEADER_BYTES;
     // node:http's default; the answers are small and the client waits for them.
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => {
@@ -180,7 +183,7 @@ export class Http1Connection {
 
   /** Reads what the connection is waiting for: the body in progress, or the next request's head. */
   #pump(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#awaitingDrain) return;
     if (this.#current !== undefined) {
       this.#feedBody(this.#current);
       return;
@@ -230,11 +233,11 @@ export class Http1Connection {
     }
     if (head.expectationFailed) {
       // server.go sendExpectationFailed: 417 with `Connection: close`, and nothing more is read.
-      this.#write(
-        head,
-        { status: 417, headers: { Connection: "close", "Content-Length": "0" }, body: "" },
-        true,
-      );
+      this.#writeClosing(head, {
+        status: 417,
+        headers: { Connection: "close", "Content-Length": "0" },
+        body: "",
+      });
       this.#close();
       return;
     }
@@ -252,7 +255,7 @@ export class Http1Connection {
       this.#tooLarge(head);
       return;
     }
-    this.#consume(ex, true);
+    this.#keepBody(ex);
     if (max > 0 && body.size > max) this.#tooLarge(head);
     // As Go's expectContinueReader: `100 Continue` goes out on the handler's first read, even of a body sent early.
     else if (head.expectContinue) this.#serve(ex);
@@ -262,12 +265,22 @@ export class Http1Connection {
     else this.#serve(ex);
   }
 
-  /** Moves queued bytes into the body (kept, or only counted when dropped). */
-  #consume(ex: Exchange, keep: boolean): void {
+  /** Moves queued bytes into the body, kept for the handler. */
+  #keepBody(ex: Exchange): void {
+    this.#consume(ex, { keep: true });
+  }
+
+  /** Moves queued bytes into the body, only counted: the answer is given and the body is dropped. */
+  #dropBody(ex: Exchange): void {
+    this.#consume(ex, { keep: false });
+  }
+
+  #consume(ex: Exchange, options: { keep: boolean }): void {
+    const { keep } = options;
     const { body } = ex;
     while (this.#queue.length > 0 && !body.done && !body.failed) {
       const chunk = this.#take();
-      const used = body.push(chunk, keep);
+      const used = keep ? body.push(chunk) : body.skip(chunk);
       if (used < chunk.length) this.#giveBack(chunk.subarray(used));
     }
     if (this.#ended && !body.done) body.end();
@@ -278,7 +291,7 @@ export class Http1Connection {
     const max = this.#options.maxBodyBytes;
     switch (ex.phase) {
       case "collect":
-        this.#consume(ex, true);
+        this.#keepBody(ex);
         if (max > 0 && body.size > max) this.#tooLarge(ex.head);
         else if (body.done || body.failed) this.#serve(ex, body.body());
         return;
@@ -288,7 +301,7 @@ export class Http1Connection {
           if (this.#queued > this.#maxHead) this.#socket.pause();
           return;
         }
-        this.#consume(ex, true);
+        this.#keepBody(ex);
         // A body past `-max-body-bytes` asked for after `Expect: 100-continue`: 413, and the handler never gets it.
         if (max > 0 && body.size > max) this.#tooLarge(ex.head);
         else if ((body.done || body.failed) && ex.resolveBody !== undefined) {
@@ -298,12 +311,12 @@ export class Http1Connection {
         }
         return;
       case "discard":
-        this.#consume(ex, false);
-        if (body.done) this.#answer(ex, false);
-        else if (body.failed || body.size - ex.discardFrom > DISCARD_LIMIT) this.#answer(ex, true);
+        this.#dropBody(ex);
+        if (body.done) this.#answer(ex);
+        else if (body.failed || body.size - ex.discardFrom > DISCARD_LIMIT) this.#answerAndClose(ex);
         return;
       case "closing":
-        this.#consume(ex, false);
+        this.#dropBody(ex);
         if (body.done || body.failed || body.size - ex.discardFrom > DISCARD_LIMIT) this.#close();
         return;
     }
@@ -360,12 +373,13 @@ export class Http1Connection {
     const { body, head } = ex;
     // A Content-Length body cut short by the client's FIN ends as an EOF to Go (no `Connection: close`; the
     // connection ends at the next read); a broken or cut chunked body is an error, and the answer says close.
-    if (body.done || (body.failed && !body.chunked)) this.#answer(ex, false);
-    else if (body.failed) this.#answer(ex, true);
-    else if (head.expectContinue && !ex.continueSent) {
-      // The client may never send the body (no 100 went out): answer now and close, after reading what it sends
-      // anyway, up to 256 KiB, so the close does not reset the answer away.
-      this.#write(head, ex.answer, true);
+    if (body.failed && !body.chunked) this.#answer(ex);
+    else if (body.failed) this.#answerAndClose(ex);
+    else if (head.expectContinue && !(ex.wanted && body.done)) {
+      // Go's chunkWriter.writeHeader: an `Expect: 100-continue` body the handler did not read to its end closes
+      // the connection, even when the client sent it anyway (issue 34 item 3): those bytes, or what follows them,
+      // are never another request. What arrives is read, up to 256 KiB, so the close does not reset the answer.
+      this.#writeClosing(head, ex.answer);
       if (head.framing.kind === "length" && body.remaining > DISCARD_LIMIT) this.#close();
       else {
         ex.phase = "closing";
@@ -373,7 +387,8 @@ export class Http1Connection {
         this.#socket.resume();
         this.#feedBody(ex);
       }
-    } else if (head.framing.kind === "length" && body.remaining >= DISCARD_LIMIT) this.#answer(ex, true);
+    } else if (body.done) this.#answer(ex);
+    else if (head.framing.kind === "length" && body.remaining >= DISCARD_LIMIT) this.#answerAndClose(ex);
     else {
       ex.phase = "discard";
       ex.discardFrom = body.size;
@@ -384,34 +399,56 @@ export class Http1Connection {
   }
 
   /** Writes the answer; then the next request, or the end of the connection. */
-  #answer(ex: Exchange, mustClose: boolean): void {
+  #answer(ex: Exchange): void {
+    this.#sendAnswer(ex, { mustClose: false });
+  }
+
+  /** Writes the answer with `Connection: close` and ends the connection (the body cannot be read past). */
+  #answerAndClose(ex: Exchange): void {
+    this.#sendAnswer(ex, { mustClose: true });
+  }
+
+  #sendAnswer(ex: Exchange, options: { mustClose: boolean }): void {
     const answer = ex.answer;
     if (answer === undefined) return;
     const close =
-      mustClose ||
+      options.mustClose ||
       ex.head.close ||
       !this.#options.listening() ||
       String(answer.headers.Connection ?? "").toLowerCase() === "close";
-    this.#write(ex.head, answer, close);
+    this.#write(ex.head, answer, { close });
     if (close) {
       this.#close();
       return;
     }
     this.#current = undefined;
+    const socket = this.#socket;
+    if (socket.writableNeedDrain) {
+      // The client is not reading its answers: read nothing more until it does, as Go's server, which blocks in
+      // the answer's write and handles one request at a time per connection (issue 34 item 3). Without this,
+      // pipelined requests would be read and answered into an ever-growing write buffer.
+      this.#awaitingDrain = true;
+      socket.pause();
+      socket.once("drain", () => {
+        this.#awaitingDrain = false;
+        this.#options.idle?.(true);
+        socket.resume();
+        this.#pump();
+      });
+      return;
+    }
     this.#options.idle?.(true);
-    this.#socket.resume();
+    socket.resume();
     this.#pump();
   }
 
-  #write(
-    head: RequestHead,
-    answer: {
-      status: number;
-      headers: Readonly<Record<string, string | readonly string[]>>;
-      body: string | Buffer;
-    },
-    close: boolean,
-  ): void {
+  /** Writes an answer framed for a connection that ends after it (`Connection: close`). */
+  #writeClosing(head: RequestHead, answer: Answer): void {
+    this.#write(head, answer, { close: true });
+  }
+
+  #write(head: RequestHead, answer: Answer, options: { close: boolean }): void {
+    const { close } = options;
     const framed = goResponseHead(answer.status, answer.headers, {
       httpVersion: head.httpVersion,
       method: head.method,
@@ -421,7 +458,8 @@ export class Http1Connection {
     const socket = this.#socket;
     // Header text goes out as UTF-8, as Go writes its strings (node would write latin1).
     if (typeof body === "string") socket.write(framed.head + body);
-    else if (body.length <= SMALL_BODY) socket.write(Buffer.concat([Buffer.from(framed.head), body]));
+    else if (body.length <= ONE_WRITE_BODY_BYTES)
+      socket.write(Buffer.concat([Buffer.from(framed.head), body]));
     else {
       socket.cork();
       socket.write(framed.head);
@@ -432,11 +470,8 @@ export class Http1Connection {
 
   /** `-max-body-bytes` (beyond upstream): 413, nothing served, the connection closed. */
   #tooLarge(head: RequestHead): void {
-    const headers = {
-      "Content-Type": "text/plain; charset=utf-8",
-      "Content-Length": String(TOO_LARGE.length),
-    };
-    this.#write(head, { status: 413, headers, body: TOO_LARGE }, true);
+    this.#options.onTooLarge?.(head.path);
+    this.#writeClosing(head, BODY_TOO_LARGE);
     this.#close();
   }
 

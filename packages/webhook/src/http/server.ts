@@ -9,20 +9,20 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import type { SecureVersion } from "node:tls";
-import { goErrorResponse, goParserRefusal } from "@local/go-compat/http-refusal";
+import { createSecureContext, type SecureContextOptions, type SecureVersion } from "node:tls";
+import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
 import { ListenError, TlsError } from "../errors.js";
 import type { Config } from "../flags.js";
 import { goDuration, iBytes } from "../go/log-format.js";
 import { goErrnoText, goPathError } from "../go/os-error.js";
-import { endAndClose } from "../go/refusal.js";
 import { goStatusReason } from "../go/status-text.js";
 import { type HandlerContext, handleRequest } from "../handler.js";
+import { type HookMetrics, UNKNOWN_HOOK } from "../metrics.js";
+import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
 import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
 import { openSslCiphers } from "./tls-ciphers.js";
-import { GO_MAX_HEAD_BYTES } from "./wire-request.js";
 
 /**
  * Checks `-tls-min-version` and `-cipher-suites`; upstream refuses bad ones with exit 1 once the hooks are loaded.
@@ -35,7 +35,8 @@ export function checkTlsSettings(config: Config): void {
 }
 
 /**
- * Starts the HTTP(S) server on the configured address; resolves with the server once it listens.
+ * Starts the HTTP(S) server on the configured address, or on the listening socket `fd` systemd passed; resolves
+ * with the server once it listens.
  *
  * @throws {TlsError} when `-secure` is set and the certificate or key cannot be loaded
  * @throws {ListenError} when the address cannot be bound, worded as Go's `net.Listen`
@@ -43,7 +44,7 @@ export function checkTlsSettings(config: Config): void {
 export async function startServer(
   config: Config,
   ctx: HandlerContext,
-  options: { nodeHttpOnly?: boolean } = {},
+  options: { nodeHttpOnly?: boolean; fd?: number } = {},
 ): Promise<Server> {
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // A client that aborts mid-body must not take the server down.
@@ -51,14 +52,7 @@ export async function startServer(
   };
   let server: Server;
   if (config.secure) {
-    let cert: Buffer;
-    let key: Buffer;
-    try {
-      cert = await readFile(config.cert);
-      key = await readFile(config.key);
-    } catch (cause) {
-      throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
-    }
+    const { cert, key } = await readPair(config);
     try {
       server = createHttpsServer(
         {
@@ -85,6 +79,7 @@ export async function startServer(
     },
     maxBodyBytes: config.maxBodyBytes,
     event: config.secure ? "secureConnection" : "connection",
+    onTooLarge: (path) => ctx.metrics?.request(hookLabel(path, ctx), "body_too_large"),
   };
   if (options.nodeHttpOnly !== true) serveHttp1(server, http1);
   // Go's http.Server as upstream builds it has no idle timeout: a kept-alive connection stays open until the client
@@ -92,7 +87,11 @@ export async function startServer(
   // upstream connection just as node closes it (their 502s on idle reuse).
   server.keepAliveTimeout = 0;
   server.on("clientError", (error: Error, socket: Duplex) => onClientError(error, socket, { http1, server }));
-  if (config.socket === "" && !(Number.isInteger(config.port) && config.port >= 0 && config.port < 65536)) {
+  if (
+    options.fd === undefined &&
+    config.socket === "" &&
+    !(Number.isInteger(config.port) && config.port >= 0 && config.port < 65536)
+  ) {
     throw new ListenError(`listen tcp: address ${config.port}: invalid port`);
   }
   return new Promise((resolve, reject) => {
@@ -102,7 +101,9 @@ export async function startServer(
       server.off("error", failed);
       resolve(server);
     };
-    if (config.socket !== "") server.listen(config.socket, ready);
+    // A socket systemd passed (socket activation) replaces -ip, -port and -socket, as upstream 2.8.2.
+    if (options.fd !== undefined) server.listen({ fd: options.fd }, ready);
+    else if (config.socket !== "") server.listen(config.socket, ready);
     else server.listen(config.port, config.ip, ready);
   });
 }
@@ -111,12 +112,42 @@ export async function startServer(
 const PLAIN_HTTP_ON_TLS = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
 const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
 /**
- * Go's server reads up to `DefaultMaxHeaderBytes` (1 MiB) plus 4 KiB of request line and headers where node stops at
- * 16 KiB, and answers a missing Host itself (see `serve`).
+ * Loads `-cert`/`-key` again and gives new connections the new pair (beyond upstream, issue 34 item 4: SIGHUP,
+ * SIGUSR1, and `-hotreload` on a change of either file). Connections already open, and requests in flight on them,
+ * keep the pair they were made with. The pair is checked whole before anything changes, so a broken one (a file
+ * missing or unreadable, not PEM, a key that does not match the certificate) leaves the current one in place.
+ *
+ * @throws {TlsError} saying what is wrong with the new pair
  */
-const GO_PARSER_LIMITS = { maxHeaderSize: GO_MAX_HEAD_BYTES, requireHostHeader: false } as const;
-/** Answers up to this size are sent as one string with their head (see `serve`). */
-const SMALL_BODY = 16 * 1024;
+export async function reloadCertificate(server: Server, config: Config): Promise<void> {
+  const { cert, key } = await readPair(config);
+  const options = {
+    cert,
+    key,
+    minVersion: tlsVersion(config.tlsMinVersion),
+    ...cipherOption(config.cipherSuites),
+  };
+  try {
+    // createSecureContext refuses what setSecureContext would half-apply: checked first, then swapped.
+    createSecureContext(options);
+    (server as unknown as { setSecureContext(o: SecureContextOptions): void }).setSecureContext(options);
+  } catch (cause) {
+    throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/**
+ * Reads `-cert` and `-key`.
+ *
+ * @throws {TlsError} worded as Go's `open <path>: <errno text>`
+ */
+async function readPair(config: Config): Promise<{ cert: Buffer; key: Buffer }> {
+  try {
+    return { cert: await readFile(config.cert), key: await readFile(config.key) };
+  } catch (cause) {
+    throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
+  }
+}
 
 /**
  * Go answers a plain-HTTP request on the TLS port with a 400 text (`tlsRecordHeaderLooksLikeHTTP`); node would just
@@ -174,16 +205,15 @@ async function serve(
   options: { config: Config; ctx: HandlerContext },
 ): Promise<void> {
   const { config, ctx } = options;
-  if (req.httpVersion === "1.1" && req.headers.host === undefined) {
-    // Go's readRequest refuses it before any handler runs, with its own text.
-    req.socket.end(goErrorResponse("400 Bad Request: missing required Host header"));
-    return;
-  }
+  // Go's readRequest refuses it before any handler runs, with its own text (go-compat).
+  if (refuseMissingHost(req)) return;
   await ctx.ready;
   const { chunks, tooLarge } = await readBody(req, config.maxBodyBytes);
   if (tooLarge) {
-    res.writeHead(413, { "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
-    res.end("Request body too large.");
+    const url = req.url ?? "/";
+    ctx.metrics?.request(hookLabel(url.split("?", 1)[0] as string, ctx), "body_too_large");
+    res.writeHead(BODY_TOO_LARGE.status, { ...BODY_TOO_LARGE.headers, Connection: "close" });
+    res.end(BODY_TOO_LARGE.body);
     return;
   }
   await serveWire(
@@ -203,15 +233,23 @@ async function serve(
         // node writes the head and a string body in one write(), but a Buffer body as a second chunk through
         // writev: 1.5x the requests/s on small answers (bench/webhook/README.md). latin1 maps bytes 1:1.
         if (typeof body === "string") res.end(body);
-        else if (body.length <= SMALL_BODY) res.end(body.toString("latin1"), "latin1");
+        else if (body.length <= ONE_WRITE_BODY_BYTES) res.end(body.toString("latin1"), "latin1");
         else res.end(body);
       },
     },
   );
 }
 
+/**
+ * The client's address as Go's `RemoteAddr`: `host:port`, an IPv4 client of a dual-stack listener (`::ffff:a.b.c.d`)
+ * in its IPv4 form as Go's net.IP prints it, and `@` for a Unix socket's unnamed peer.
+ */
 function peerAddress(socket: Socket): string {
-  return `${socket.remoteFamily === "IPv6" ? `[${socket.remoteAddress}]` : socket.remoteAddress}:${socket.remotePort}`;
+  const address = socket.remoteAddress;
+  if (address === undefined) return "@";
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped !== undefined) return `${mapped}:${socket.remotePort}`;
+  return `${socket.remoteFamily === "IPv6" ? `[${address}]` : address}:${socket.remotePort}`;
 }
 
 /** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
@@ -264,19 +302,23 @@ async function serveWire(
   }
   let response: Awaited<ReturnType<typeof handleRequest>>;
   try {
-    response = await handleRequest(
-      {
-        method: req.method,
-        path,
-        query,
-        headers: requestHeaders,
-        body: requestBody,
-        ...(readBody === undefined ? {} : { readBody }),
-        remoteAddr: req.remoteAddr,
-        requestId: rid,
-      },
-      ctx,
-    );
+    const metrics = ctx.metrics;
+    // -metrics (beyond upstream): the scrape, on the same listener; not a hook request, so not logged as one.
+    if (metrics !== undefined && path === "/metrics") response = await metricsResponse(req.method, metrics);
+    else
+      response = await handleRequest(
+        {
+          method: req.method,
+          path,
+          query,
+          headers: requestHeaders,
+          body: requestBody,
+          ...(readBody === undefined ? {} : { readBody }),
+          remoteAddr: req.remoteAddr,
+          requestId: rid,
+        },
+        ctx,
+      );
   } catch (error) {
     ctx.log(`[${rid}] panic: ${(error as Error).stack ?? String(error)}`);
     response = { status: 500, headers: [], body: "Internal Server Error" };
@@ -297,6 +339,41 @@ async function serveWire(
   );
 }
 
+/** `GET /metrics` (and HEAD): the Prometheus text format; any other method 405, as Go's ServeMux method patterns. */
+async function metricsResponse(
+  method: string,
+  metrics: HookMetrics,
+): Promise<Awaited<ReturnType<typeof handleRequest>>> {
+  if (method !== "GET" && method !== "HEAD") {
+    return {
+      status: 405,
+      headers: [
+        ["Allow", "GET, HEAD"],
+        ["Content-Type", "text/plain; charset=utf-8"],
+      ],
+      body: "Method Not Allowed\n",
+      explicitContentType: true,
+      unrouted: true,
+    };
+  }
+  const { contentType, body } = await metrics.render();
+  return {
+    status: 200,
+    headers: [["Content-Type", contentType]],
+    body,
+    explicitContentType: true,
+    unrouted: true,
+  };
+}
+
+/** The `hook` label of a request path: the id of a served hook, else the one value for all others. */
+function hookLabel(path: string, ctx: HandlerContext): string {
+  const prefix = ctx.urlPrefix === "" ? "/" : `/${ctx.urlPrefix}/`;
+  if (!path.startsWith(prefix)) return UNKNOWN_HOOK;
+  const id = path.slice(prefix.length);
+  return ctx.hooks().has(id) ? id : UNKNOWN_HOOK;
+}
+
 /**
  * With WEBHOOK_NODE_HTTP=1 node's parser reads requests, and refuses methods it does not know (`post`, `Get`,
  * `PURGE2`) with `HPE_INVALID_METHOD` before any handler runs, where Go's server takes any token. Such a connection
@@ -309,14 +386,10 @@ function onClientError(
   options: { http1: Http1Options; server: Server },
 ): void {
   if (error.code !== "HPE_INVALID_METHOD" || error.rawPacket === undefined || !(socket instanceof Socket)) {
-    if (!socket.writable || (socket as Socket).bytesWritten !== 0) {
-      socket.destroy();
-      return;
-    }
-    // node's own handler writes and destroys at once, which can lose the answer to a reset.
-    // The table both servers share (go-compat); a malformed chunked body, which Go meets only while the handler
-    // reads and webhook then serves what came before it, gets Go's default 400 here in the node:http mode.
-    endAndClose(socket, goParserRefusal(error));
+    // node's own handler writes and destroys at once, which can lose the answer to a reset. The guard, table and
+    // close both servers share (go-compat); a malformed chunked body, which Go meets only while the handler reads
+    // and webhook then serves what came before it, gets Go's default 400 here in the node:http mode.
+    answerClientError(error, socket);
     return;
   }
   // node's parser stays attached and would report every further chunk as another error.

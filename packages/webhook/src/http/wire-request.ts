@@ -6,10 +6,8 @@
 // past 0x7e in the target, an empty header name) the answer is Go's plain 400: refusing is the safe side.
 // Everything is read incrementally, each byte looked at a bounded number of times, so a slow or endless client
 // costs time linear in what it sends.
-import { goErrorResponse } from "@local/go-compat/http-refusal";
+import { GO_MAX_HEADER_BYTES, goErrorResponse, MISSING_HOST_REFUSAL } from "@local/go-compat/http-refusal";
 
-/** Go's `DefaultMaxHeaderBytes` plus the 4096 bytes of slack `initialReadLimitSize` adds. */
-export const GO_MAX_HEAD_BYTES = (1 << 20) + 4096;
 /** Go's `maxPostHandlerReadBytes`: an unread body up to this size is read and dropped after the handler. */
 export const DISCARD_LIMIT = 256 << 10;
 
@@ -70,7 +68,7 @@ export class HeadScanner {
   #tail: Buffer = Buffer.alloc(0);
   #size = 0;
 
-  constructor(limit = GO_MAX_HEAD_BYTES) {
+  constructor(limit = GO_MAX_HEADER_BYTES) {
     this.#limit = limit;
   }
 
@@ -173,7 +171,7 @@ export function parseHead(head: string): RequestHead | Refusal {
     return statusError("505 HTTP Version Not Supported", "unsupported protocol version");
   const http11 = version.minor >= 1;
   if (http11 && hosts.length === 0 && method !== "CONNECT") {
-    return statusError("400 Bad Request", "missing required Host header");
+    return { refusal: MISSING_HOST_REFUSAL };
   }
   if (hosts.length === 1 && !HOST.test(hosts[0] as string)) {
     return statusError("400 Bad Request", "malformed Host header");
@@ -359,7 +357,17 @@ export class BodyReader {
   }
 
   /** Takes bytes off the wire; returns how many of `chunk` belong to this body (the rest is the next request). */
-  push(chunk: Buffer, keep = true): number {
+  push(chunk: Buffer): number {
+    return this.#take(chunk, { keep: true });
+  }
+
+  /** As {@link push}, for a body read only to be dropped: its bytes are counted, not kept. */
+  skip(chunk: Buffer): number {
+    return this.#take(chunk, { keep: false });
+  }
+
+  #take(chunk: Buffer, options: { keep: boolean }): number {
+    const { keep } = options;
     if (this.#state !== "reading") return 0;
     if (this.#framing.kind === "length") {
       const take = Math.min(chunk.length, this.#remaining);

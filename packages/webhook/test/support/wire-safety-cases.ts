@@ -4,6 +4,7 @@
 // case the answers must be Go's (Date left out), and the hook's command must run exactly as often as Go runs it:
 // once per `200 OK` (the hook answers 200 when its command ran; `sig` answers 500 without running).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { test } from "node:test";
 
@@ -33,8 +34,12 @@ export function safetyHooks(): unknown[] {
         match: { type: "payload-hmac-sha256", secret: "s", parameter: { source: "header", name: "X-Sig" } },
       },
     },
+    { id: "get-only", "execute-command": "/bin/true", "http-methods": ["GET"] },
   ];
 }
+
+/** A request hidden in the body of the cases below: if it is ever read as a request, `size` runs. */
+const HIDDEN = "POST /hooks/size HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nzz";
 
 /** Name, the bytes sent in one write, and Go's answer (Date lines left out) with how the connection ended. */
 export const SAFETY_CASES: readonly (readonly [string, string, string])[] = [
@@ -168,7 +173,90 @@ export const SAFETY_CASES: readonly (readonly [string, string, string])[] = [
     "POST /hooks/sig HTTP/1.1\r\nHost: x\r\nX-Sig: sha256=00\r\nTransfer-Encoding: chunked\r\n\r\n00000000000000003\r\nabc\r\n0\r\n\r\nPOST /hooks/size HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nzz",
     "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 43\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nError occurred while evaluating hook rules. [closed]",
   ],
+  // Issue 34 item 3: an `Expect: 100-continue` body the handler did not read closes the connection (Go's
+  // chunkWriter.writeHeader), even when the client sent it at once; a body read and dropped without it does not.
+  [
+    "expect-unknown-hook",
+    `POST /hooks/nope HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: ${HIDDEN.length}\r\n\r\n${HIDDEN}`,
+    "HTTP/1.1 404 Not Found\r\nContent-Length: 15\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nHook not found. [closed]",
+  ],
+  [
+    "expect-unknown-hook-chunked",
+    `POST /hooks/nope HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n${HIDDEN.length.toString(16)}\r\n${HIDDEN}\r\n0\r\n\r\n${HIDDEN}`,
+    "HTTP/1.1 404 Not Found\r\nContent-Length: 15\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\nHook not found. [closed]",
+  ],
+  [
+    "expect-405",
+    `POST /hooks/get-only HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: ${HIDDEN.length}\r\n\r\n${HIDDEN}`,
+    "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n [closed]",
+  ],
+  [
+    "expect-read",
+    `POST /hooks/size HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: ${HIDDEN.length}\r\n\r\n${HIDDEN}`,
+    "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n59\n [open]",
+  ],
+  [
+    "unknown-hook-body",
+    `POST /hooks/nope HTTP/1.1\r\nHost: x\r\nContent-Length: ${HIDDEN.length}\r\n\r\n${HIDDEN}`,
+    "HTTP/1.1 404 Not Found\r\nContent-Length: 15\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nHook not found. [open]",
+  ],
+  [
+    "405-body",
+    `POST /hooks/get-only HTTP/1.1\r\nHost: x\r\nContent-Length: ${HIDDEN.length}\r\n\r\n${HIDDEN}`,
+    "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n [open]",
+  ],
 ];
+
+/** What a process used so far: resident memory (bytes) and CPU time (seconds), from /proc. */
+export function processUsage(pid: number): { rss: number; cpu: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "0";
+  // utime and stime, fields 14 and 15 of proc(5), in clock ticks (100 per second on Linux).
+  return { rss: Number(rss) * 1024, cpu: (Number(fields[11]) + Number(fields[12])) / 100 };
+}
+
+/**
+ * Pipelines requests to an unknown hook without ever reading an answer (issue 34 item 3) and returns how much the
+ * server's memory and CPU time grew over `ms` once the connection backed up. The kernel's socket buffers hold
+ * several MB of requests and answers, which any server reads and answers first: the measured window starts once a
+ * write of the client waited a second while the server used no CPU (or after `warmupMs` at most, for a server that
+ * reads on). A server that stops reading stays flat from then on; one that reads on grows with every second.
+ */
+export async function unreadPipeline(
+  port: number,
+  options: { pid: number; warmupMs: number; ms: number },
+): Promise<{ rssGrowth: number; cpu: number }> {
+  const socket = connect(port, "127.0.0.1");
+  socket.pause();
+  socket.on("error", () => undefined);
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  const batch = "GET /hooks/nope HTTP/1.1\r\nHost: x\r\n\r\n".repeat(100);
+  let pending: Promise<void> | undefined;
+  /** Writes until `until`, or (with `untilIdle`) until a write waited a second while the server was idle. */
+  const send = async (until: number, untilIdle: boolean) => {
+    while (Date.now() < until) {
+      const cpu = processUsage(options.pid).cpu;
+      pending ??= new Promise<void>((resolve) => socket.write(batch, () => resolve()));
+      const wait = Math.min(1000, Math.max(0, until - Date.now()));
+      const taken = await Promise.race([
+        pending.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), wait)),
+      ]);
+      if (taken) pending = undefined;
+      else if (untilIdle && processUsage(options.pid).cpu - cpu < 0.02) return;
+    }
+  };
+  try {
+    await send(Date.now() + options.warmupMs, true);
+    const before = processUsage(options.pid);
+    await send(Date.now() + options.ms, false);
+    const after = processUsage(options.pid);
+    return { rssGrowth: after.rss - before.rss, cpu: after.cpu - before.cpu };
+  } finally {
+    socket.destroy();
+  }
+}
 
 /** Sends the bytes in one write; what came back (Date lines left out), then ` [closed]` or ` [open]`. */
 export function exchange(port: number, data: string): Promise<string> {
