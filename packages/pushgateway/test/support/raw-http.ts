@@ -60,3 +60,24 @@ export function dechunk(data: Buffer): Buffer {
     at = eol + 2 + size + 2;
   }
 }
+
+/**
+ * Writes `bytes` and at once the FIN (`printf ... | nc`), then reads until the server closes (or 5 s pass); Date
+ * lines removed.
+ */
+export function halfClosedExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: true }, () => socket.end(bytes));
+    let text = "";
+    const done = () => resolve(text.replace(/^Date: [^\r]*\r\n/m, ""));
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      done();
+    });
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
+    socket.on("end", done);
+    socket.on("error", (e) => (text === "" ? reject(e) : done()));
+  });
+}
