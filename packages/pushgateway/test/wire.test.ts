@@ -76,7 +76,10 @@ test("a scrape is gzip-compressed exactly when upstream's promhttp (client_golan
 });
 
 test("a gzip scrape followed at once by the client's FIN is answered in full (node drops it by default)", async () => {
-  const push = await fetch(`http://127.0.0.1:${ports.ours}/metrics/job/fin`, { method: "PUT", body: "fin_metric 3\n" });
+  const push = await fetch(`http://127.0.0.1:${ports.ours}/metrics/job/fin`, {
+    method: "PUT",
+    body: "fin_metric 3\n",
+  });
   assert.equal(push.status, 200);
   const answer = await halfClosedExchange(
     ports.ours,

@@ -8,13 +8,30 @@ import { createServer as createHttpsServer } from "node:https";
 import type { Socket } from "node:net";
 import { type Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import type { TLSSocket } from "node:tls";
 import { constants, createGzip } from "node:zlib";
 import { cleanPath } from "@local/go-compat/clean-path";
 import { goErrorResponse, goParserRefusal } from "@local/go-compat/http-refusal";
+import { WebConfigError } from "../errors.js";
 import { escapeHtml } from "../escape-html.js";
 import type { GatewayContext } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
-import type { WebConfig } from "./web-config.js";
+import type { Log } from "../logger.js";
+import type { BasicAuth } from "./basic-auth.js";
+import type { LiveWebConfig } from "./live-web-config.js";
+import type { RateLimiter } from "./rate-limiter.js";
+import type { TlsSettings } from "./tls-settings.js";
+import { subjectAltNames } from "./tls-settings.js";
+
+/** `--web.config.file` at work: the file, the basic-auth checker and the rate limiter built from it at start. */
+export interface WebGuard {
+  readonly config: LiveWebConfig;
+  readonly auth: BasicAuth;
+  readonly limiter: RateLimiter | undefined;
+  /** Beyond upstream, `--web.auth-exempt-probes`: `/-/healthy` and `/-/ready` answer without credentials. */
+  readonly exemptProbes: boolean;
+  readonly log: Log;
+}
 
 /**
  * Go's server reads up to `DefaultMaxHeaderBytes` (1 MiB) plus 4 KiB of request line and headers where node stops at
@@ -31,19 +48,22 @@ export function startServer(options: {
   port: number;
   fd?: number;
   prefix: string;
-  web: WebConfig;
+  web: WebGuard | undefined;
   ctx: GatewayContext;
 }): Promise<Server> {
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // A client that goes away mid-body rejects the body read: that request ends there, not the server.
     serve(req, res, options).catch(() => res.destroy());
   };
-  const server = options.web.tls
-    ? createHttpsServer(
-        { cert: options.web.tls.cert, key: options.web.tls.key, ...GO_PARSER_LIMITS },
-        listener,
-      )
-    : createHttpServer(GO_PARSER_LIMITS, listener);
+  const tls = options.web?.config.initialTls;
+  const server =
+    options.web !== undefined && tls !== undefined
+      ? serveTls(
+          createHttpsServer({ ...tlsServerOptions(tls), ...GO_PARSER_LIMITS }, listener),
+          options.web,
+          tls,
+        )
+      : createHttpServer(GO_PARSER_LIMITS, listener);
   server.on("clientError", (error: Error & { code?: string; reason?: string }, socket: Duplex) => {
     if (!socket.writable || (socket as Socket).bytesWritten !== 0) {
       socket.destroy();
@@ -76,18 +96,14 @@ export function startServer(options: {
 async function serve(
   req: IncomingMessage,
   res: ServerResponse,
-  options: { prefix: string; web: WebConfig; ctx: GatewayContext },
+  options: { prefix: string; web: WebGuard | undefined; ctx: GatewayContext },
 ): Promise<void> {
   if (req.httpVersion === "1.1" && req.headers.host === undefined) {
     // Go's readRequest refuses it before any handler runs, with its own text.
     req.socket.end(goErrorResponse("400 Bad Request: missing required Host header"));
     return;
   }
-  if (!options.web.authorize(req.headers.authorization)) {
-    res.writeHead(401, { "WWW-Authenticate": "Basic", "Content-Type": "text/plain; charset=utf-8" });
-    res.end("Unauthorized\n");
-    return;
-  }
+  if (options.web !== undefined && !(await guard(req, res, options.web, options.prefix))) return;
   // With --push.max-body-bytes, keep at most one byte past the limit: enough for the handler's 413, bounded memory.
   const cap = options.ctx.maxBodyBytes > 0 ? options.ctx.maxBodyBytes + 1 : Number.POSITIVE_INFINITY;
   const chunks: Buffer[] = [];
@@ -180,6 +196,120 @@ async function serve(
     if (res.destroyed) return;
   }
   res.end();
+}
+
+/**
+ * exporter-toolkit's `webHandler.ServeHTTP` before the gateway's handler: the file read again (500 when it no longer
+ * parses), the rate limit (429), the configured headers, basic auth (401). Whether the request may go on.
+ */
+async function guard(
+  req: IncomingMessage,
+  res: ServerResponse,
+  web: WebGuard,
+  prefix: string,
+): Promise<boolean> {
+  const config = await web.config.forRequest();
+  const refuse = (status: number, text: string, headers: Record<string, string> = {}) => {
+    // Go's http.Error.
+    res.writeHead(status, {
+      ...headers,
+      "Content-Type": "text/plain; charset=utf-8",
+      "X-Content-Type-Options": "nosniff",
+    });
+    res.end(`${text}\n`);
+    return false;
+  };
+  if (config instanceof WebConfigError) {
+    web.log("error", "Unable to parse configuration", { err: config.message });
+    return refuse(500, "Internal Server Error");
+  }
+  if (web.limiter !== undefined && !web.limiter.allow()) return refuse(429, "Too Many Requests");
+  for (const [name, value] of config.headers) res.setHeader(name, value);
+  if (config.users.size === 0) return true;
+  if (web.exemptProbes) {
+    const url = req.url ?? "/";
+    const path = url.slice(0, url.indexOf("?") < 0 ? url.length : url.indexOf("?"));
+    if (
+      (req.method === "GET" || req.method === "HEAD") &&
+      (path === `${prefix}/-/healthy` || path === `${prefix}/-/ready`)
+    )
+      return true;
+  }
+  if (await web.auth.check(config.users, req.headers.authorization)) return true;
+  return refuse(401, "Unauthorized", { "WWW-Authenticate": "Basic" });
+}
+
+/** node's server options for TLS settings: client certificates asked for when the policy wants them. */
+function tlsServerOptions(tls: TlsSettings) {
+  // Verification is judged in serveTls's secureConnection hook, by the policy of the moment.
+  return { ...tls.context, requestCert: tls.clientAuth !== "NoClientCert", rejectUnauthorized: false };
+}
+
+/**
+ * Makes a TLS server follow the web config as upstream's `GetConfigForClient` does: before each handshake the file is
+ * read again and its certificate, key, CA, versions, ciphers and curves apply to that connection; a file that no
+ * longer yields TLS settings refuses the connection. After the handshake the client certificate is judged by
+ * `client_auth_type` and `client_allowed_sans`.
+ */
+function serveTls<T extends Server & { setSecureContext(o: object): void; requestCert?: boolean }>(
+  server: T,
+  web: WebGuard,
+  initial: TlsSettings,
+): T {
+  let current = initial;
+  server.prependListener("connection", (socket: Socket) => {
+    const next = web.config.forConnection();
+    if (next instanceof WebConfigError) {
+      web.log("error", "Unable to parse configuration", { err: next.message });
+      socket.destroy();
+      return;
+    }
+    if (next !== current) {
+      current = next;
+      server.setSecureContext(tlsServerOptions(next));
+      // node's tls.Server reads requestCert for each new connection; setSecureContext does not change it.
+      server.requestCert = next.clientAuth !== "NoClientCert";
+    }
+  });
+  server.prependListener("secureConnection", (socket: TLSSocket) => {
+    const policy = current;
+    const peer = socket.getPeerCertificate();
+    const raw = peer && "raw" in peer ? (peer.raw as Buffer | undefined) : undefined;
+    const given = raw !== undefined;
+    const verified = given && policy.hasCa && socket.authorized;
+    let ok: boolean;
+    switch (policy.clientAuth) {
+      case "NoClientCert":
+      case "RequestClientCert":
+        ok = true;
+        break;
+      case "RequireAnyClientCert":
+        ok = given;
+        break;
+      case "VerifyClientCertIfGiven":
+        ok = !given || verified;
+        break;
+      case "RequireAndVerifyClientCert":
+        ok = verified;
+        break;
+    }
+    if (ok && given && policy.allowedSans !== undefined) {
+      const sans = subjectAltNames(raw);
+      ok = sans.some((san) => policy.allowedSans?.includes(san));
+    }
+    if (!ok) {
+      web.log("debug", "TLS handshake refused: client certificate", {
+        client_auth_type: policy.clientAuth,
+        error: socket.authorizationError
+          ? String(socket.authorizationError)
+          : given
+            ? "SAN not allowed"
+            : "none given",
+      });
+      socket.destroy();
+    }
+  });
+  return server;
 }
 
 /**
