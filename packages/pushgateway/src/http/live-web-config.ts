@@ -54,10 +54,12 @@ export class LiveWebConfig {
   }
 
   /** The file as it is now, for a request; its error when it no longer parses. */
-  async forRequest(): Promise<WebConfigFile | WebConfigError> {
+  forRequest(): WebConfigFile | WebConfigError {
     let text: string;
     try {
-      text = await readFile(this.path, "utf8");
+      // Synchronously: a small local file read from the page cache costs some microseconds, where readFile's four
+      // round trips through libuv's thread pool made a scrape wait behind concurrent pushes (bench/pushgateway).
+      text = readFileSync(this.path, "utf8");
     } catch (error) {
       return new WebConfigError(`open ${this.path}: ${(error as Error).message}`, { cause: error });
     }

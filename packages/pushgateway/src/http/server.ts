@@ -208,7 +208,7 @@ async function guard(
   web: WebGuard,
   prefix: string,
 ): Promise<boolean> {
-  const config = await web.config.forRequest();
+  const config = web.config.forRequest();
   const refuse = (status: number, text: string, headers: Record<string, string> = {}) => {
     // Go's http.Error.
     res.writeHead(status, {
