@@ -308,7 +308,10 @@ export function flagValues(config: Config): Record<string, string> {
         ? goDuration(Number(v))
         : f.key === "redisUrl"
           ? redactRedisUrl(String(v))
-          : String(v);
+          : f.key === "listenAddress"
+            ? // kingpin's Strings value prints its values joined by commas, as 1.5.1's status API shows.
+              config.listenAddresses.join(",")
+            : String(v);
   }
   return out;
 }
