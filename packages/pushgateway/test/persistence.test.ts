@@ -2,14 +2,14 @@
 // (test/fixtures/persistence) is served as 1.5.1 serves it, ours writes the same format back, and a file neither
 // format reads stops the start and is left as it was.
 import assert from "node:assert/strict";
-import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { decodeUpstreamPersistence } from "../src/store/upstream-persistence.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { runUntilExit } from "./support/run-until-exit.js";
+import { withTempDir } from "./support/temp-dir.js";
 
 const FIXTURES = fileURLToPath(new URL("../../test/fixtures/persistence/", import.meta.url));
 
@@ -24,8 +24,7 @@ function pushedLines(text: string): string {
 }
 
 test("a file 1.5.1 wrote: ours serves every family as 1.5.1 serves it, push times included", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "pg-gob-"));
-  try {
+  await withTempDir("pg-gob-", async (dir) => {
     const file = join(dir, "pushgateway.data");
     await copyFile(`${FIXTURES}upstream-1.5.1-rich.gob`, file);
     const { child, base } = await startGateway([`--persistence.file=${file}`]);
@@ -40,14 +39,11 @@ test("a file 1.5.1 wrote: ours serves every family as 1.5.1 serves it, push time
     } finally {
       await stop(child);
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("ours writes upstream's format back to the file: what was there and what was pushed since", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "pg-gob-"));
-  try {
+  await withTempDir("pg-gob-", async (dir) => {
     const file = join(dir, "pushgateway.data");
     await copyFile(`${FIXTURES}upstream-1.5.1-small.gob`, file);
     const { child, base } = await startGateway([`--persistence.file=${file}`, "--persistence.interval=1h"]);
@@ -65,14 +61,11 @@ test("ours writes upstream's format back to the file: what was there and what wa
     const fresh = groups.find((g) => g.labels.job === "new");
     assert.deepEqual(fresh?.families[0]?.metrics[0]?.value, 2);
     assert.ok((fresh?.pushTime ?? 0) > 1.7e9);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("a file neither upstream's gob nor our JSON: the start stops naming it, and the file is left as it was", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "pg-gob-"));
-  try {
+  await withTempDir("pg-gob-", async (dir) => {
     const file = join(dir, "pushgateway.data");
     const junk = Buffer.from([0x05, 0xff, 0x81, 0x03, 0x01, 0x02, 0x03, 0x04, 0x05]);
     await writeFile(file, junk);
@@ -85,7 +78,5 @@ test("a file neither upstream's gob nor our JSON: the start stops naming it, and
     assert.equal(r.listened, false);
     assert.match(r.log, /Cannot parse persistence file .*neither upstream's gob nor our JSON/);
     assert.deepEqual(await readFile(file), junk);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });

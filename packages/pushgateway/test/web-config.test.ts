@@ -4,14 +4,14 @@
 // start here, naming what is wrong; handshake cases are judged by whether node's TLS client gets an answer.
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
-import { copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { runUntilExit } from "./support/run-until-exit.js";
+import { withTempDir } from "./support/temp-dir.js";
 
 const DATA = fileURLToPath(new URL("../../test/fixtures/exporter-toolkit/", import.meta.url));
 const file = (name: string) => join(DATA, name);
@@ -346,8 +346,7 @@ test("exporter-toolkit: rate limiter: interval 0 does not block; 1s with burst 0
 });
 
 test("a rate limit with burst: the burst is served, the next request in the interval gets 429", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "pg-rate-"));
-  try {
+  await withTempDir("pg-rate-", async (dir) => {
     await writeFile(join(dir, "web.yml"), "rate_limit:\n  interval: 1m\n  burst: 3\n");
     const g = await gatewayWith(join(dir, "web.yml"));
     try {
@@ -357,9 +356,7 @@ test("a rate limit with burst: the burst is served, the next request in the inte
     } finally {
       await g.stop();
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 // TestUsers, with and without TLS (bob's hash has cost 18 and is left out, as upstream's table does).
@@ -417,8 +414,7 @@ test("exporter-toolkit TestBasicAuthCache: 150 right and 150 wrong logins at onc
 });
 
 test("TestConfigReloading: a certificate policy changed in the file applies to the next connection", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "pg-reload-"));
-  try {
+  await withTempDir("pg-reload-", async (dir) => {
     for (const f of ["server.crt", "server.key"]) await copyFile(file(f), join(dir, f));
     const config = join(dir, "web.yml");
     await copyFile(file("web_config_noAuth.good.blocking.yml"), config);
@@ -431,14 +427,11 @@ test("TestConfigReloading: a certificate policy changed in the file applies to t
     } finally {
       await g.stop();
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("re-read per request: a user added to the file logs in at once; a file turned invalid answers 500, fixed it serves", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "pg-reload-users-"));
-  try {
+  await withTempDir("pg-reload-users-", async (dir) => {
     const config = join(dir, "web.yml");
     const users = (await readFile(file("web_config_users_noTLS.good.yml"), "utf8")).replace(
       /^\s+bob:.*\n/m,
@@ -461,14 +454,11 @@ test("re-read per request: a user added to the file logs in at once; a file turn
     } finally {
       await g.stop();
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("re-read per connection: a rotated certificate is served to the next TLS client", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "pg-rotate-"));
-  try {
+  await withTempDir("pg-rotate-", async (dir) => {
     const config = join(dir, "web.yml");
     // First the fixture of test/fixtures/tls (CN 127.0.0.1), then exporter-toolkit's (CN localhost).
     const own = fileURLToPath(new URL("../../test/fixtures/tls/", import.meta.url));
@@ -484,14 +474,11 @@ test("re-read per connection: a rotated certificate is served to the next TLS cl
     } finally {
       await g.stop();
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("strict: a value of the wrong type stops the start naming its line and type", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "pg-strict-"));
-  try {
+  await withTempDir("pg-strict-", async (dir) => {
     const cases: [string, RegExp][] = [
       ["http_server_config:\n  http2: maybe\n", /line 2: cannot unmarshal !!str `maybe` into bool/],
       ["rate_limit:\n  burst: lots\n", /line 2: cannot unmarshal !!str `lots` into int/],
@@ -522,9 +509,7 @@ test("strict: a value of the wrong type stops the start naming its line and type
       assert.equal(r.code, 1, text);
       assert.match(r.log, message, text);
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("--web.auth-exempt-probes: /-/healthy and /-/ready answer without credentials, nothing else does; off by default", async () => {

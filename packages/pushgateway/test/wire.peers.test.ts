@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { startPeerGateway } from "./support/peers.js";
 import { startGateway, stopAll } from "./support/processes.js";
-import { dechunk, halfClosedExchange, idleSession, rawExchange } from "./support/raw-http.js";
+import { dechunk, idleSession, rawExchange } from "./support/raw-http.js";
 import { startRedis } from "./support/redis-server.js";
 
 const ports: Record<"peer" | "ours" | "oursRedis", number> = { peer: 0, ours: 0, oursRedis: 0 };
@@ -135,7 +135,7 @@ test("a request followed at once by the client's FIN is answered in full, memory
   ];
   for (const [name, bytes, complete] of requests) {
     for (const which of ["peer", "ours", "oursRedis"] as const) {
-      const answer = parseAnswer(await halfClosedExchange(ports[which], bytes));
+      const answer = parseAnswer(await rawExchange(ports[which], bytes, { halfClose: true }));
       assert.equal(answer.status, "HTTP/1.1 200 OK", `${which}, ${name}`);
       assert.ok(complete(answer.body), `${which}, ${name}: ${answer.body.slice(0, 200)}`);
     }

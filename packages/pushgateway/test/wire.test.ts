@@ -6,7 +6,7 @@ import { connect } from "node:net";
 import { after, before, test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { startGateway, stopAll } from "./support/processes.js";
-import { dechunk, halfClosedExchange, idleSession, rawExchange } from "./support/raw-http.js";
+import { dechunk, idleSession, rawExchange } from "./support/raw-http.js";
 
 const ports = { ours: 0 };
 
@@ -81,9 +81,10 @@ test("a gzip scrape followed at once by the client's FIN is answered in full (no
     body: "fin_metric 3\n",
   });
   assert.equal(push.status, 200);
-  const answer = await halfClosedExchange(
+  const answer = await rawExchange(
     ports.ours,
     "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n",
+    { halfClose: true },
   );
   const split = answer.indexOf("\r\n\r\n");
   assert.match(answer.slice(0, split), /^HTTP\/1\.1 200 OK\r\n/);

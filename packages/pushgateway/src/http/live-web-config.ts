@@ -55,25 +55,14 @@ export class LiveWebConfig {
 
   /** The file as it is now, for a request; its error when it no longer parses. */
   forRequest(): WebConfigFile | WebConfigError {
-    let text: string;
-    try {
-      // Synchronously: a small local file read from the page cache costs some microseconds, where readFile's four
-      // round trips through libuv's thread pool made a scrape wait behind concurrent pushes (bench/pushgateway).
-      text = readFileSync(this.path, "utf8");
-    } catch (error) {
-      return new WebConfigError(`open ${this.path}: ${(error as Error).message}`, { cause: error });
-    }
-    return this.parsed(text);
+    const text = this.#read();
+    return text instanceof WebConfigError ? text : this.parsed(text);
   }
 
   /** The TLS settings as the file and the files it names are now, for a new connection; an error refuses it. */
   forConnection(): TlsSettings | WebConfigError {
-    let text: string;
-    try {
-      text = readFileSync(this.path, "utf8");
-    } catch (error) {
-      return new WebConfigError(`open ${this.path}: ${(error as Error).message}`, { cause: error });
-    }
+    const text = this.#read();
+    if (text instanceof WebConfigError) return text;
     const parsed = this.parsed(text);
     if (parsed instanceof WebConfigError) return parsed;
     if (!tlsEnabled(parsed.tls)) return new WebConfigError("TLS config is not present");
@@ -98,6 +87,19 @@ export class LiveWebConfig {
       }
     }
     return this.lastTls as TlsSettings | WebConfigError;
+  }
+
+  /**
+   * The file's text, synchronously: a small local file read from the page cache costs some microseconds, where
+   * readFile's four round trips through libuv's thread pool made a scrape wait behind concurrent pushes
+   * (bench/pushgateway).
+   */
+  #read(): string | WebConfigError {
+    try {
+      return readFileSync(this.path, "utf8");
+    } catch (error) {
+      return new WebConfigError(`open ${this.path}: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   private parsed(text: string): WebConfigFile | WebConfigError {

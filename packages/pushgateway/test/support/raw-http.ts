@@ -30,10 +30,19 @@ export function idleSession(port: number): Promise<string[]> {
   });
 }
 
-/** Writes `bytes` as they are and reads the answer until the server closes (or 5 s pass); Date lines removed. */
-export function rawExchange(port: number, bytes: string): Promise<string> {
+/**
+ * Writes `bytes` as they are and reads the answer until the server closes (or 5 s pass); Date lines removed. With
+ * `halfClose` the FIN follows the bytes at once (`printf ... | nc`).
+ */
+export function rawExchange(
+  port: number,
+  bytes: string,
+  options: { halfClose?: boolean } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: options.halfClose === true }, () =>
+      options.halfClose ? socket.end(bytes) : socket.write(bytes),
+    );
     let text = "";
     const done = () => resolve(text.replace(/^Date: [^\r]*\r\n/m, ""));
     socket.setTimeout(5000, () => {
@@ -59,25 +68,4 @@ export function dechunk(data: Buffer): Buffer {
     parts.push(data.subarray(eol + 2, eol + 2 + size));
     at = eol + 2 + size + 2;
   }
-}
-
-/**
- * Writes `bytes` and at once the FIN (`printf ... | nc`), then reads until the server closes (or 5 s pass); Date
- * lines removed.
- */
-export function halfClosedExchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: true }, () => socket.end(bytes));
-    let text = "";
-    const done = () => resolve(text.replace(/^Date: [^\r]*\r\n/m, ""));
-    socket.setTimeout(5000, () => {
-      socket.destroy();
-      done();
-    });
-    socket.on("data", (c: Buffer) => {
-      text += c.toString("latin1");
-    });
-    socket.on("end", done);
-    socket.on("error", (e) => (text === "" ? reject(e) : done()));
-  });
 }
