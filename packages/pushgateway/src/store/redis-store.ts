@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { Redis, ReplyError } from "ioredis";
 import { StoreUnavailableError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import type { RenderedFamily } from "../exposition/rendered-family.js";
@@ -20,6 +19,7 @@ import {
   type PushRejection,
   type PushRequest,
 } from "./metric-store.js";
+import { type ConnectRedis, connectRedis, isReplyError, type RedisClient } from "./redis/redis-client.js";
 import {
   type AliveEffect,
   APPEND_SCRIPT,
@@ -59,6 +59,8 @@ export interface RedisStoreOptions {
   readonly snapshotEvery?: number;
   /** Entries kept in the log behind a snapshot. @default 1000 */
   readonly keepBehindSnapshot?: number;
+  /** Opens each connection: ioredis by default; unit tests pass an in-memory Redis. */
+  readonly connect?: ConnectRedis;
 }
 
 /**
@@ -165,11 +167,11 @@ interface Pending {
  *   TTL is off: expiry by each replica's clock on reads would let replicas diverge.
  */
 export class RedisStore implements MetricStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   /** The blocking reads of the log (XREAD BLOCK holds its connection until an entry comes). */
-  readonly #tail: Redis;
+  readonly #tail: RedisClient;
   /** Redis's `expired` keyspace events, with `--push.group-ttl` only. */
-  readonly #sub: Redis | undefined;
+  readonly #sub: RedisClient | undefined;
   #closed = false;
   /** Whether Redis refused the blocking read (an ACL without XREAD, say): said once, then the poll follows. */
   #tailRefused = false;
@@ -232,16 +234,17 @@ export class RedisStore implements MetricStore {
     };
     // Commands fail at once while disconnected (no offline queue, no retries), and after 10 s when Redis hangs (long
     // enough that a busy replica's own event loop does not fail healthy commands); /-/ready and reads wait less.
-    this.#redis = new Redis({
+    const connect = options.connect ?? connectRedis;
+    this.#redis = connect({
       ...base,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: 10_000,
     });
     // A read sent while disconnected waits for the connection; one in flight when it drops fails, and is sent again.
-    this.#tail = new Redis({ ...base, maxRetriesPerRequest: 0 });
+    this.#tail = connect({ ...base, maxRetriesPerRequest: 0 });
     this.#tail.on("error", () => undefined);
-    this.#sub = this.#ttlMs > 0 ? new Redis(base) : undefined;
+    this.#sub = this.#ttlMs > 0 ? connect(base) : undefined;
     let reported = false;
     this.#redis.on("error", (error: Error) => {
       this.#connectError = error.message;
@@ -447,7 +450,7 @@ export class RedisStore implements MetricStore {
         await this.refresh();
       } catch (error) {
         // The connection dropped (the poll and the reads report that), or Redis refused the read: read again shortly.
-        if (error instanceof ReplyError && !this.#tailRefused && !this.#closed) {
+        if (isReplyError(error) && !this.#tailRefused && !this.#closed) {
           this.#tailRefused = true;
           this.#log(
             "warn",
