@@ -7,6 +7,7 @@ import { StoreUnavailableError } from "../errors.js";
 import { parseText } from "../exposition/parse-text.js";
 import type { Log } from "../logger.js";
 import type { PushRequest } from "./metric-store.js";
+import { redisKeys } from "./redis-log.js";
 import { RedisStore } from "./redis-store.js";
 
 const stores: RedisStore[] = [];
@@ -19,7 +20,7 @@ const log: Log = (level, msg) => logged.push(`${level} ${msg}`);
 
 async function replica(
   server: FakeRedisServer,
-  options: { snapshotEvery?: number; keepBehindSnapshot?: number } = {},
+  options: { snapshotEvery?: number; keepBehindSnapshot?: number; groupTtlMs?: number } = {},
 ): Promise<RedisStore> {
   const store = new RedisStore({
     target: { host: "fake", port: 6379, db: 0, tls: false, username: undefined, password: undefined },
@@ -152,4 +153,30 @@ test("a replica follows another's pushes without being read (blocking read of th
   while (b.families().every((f) => f.name !== "m") && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 20));
   assert.deepEqual(b.families().find((f) => f.name === "m")?.lines, ['m{instance="",job="j"} 1']);
+});
+
+test("--push.group-ttl: a group whose deadline passed is dropped by every replica alike; a pushed one stays", async () => {
+  const server = new FakeRedisServer();
+  const [a, b] = [await replica(server, { groupTtlMs: 400 }), await replica(server, { groupTtlMs: 400 })];
+  await a.push(request("old 1\n", { job: "old" }));
+  await a.push(request("kept 1\n", { job: "kept" }));
+  const deadline = Date.now() + 5000;
+  const jobs = async (s: RedisStore) => {
+    await s.refresh();
+    return s
+      .groups()
+      .map((g) => g.labels.job)
+      .sort();
+  };
+  while ((await jobs(b)).includes("old") && Date.now() < deadline) {
+    await b.push(request("kept 2\n", { job: "kept" }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.deepEqual(await jobs(b), ["kept"]);
+  assert.deepEqual(await jobs(a), ["kept"]);
+  // One expire op for the one deadline, however many replicas polled.
+  const expires = server
+    .stream(redisKeys().log)
+    .filter(([, fields]) => fields[1]?.startsWith('{"kind":"expire"'));
+  assert.equal(expires.length, 1);
 });

@@ -130,6 +130,11 @@ export class FakeRedisServer {
       );
   }
 
+  /** The entries of a stream, for tests that look at the log. */
+  stream(key: string): readonly Entry[] {
+    return this.#streams.get(key) ?? [];
+  }
+
   /** Ends every blocking read now (a connection closed). */
   wakeReaders(): void {
     for (const wake of [...this.#appended]) wake();

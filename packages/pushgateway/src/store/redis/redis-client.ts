@@ -72,3 +72,11 @@ export function connectRedis(options: RedisConnectOptions): RedisClient {
 export function isReplyError(error: unknown): boolean {
   return error instanceof Error && error.name === "ReplyError";
 }
+
+/**
+ * ioredis refuses a command without sending it when the socket is already gone but its status has not caught up
+ * (no offline queue): such a change surely was not stored, like one refused while disconnected.
+ */
+export function refusedUnsent(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("Stream isn't writeable");
+}
