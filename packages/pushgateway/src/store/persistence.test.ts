@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { PersistenceError } from "../errors.js";
-import { type PersistedGroup, readPersistence, writePersistence } from "./persistence.js";
+import type { PersistedGroup } from "./metric-store.js";
+import { readPersistence, writePersistence } from "./persistence.js";
 
 const GROUP: PersistedGroup = {
   labels: { job: "j" },

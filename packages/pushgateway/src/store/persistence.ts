@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { PersistenceError } from "../errors.js";
-import type { MetricFamily } from "../exposition/metric-family.js";
-import type { GroupingLabels } from "../grouping-key.js";
+import type { PersistedGroup } from "./metric-store.js";
 import { decodeUpstreamPersistence, encodeUpstreamPersistence } from "./upstream-persistence.js";
 
 /**
@@ -10,15 +9,6 @@ import { decodeUpstreamPersistence, encodeUpstreamPersistence } from "./upstream
  * in upstream's gob format (upstream-persistence.ts), so a team can move between upstream and ours both ways.
  */
 export const PERSISTENCE_VERSION = 1;
-
-/** One group as persisted. */
-export interface PersistedGroup {
-  readonly labels: GroupingLabels;
-  readonly pushTime: number;
-  readonly failureTime: number;
-  readonly pushedAt: Record<string, number>;
-  readonly families: MetricFamily[];
-}
 
 /**
  * Writes the groups atomically in upstream's format (a gob, storage/diskmetricstore.go `persist`): a temporary file

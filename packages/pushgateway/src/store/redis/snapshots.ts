@@ -1,6 +1,5 @@
 import type { Log } from "../../logger.js";
-import type { Group } from "../metric-store.js";
-import type { PersistedGroup } from "../persistence.js";
+import type { Group, PersistedGroup } from "../metric-store.js";
 import {
   decodeSnapshot,
   encodeSnapshot,
