@@ -272,6 +272,9 @@ function serveTls<T extends Server & { setSecureContext(o: object): void; reques
     }
   });
   server.prependListener("secureConnection", (socket: TLSSocket) => {
+    // The TLS socket node makes for each connection does not allow half-open ones: a client's close_notify and FIN
+    // right after its request would end it before the answer (see httpAllowHalfOpen in startServer).
+    socket.allowHalfOpen = true;
     const policy = current;
     const peer = socket.getPeerCertificate();
     const raw = peer && "raw" in peer ? (peer.raw as Buffer | undefined) : undefined;
