@@ -457,7 +457,7 @@ test("re-read per request: a user added to the file logs in at once; a file turn
   });
 });
 
-test("re-read per connection: a rotated certificate is served to the next TLS client", async () => {
+test("re-read per connection: a rotated certificate is served to the next TLS client; an invalid file refuses it", async () => {
   await withTempDir("pg-rotate-", async (dir) => {
     const config = join(dir, "web.yml");
     // First the fixture of test/fixtures/tls (CN 127.0.0.1), then exporter-toolkit's (CN localhost).
@@ -469,6 +469,15 @@ test("re-read per connection: a rotated certificate is served to the next TLS cl
     try {
       await assert.rejects(tlsGet(g.port), /certificate verify failed: served .*CN=127\.0\.0\.1/);
       await copyFile(file("server.crt"), join(dir, "server.crt"));
+      await copyFile(file("server.key"), join(dir, "server.key"));
+      assert.equal((await tlsGet(g.port)).body, "OK");
+      // A file that turns invalid refuses new connections (upstream's GetConfigForClient fails the handshake)...
+      await writeFile(config, 'tls_server_config:\n  cert_file: "server.crt"\n  key_filse: "server.key"\n');
+      await assert.rejects(tlsGet(g.port));
+      // ...a certificate that no longer loads too, and once fixed the next connection is served.
+      await writeFile(join(dir, "server.key"), "not a key");
+      await writeFile(config, 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n');
+      await assert.rejects(tlsGet(g.port));
       await copyFile(file("server.key"), join(dir, "server.key"));
       assert.equal((await tlsGet(g.port)).body, "OK");
     } finally {
