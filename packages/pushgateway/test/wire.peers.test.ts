@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { startPeerGateway } from "./support/peers.js";
 import { startGateway, stopAll } from "./support/processes.js";
-import { dechunk, idleSession, rawExchange } from "./support/raw-http.js";
+import { dechunk, idleSession, parseAnswer, rawExchange } from "./support/raw-http.js";
 import { startRedis } from "./support/redis-server.js";
 
 const ports: Record<"peer" | "ours" | "oursRedis", number> = { peer: 0, ours: 0, oursRedis: 0 };
@@ -100,16 +100,6 @@ test("a scrape is gzip-compressed when the client accepts it, as by 1.5.1 (promh
     assert.equal(ours.line, 'gz_metric{instance="",job="gz"} 2.5');
   }
 });
-
-/** The status line and the payload of a raw answer (dechunked, gunzipped). */
-function parseAnswer(answer: string): { status: string; body: string } {
-  const split = answer.indexOf("\r\n\r\n");
-  const head = answer.slice(0, split);
-  let body: Buffer = Buffer.from(answer.slice(split + 4), "latin1");
-  if (/^transfer-encoding: chunked/im.test(head)) body = dechunk(body);
-  if (/^content-encoding: gzip$/im.test(head)) body = gunzipSync(body);
-  return { status: head.split("\r\n")[0] ?? "", body: body.toString("utf8") };
-}
 
 test("a request followed at once by the client's FIN is answered in full, memory and Redis mode, as by 1.5.1", async () => {
   const body = "half_closed_metric 7\n";

@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import { type Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { TLSSocket } from "node:tls";
-import { constants, createGzip } from "node:zlib";
+import { constants, createGzip, gzipSync } from "node:zlib";
 import { cleanPath } from "@local/go-compat/clean-path";
 import { goErrorResponse, goParserRefusal } from "@local/go-compat/http-refusal";
 import { WebConfigError } from "../errors.js";
@@ -38,6 +38,12 @@ export interface WebGuard {
  * 16 KiB, and answers a missing Host itself (see `serve`).
  */
 const GO_PARSER_LIMITS = { maxHeaderSize: (1 << 20) + 4096, requireHostHeader: false } as const;
+
+/** Scrapes up to this size are gzip-compressed in one go (level 1: about 1 ms). */
+const SYNC_GZIP_BYTES = 256 * 1024;
+
+/** net/http's response buffer: a handler's whole answer within it is sent with Content-Length. */
+const GO_RESPONSE_BUFFER = 4096;
 
 /**
  * Starts the server on `host`:`port`, or on an inherited listening socket `fd` (systemd socket activation); `prefix`
@@ -170,12 +176,43 @@ async function serve(
   if (outHeaders.Location?.startsWith("/")) outHeaders.Location = `${options.prefix}${outHeaders.Location}`;
   const { body } = response;
   if (response.gzip) {
+    const chunks: Iterable<string | Buffer> =
+      typeof body === "string" || Buffer.isBuffer(body) ? [body] : body;
+    // A small answer (a scrape of a small store) is compressed at once: no turn of the event loop, so it does not
+    // wait behind the pushes queued meanwhile (bench/pushgateway); sent with Content-Length when the compressed
+    // answer fits Go's 4 KiB response buffer, as net/http does for promhttp's.
+    const iterator = chunks[Symbol.iterator]();
+    const head: Buffer[] = [];
+    let size = 0;
+    let next = iterator.next();
+    while (!next.done && size <= SYNC_GZIP_BYTES) {
+      const chunk = typeof next.value === "string" ? Buffer.from(next.value) : next.value;
+      head.push(chunk);
+      size += chunk.length;
+      next = iterator.next();
+    }
+    if (next.done && size <= SYNC_GZIP_BYTES) {
+      const zipped = gzipSync(Buffer.concat(head), { level: constants.Z_BEST_SPEED });
+      res.writeHead(response.status, {
+        ...outHeaders,
+        "Content-Encoding": "gzip",
+        ...(zipped.length <= GO_RESPONSE_BUFFER ? { "Content-Length": String(zipped.length) } : {}),
+      });
+      res.end(zipped);
+      return;
+    }
     // promhttp compresses the scrape as it writes it; so do we, chunk by chunk with backpressure.
     res.writeHead(response.status, { ...outHeaders, "Content-Encoding": "gzip" });
-    const chunks = typeof body === "string" || Buffer.isBuffer(body) ? [body] : body;
+    const rest = next;
+    function* all(): Generator<string | Buffer> {
+      yield* head;
+      if (rest.done) return;
+      yield rest.value;
+      for (let n = iterator.next(); !n.done; n = iterator.next()) yield n.value;
+    }
     // Level 1: on a 7 MB exposition 33 ms for 0.95 MB, where zlib's default (6) takes 115 ms for 0.89 MB.
     const gzip = createGzip({ level: constants.Z_BEST_SPEED });
-    await pipeline(Readable.from(chunks, { objectMode: false }), gzip, res).catch(() => res.destroy());
+    await pipeline(Readable.from(all(), { objectMode: false }), gzip, res).catch(() => res.destroy());
     return;
   }
   if (typeof body === "string" || Buffer.isBuffer(body)) {
