@@ -142,8 +142,10 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       const where =
         typeof address === "object" && address ? `${address.address}:${address.port}` : String(address);
       log("info", "Listening on", { address: where });
-      log("info", web?.config.initialTls ? "TLS is enabled." : "TLS is disabled.", {
-        http2: "false",
+      // exporter-toolkit's Serve: HTTP/2 is on only with TLS and http_server_config.http2.
+      const tlsOn = web?.config.initialTls !== undefined;
+      log("info", tlsOn ? "TLS is enabled." : "TLS is disabled.", {
+        http2: String(tlsOn && web?.config.initial.http2 === true),
         address: where,
       });
     }

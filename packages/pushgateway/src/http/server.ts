@@ -4,6 +4,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
+import { createSecureServer } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
 import type { Socket } from "node:net";
 import { type Duplex, Readable } from "node:stream";
@@ -62,14 +63,23 @@ export function startServer(options: {
     serve(req, res, options).catch(() => res.destroy());
   };
   const tls = options.web?.config.initialTls;
-  const server =
-    options.web !== undefined && tls !== undefined
-      ? serveTls(
-          createHttpsServer({ ...tlsServerOptions(tls), ...GO_PARSER_LIMITS }, listener),
-          options.web,
-          tls,
-        )
-      : createHttpServer(GO_PARSER_LIMITS, listener);
+  let server: Server;
+  if (options.web !== undefined && tls !== undefined && options.web.config.initial.http2) {
+    // http_server_config.http2 (upstream's default): HTTP/2 offered by ALPN, HTTP/1.1 for the clients that do not
+    // ask for it, as Go's server. node's HTTP/2 server hands HTTP/1.1 connections to http.Server's connection
+    // handling, which reads these properties of the server it is given.
+    const h2 = createSecureServer({ ...tlsServerOptions(tls), allowHTTP1: true }, listener as never);
+    Object.assign(h2, GO_PARSER_LIMITS);
+    server = serveTls(h2 as unknown as Server & { setSecureContext(o: object): void }, options.web, tls);
+  } else if (options.web !== undefined && tls !== undefined) {
+    server = serveTls(
+      createHttpsServer({ ...tlsServerOptions(tls), ...GO_PARSER_LIMITS }, listener),
+      options.web,
+      tls,
+    );
+  } else {
+    server = createHttpServer(GO_PARSER_LIMITS, listener);
+  }
   server.on("clientError", (error: Error & { code?: string; reason?: string }, socket: Duplex) => {
     if (!socket.writable || (socket as Socket).bytesWritten !== 0) {
       socket.destroy();
@@ -128,7 +138,11 @@ async function serve(
     path = decodeURIComponent(rawPath);
   } catch {
     // Go's server refuses a request line whose URL does not parse before any handler runs (net/http server.go).
-    res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
+    // HTTP/2 has no Connection header (node refuses to send one).
+    res.writeHead(400, {
+      "Content-Type": "text/plain; charset=utf-8",
+      ...(req.httpVersionMajor === 2 ? {} : { Connection: "close" }),
+    });
     res.end("400 Bad Request");
     return;
   }
