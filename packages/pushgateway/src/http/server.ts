@@ -68,6 +68,9 @@ export function startServer(options: {
     // http_server_config.http2 (upstream's default): HTTP/2 offered by ALPN, HTTP/1.1 for the clients that do not
     // ask for it, as Go's server. node's HTTP/2 server hands HTTP/1.1 connections to http.Server's connection
     // handling, which reads these properties of the server it is given.
+    // The listener gets node's HTTP/1.1 request and response objects, or their HTTP/2 compatibility counterparts,
+    // which offer the same calls serve() makes (headers, url, body iteration, writeHead/write/end, streams); node's
+    // types describe only the HTTP/2 ones, hence the cast.
     const h2 = createSecureServer({ ...tlsServerOptions(tls), allowHTTP1: true }, listener as never);
     Object.assign(h2, GO_PARSER_LIMITS);
     server = serveTls(h2 as unknown as Server & { setSecureContext(o: object): void }, options.web, tls);
