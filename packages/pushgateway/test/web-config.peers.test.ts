@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
+import { http2Get } from "./support/http2-get.js";
 import { PEER_GATEWAY, startPeerGateway } from "./support/peers.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { parseAnswer } from "./support/raw-http.js";
@@ -228,38 +229,21 @@ test("over TLS, a request followed at once by close_notify and FIN is answered i
 });
 
 test("over TLS both offer HTTP/2 by ALPN and answer on it; with http2: false neither does", async () => {
-  const { connect: http2Connect } = await import("node:http2");
-  const h2get = (base: string) =>
-    new Promise<{ alpn: string | false | undefined; status: number; body: string }>((resolve, reject) => {
-      const session = http2Connect(base.replace("http:", "https:"), { rejectUnauthorized: false });
-      session.on("error", reject);
-      const req = session.request({ ":path": "/-/healthy" });
-      let status = 0;
-      let body = "";
-      req.on("response", (h) => {
-        status = Number(h[":status"]);
-      });
-      req.on("data", (c: Buffer) => {
-        body += c.toString();
-      });
-      req.on("end", () => {
-        const alpn = session.alpnProtocol;
-        session.close();
-        resolve({ alpn, status, body });
-      });
-      req.on("error", reject);
-      req.end();
-    });
   const on = await both(file("web_config_noAuth.good.yml"));
   try {
     for (const base of [on.peer, on.ours])
-      assert.deepEqual(await h2get(base), { alpn: "h2", status: 200, body: "OK" }, base);
+      assert.deepEqual(
+        await http2Get(base.replace("http:", "https:")),
+        { alpn: "h2", status: 200, body: "OK" },
+        base,
+      );
   } finally {
     await on.stop();
   }
   const off = await both(file("web_config_noAuth_noHTTP2.good.yml"));
   try {
-    for (const base of [off.peer, off.ours]) await assert.rejects(h2get(base), Error, base);
+    for (const base of [off.peer, off.ours])
+      await assert.rejects(http2Get(base.replace("http:", "https:")), Error, base);
   } finally {
     await off.stop();
   }

@@ -9,6 +9,7 @@ import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { http2Get } from "./support/http2-get.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { runUntilExit } from "./support/run-until-exit.js";
 import { withTempDir } from "./support/temp-dir.js";
@@ -547,38 +548,16 @@ test("--web.auth-exempt-probes: /-/healthy and /-/ready answer without credentia
 });
 
 test("http_server_config.http2: HTTP/2 offered over TLS by default (ALPN h2), HTTP/1.1 still served; off with http2: false", async () => {
-  const { connect: http2Connect } = await import("node:http2");
-  const h2get = (port: number) =>
-    new Promise<{ status: number; body: string; alpn: string | false | undefined }>((resolve, reject) => {
-      const session = http2Connect(`https://localhost:${port}`, { rejectUnauthorized: false });
-      session.on("error", reject);
-      const req = session.request({ ":path": "/-/healthy" });
-      let body = "";
-      let status = 0;
-      req.on("response", (h) => {
-        status = Number(h[":status"]);
-      });
-      req.on("data", (c: Buffer) => {
-        body += c.toString();
-      });
-      req.on("end", () => {
-        const alpn = session.alpnProtocol;
-        session.close();
-        resolve({ status, body, alpn });
-      });
-      req.on("error", reject);
-      req.end();
-    });
   const on = await gatewayWith(file("web_config_noAuth.good.yml"));
   try {
-    assert.deepEqual(await h2get(on.port), { status: 200, body: "OK", alpn: "h2" });
+    assert.deepEqual(await http2Get(`https://localhost:${on.port}`), { alpn: "h2", status: 200, body: "OK" });
     assert.equal((await tlsGet(on.port)).body, "OK");
   } finally {
     await on.stop();
   }
   const off = await gatewayWith(file("web_config_noAuth_noHTTP2.good.yml"));
   try {
-    await assert.rejects(h2get(off.port));
+    await assert.rejects(http2Get(`https://localhost:${off.port}`));
     assert.equal((await tlsGet(off.port, { maxVersion: "TLSv1.2" })).body, "OK");
   } finally {
     await off.stop();
