@@ -74,3 +74,10 @@ export function httpStatus(error: PushgatewayError): number {
   if (error instanceof StoreUnavailableError) return 503;
   return 400;
 }
+
+/** `--web.config.file` cannot be used: at start the gateway refuses to run; while running, 500 as upstream. */
+export class WebConfigError extends PushgatewayError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("PUSHGATEWAY_WEB_CONFIG", message, options);
+  }
+}

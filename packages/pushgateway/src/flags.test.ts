@@ -34,3 +34,16 @@ test("--storage.redis-url: validated at parse time, not with --persistence.file,
   );
   assert.throws(() => parseFlags(["--storage.redis-password-file=/x"]), /needs --storage.redis-url/);
 });
+
+test("--web.listen-address may be repeated; the status API lists every address joined by commas", () => {
+  const c = parseFlags(["--web.listen-address=127.0.0.1:1", "--web.listen-address", "127.0.0.1:2"]);
+  assert.deepEqual(c.listenAddresses, ["127.0.0.1:1", "127.0.0.1:2"]);
+  assert.equal(c.listenAddress, "127.0.0.1:1");
+  assert.equal(flagValues(c)["web.listen-address"], "127.0.0.1:1,127.0.0.1:2");
+  assert.deepEqual(parseFlags([]).listenAddresses, [":9091"]);
+});
+
+test("--web.auth-exempt-probes is off by default", () => {
+  assert.equal(parseFlags([]).authExemptProbes, false);
+  assert.equal(parseFlags(["--web.auth-exempt-probes"]).authExemptProbes, true);
+});

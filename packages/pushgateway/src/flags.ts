@@ -4,13 +4,18 @@ import { parseRedisUrl, redactRedisUrl } from "./store/redis-url.js";
 
 /** The gateway's configuration, with upstream's defaults. */
 export interface Config {
+  /** The first `--web.listen-address` (kept for the log and the status API). */
   listenAddress: string;
+  /** Every `--web.listen-address`, in order: the flag may be repeated and each address is served (upstream >= 1.5). */
+  listenAddresses: string[];
   telemetryPath: string;
   externalUrl: string;
   routePrefix: string;
   enableLifecycle: boolean;
   enableAdminApi: boolean;
   webConfigFile: string;
+  /** Beyond upstream: `/-/healthy` and `/-/ready` answer without credentials when basic auth is on. */
+  authExemptProbes: boolean;
   persistenceFile: string;
   /** Milliseconds. */
   persistenceInterval: number;
@@ -93,6 +98,12 @@ const FLAGS: readonly FlagSpec[] = [
     key: "webConfigFile",
     kind: "string",
     help: "Path to configuration file that can enable TLS or authentication.",
+  },
+  {
+    name: "web.auth-exempt-probes",
+    key: "authExemptProbes",
+    kind: "bool",
+    help: "Let /-/healthy and /-/ready answer without credentials when basic auth is configured (beyond upstream).",
   },
   {
     name: "persistence.file",
@@ -204,12 +215,14 @@ export function usage(): string {
 export function parseFlags(argv: readonly string[]): Config {
   const config: Config = {
     listenAddress: ":9091",
+    listenAddresses: [],
     telemetryPath: "/metrics",
     externalUrl: "",
     routePrefix: "",
     enableLifecycle: false,
     enableAdminApi: false,
     webConfigFile: "",
+    authExemptProbes: false,
     persistenceFile: "",
     persistenceInterval: 300_000,
     disableConsistencyCheck: false,
@@ -263,9 +276,13 @@ export function parseFlags(argv: readonly string[]): Config {
       record[spec.key] = Number(value);
     } else {
       record[spec.key] = value;
+      // kingpin's Strings: each --web.listen-address adds one.
+      if (spec.key === "listenAddress") config.listenAddresses.push(value);
     }
     value = undefined;
   }
+  if (config.listenAddresses.length === 0) config.listenAddresses.push(config.listenAddress);
+  else config.listenAddress = config.listenAddresses[0] ?? config.listenAddress;
   // promslog's flag values (prometheus/common promslog/slog.go; 1.5.1 quoted the value, upstream no longer does).
   if (!(LOG_LEVELS as readonly string[]).includes(config.logLevel))
     throw new UsageError(`unrecognized log level ${config.logLevel}`);
@@ -291,7 +308,10 @@ export function flagValues(config: Config): Record<string, string> {
         ? goDuration(Number(v))
         : f.key === "redisUrl"
           ? redactRedisUrl(String(v))
-          : String(v);
+          : f.key === "listenAddress"
+            ? // kingpin's Strings value prints its values joined by commas, as 1.5.1's status API shows.
+              config.listenAddresses.join(",")
+            : String(v);
   }
   return out;
 }

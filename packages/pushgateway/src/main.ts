@@ -1,16 +1,15 @@
-import { readFile } from "node:fs/promises";
 import type { Server } from "node:http";
-import { PersistenceError, UsageError } from "./errors.js";
+import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
-import { startServer } from "./http/server.js";
+import type { GatewayContext } from "./handlers/responses.js";
+import { createBasicAuth } from "./http/basic-auth.js";
+import { LiveWebConfig } from "./http/live-web-config.js";
+import { RateLimiter } from "./http/rate-limiter.js";
+import { startServer, type WebGuard } from "./http/server.js";
 import { systemdListenFds } from "./http/systemd-socket.js";
-import { loadWebConfig } from "./http/web-config.js";
-import { createLogger, type LogLevel } from "./logger.js";
+import { createLogger, type Log, type LogLevel } from "./logger.js";
 import { createOwnMetrics } from "./own-metrics.js";
-import { MemoryStore } from "./store/memory-store.js";
-import { readPersistence, writePersistence } from "./store/persistence.js";
-import { RedisStore } from "./store/redis-store.js";
-import { parseRedisUrl, redactRedisUrl } from "./store/redis-url.js";
+import { type OpenedStore, openStore } from "./store/open-store.js";
 
 /** The version `--version` reports. */
 export const VERSION = "1.11.0";
@@ -60,178 +59,147 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   log("info", "starting pushgateway", { version: `(version=${VERSION}, branch=, revision=)` });
   const own = createOwnMetrics({ version: VERSION, goVersion: `node${deps.runtime.node}` });
   await own.families();
-  const store = new MemoryStore({
-    own: () => own.cached(),
-    groupTtlMs: config.groupTtl,
-    maxGroups: config.maxGroups,
-    maxSeries: config.maxSeries,
-    now: () => deps.now().getTime(),
-    utf8Names: config.utf8Names,
-  });
-  // Beyond upstream: replicas sharing one store on Redis (store/redis-store.ts); persistence is then Redis's.
-  let redis: RedisStore | undefined;
-  if (config.redisUrl !== "") {
-    // The launcher sizes V8 for memory (--optimize-for-size: issue 7's RSS target against upstream's single process).
-    // A replica applies every replica's pushes, and under that flag its collector shrinks the young generation after
-    // each major collection and drops optimised code: three replicas pushed 0.62-0.66x of a single process's
-    // throughput with it, 0.85-0.90x without, for 140-190 MiB per replica instead of 100-115 at 100k series
-    // (bench/pushgateway/README.md). Upstream has no replicas to hold to a memory figure.
-    deps.setV8Flags("--no-optimize-for-size");
-    let password: string | undefined;
-    if (config.redisPasswordFile !== "") {
-      try {
-        password = (await readFile(config.redisPasswordFile, "utf8")).replace(/\r?\n$/, "");
-      } catch (error) {
-        log("error", `Cannot read --storage.redis-password-file: ${(error as Error).message}`);
-        return 1;
-      }
-    }
-    redis = new RedisStore({
-      target: parseRedisUrl(config.redisUrl, password),
-      memory: {
-        own: () => own.cached(),
-        maxGroups: config.maxGroups,
-        maxSeries: config.maxSeries,
-        now: () => deps.now().getTime(),
-        utf8Names: config.utf8Names,
-      },
-      groupTtlMs: config.groupTtl,
+  let opened: OpenedStore;
+  try {
+    opened = await openStore(config, {
+      own: () => own.cached(),
+      now: () => deps.now().getTime(),
       log,
+      setV8Flags: deps.setV8Flags,
     });
-    const url = redactRedisUrl(config.redisUrl);
-    if (await redis.waitLoaded(5000)) log("info", "following the store in Redis", { url });
-    else log("warn", "Redis is not reachable yet; serving, pushes answer 503 until it is", { url });
+  } catch (error) {
+    if (!(error instanceof PersistenceError)) throw error;
+    log("error", error.message);
+    return 1;
   }
-  if (config.persistenceFile !== "") {
+  let web: WebGuard | undefined;
+  if (config.webConfigFile !== "") {
     try {
-      store.restore(await readPersistence(config.persistenceFile));
+      web = await openWebGuard(config, { log, now: () => deps.now().getTime() });
     } catch (error) {
-      if (!(error instanceof PersistenceError)) throw error;
-      log("error", error.message);
+      if (!(error instanceof WebConfigError)) throw error;
+      log("error", `Cannot load web config: ${config.webConfigFile}: ${error.message}`);
+      await opened.close();
       return 1;
     }
   }
-  let web: Awaited<ReturnType<typeof loadWebConfig>>;
-  try {
-    web = await loadWebConfig(config.webConfigFile);
-  } catch (error) {
-    log("error", `Cannot load web config: ${(error as Error).message}`);
+  const listeners = listenersOf(config, deps);
+  if (typeof listeners === "string") {
+    log("error", `Error listening: ${listeners}`);
+    await opened.close();
     return 1;
   }
-  // Persistence: at most once per interval after a change, and on shutdown (upstream storage/diskmetricstore.go).
-  let dirty = false;
-  let timer: NodeJS.Timeout | undefined;
-  const persist = async () => {
-    timer = undefined;
-    if (!dirty || config.persistenceFile === "") return;
-    dirty = false;
-    try {
-      await writePersistence(config.persistenceFile, store.snapshot());
-    } catch (error) {
-      dirty = true;
-      log("error", `Error persisting metrics: ${(error as Error).message}`);
-    }
-  };
-  const changed = () => {
-    dirty = true;
-    if (config.persistenceFile !== "" && timer === undefined)
-      timer = setTimeout(() => void persist(), config.persistenceInterval);
-  };
-  const observed = {
-    push: (...a: Parameters<MemoryStore["push"]>) => {
-      const r = store.push(...a);
-      changed();
-      return r;
-    },
-    delete: (...a: Parameters<MemoryStore["delete"]>) => {
-      store.delete(...a);
-      changed();
-    },
-    wipe: () => {
-      store.wipe();
-      changed();
-    },
-    families: () => store.families(),
-    inconsistency: () => store.inconsistency(),
-    groups: () => store.groups(),
-  };
   const started = deps.now();
-  const colon = config.listenAddress.lastIndexOf(":");
-  const host = config.listenAddress.slice(0, colon).replace(/^\[|\]$/g, "");
-  const port = Number(config.listenAddress.slice(colon + 1));
   log("debug", "external URL", { url: config.externalUrl });
   const prefix = (
     config.routePrefix || (config.externalUrl ? new URL(config.externalUrl).pathname : "")
   ).replace(/\/+$/, "");
-  let fd: number | undefined;
-  if (config.systemdSocket) {
-    // exporter-toolkit web.ListenAndServe: the activated sockets replace --web.listen-address. One server listens
-    // on the first; upstream serves each.
-    log("info", "Listening on systemd activated listeners instead of port listeners.");
-    fd = systemdListenFds(deps.env, deps.pid)[0];
-    if (fd === undefined) {
-      log("error", "Error listening: no socket activation file descriptors found");
-      return 1;
-    }
-  }
-  let server: Server;
+  const servers: Server[] = [];
   const shutdown = async (via: "web" | "signal") => {
     // Upstream main.go shutdownServerOnQuit: a web request is logged as a warning, a signal as info.
     if (via === "web") log("warn", "received termination request via web service, exiting gracefully...");
     else log("info", "received SIGINT/SIGTERM; exiting gracefully...");
-    server?.close();
-    if (timer !== undefined) clearTimeout(timer);
-    redis?.close();
+    for (const server of servers) server.close();
     log("info", "HTTP server stopped");
-    await persist();
+    await opened.close();
+    await web?.auth.close();
     deps.exit(0);
   };
-  try {
-    server = await startServer({
-      host: host === "" ? "::" : host,
-      port,
-      ...(fd === undefined ? {} : { fd }),
-      prefix,
-      web,
-      ctx: {
-        store: redis ?? observed,
-        now: deps.now,
-        check: !config.disableConsistencyCheck,
-        utf8Names: config.utf8Names,
-        enableLifecycle: config.enableLifecycle,
-        enableAdminApi: config.enableAdminApi,
-        telemetryPath: config.telemetryPath,
-        pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : prefix,
-        groupTtlMs: config.groupTtl,
-        ownFamilies: async () => [...(await own.families()), ...(redis?.ownFamilies() ?? [])],
-        status: () => ({
-          build_information: {
-            branch: "",
-            buildDate: "",
-            buildUser: "",
-            goVersion: `node${deps.runtime.node}`,
-            revision: "",
-            version: VERSION,
-          },
-          flags: flagValues(config),
-          start_time: started.toISOString(),
-        }),
-        quit: () => void shutdown("web"),
-        maxBodyBytes: config.maxBodyBytes,
-        onRequest: (handler, method, status) => own.count(handler, method, status),
-        onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
+  const ctx: GatewayContext = {
+    store: opened.store,
+    now: deps.now,
+    check: !config.disableConsistencyCheck,
+    utf8Names: config.utf8Names,
+    enableLifecycle: config.enableLifecycle,
+    enableAdminApi: config.enableAdminApi,
+    telemetryPath: config.telemetryPath,
+    pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : prefix,
+    groupTtlMs: config.groupTtl,
+    ownFamilies: async () => [...(await own.families()), ...opened.ownFamilies()],
+    status: () => ({
+      build_information: {
+        branch: "",
+        buildDate: "",
+        buildUser: "",
+        goVersion: `node${deps.runtime.node}`,
+        revision: "",
+        version: VERSION,
       },
-    });
+      flags: flagValues(config),
+      start_time: started.toISOString(),
+    }),
+    quit: () => void shutdown("web"),
+    maxBodyBytes: config.maxBodyBytes,
+    onRequest: (handler, method, status) => own.count(handler, method, status),
+    onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
+  };
+  // exporter-toolkit ServeMultiple: one server per listener (each --web.listen-address, or each systemd socket).
+  try {
+    for (const listener of listeners) {
+      const server = await startServer({ ...listener, prefix, web, ctx });
+      servers.push(server);
+      const address = server.address();
+      const where =
+        typeof address === "object" && address ? `${address.address}:${address.port}` : String(address);
+      log("info", "Listening on", { address: where });
+      // exporter-toolkit's Serve: HTTP/2 is on only with TLS and http_server_config.http2.
+      const tlsOn = web?.config.initialTls !== undefined;
+      log("info", tlsOn ? "TLS is enabled." : "TLS is disabled.", {
+        http2: String(tlsOn && web?.config.initial.http2 === true),
+        address: where,
+      });
+    }
   } catch (error) {
     log("error", `Error listening: ${(error as Error).message}`);
+    for (const server of servers) server.close();
+    await opened.close();
     return 1;
   }
-  const address = server.address();
-  log("info", "Listening on", {
-    address:
-      typeof address === "object" && address ? `${address.address}:${address.port}` : config.listenAddress,
-  });
   deps.onSignal("SIGINT", () => void shutdown("signal"));
   deps.onSignal("SIGTERM", () => void shutdown("signal"));
-  return new Promise((resolve) => server.on("close", () => resolve(0)));
+  return new Promise((resolve) => {
+    let open = servers.length;
+    for (const server of servers) server.on("close", () => --open === 0 && resolve(0));
+  });
+}
+
+/**
+ * Where to listen: each `--web.listen-address`, or with `--web.systemd-socket` each socket systemd passed
+ * (exporter-toolkit `ListenAndServe`); a message when there is none.
+ */
+function listenersOf(
+  config: Config,
+  deps: Pick<MainDeps, "env" | "pid">,
+): { host: string; port: number; fd?: number }[] | string {
+  if (config.systemdSocket) {
+    const fds = systemdListenFds(deps.env, deps.pid);
+    if (fds.length === 0) return "no socket activation file descriptors found";
+    return fds.map((fd) => ({ host: "", port: 0, fd }));
+  }
+  return config.listenAddresses.map((address) => {
+    const colon = address.lastIndexOf(":");
+    const host = address.slice(0, colon).replace(/^\[|\]$/g, "");
+    return { host: host === "" ? "::" : host, port: Number(address.slice(colon + 1)) };
+  });
+}
+
+/** Reads `--web.config.file` and builds what serves it: basic auth, the rate limiter (fixed at start, as upstream). */
+async function openWebGuard(config: Config, deps: { log: Log; now: () => number }): Promise<WebGuard> {
+  const live = await LiveWebConfig.load(config.webConfigFile);
+  const { rateLimit } = live.initial;
+  if (rateLimit.intervalMs !== 0)
+    deps.log("info", "Rate Limiter is enabled.", {
+      burst: String(rateLimit.burst),
+      interval: config.webConfigFile === "" ? "" : `${rateLimit.intervalMs}ms`,
+    });
+  return {
+    config: live,
+    auth: createBasicAuth(),
+    limiter:
+      rateLimit.intervalMs === 0
+        ? undefined
+        : new RateLimiter({ burst: rateLimit.burst, intervalMs: rateLimit.intervalMs, now: deps.now }),
+    exemptProbes: config.authExemptProbes,
+    log: deps.log,
+  };
 }

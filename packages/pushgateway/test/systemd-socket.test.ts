@@ -42,3 +42,29 @@ test("without an activated socket it logs the error and exits 1", async () => {
   assert.equal(r.code, 1);
   assert.match(r.log, /level=error msg="Error listening: no socket activation file descriptors found"/);
 });
+
+test("serves on every socket passed (LISTEN_FDS=2: fds 3 and 4), as exporter-toolkit's ServeMultiple", async () => {
+  const sockets: Server[] = [createServer(), createServer()];
+  for (const s of sockets) await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+  const ports = sockets.map((s) => (s.address() as { port: number }).port);
+  const fds = sockets.map((s) => (s as unknown as { _handle: { fd: number } })._handle.fd);
+  try {
+    await startProcess(
+      "/bin/sh",
+      ["-c", `LISTEN_PID=$$ LISTEN_FDS=2 exec "$0" "$1" --web.systemd-socket`, process.execPath, GATEWAY_BIN],
+      { ready: /Listening on(.|\n)*Listening on/, stdio: ["ignore", "pipe", "pipe", ...fds] },
+    );
+    for (const s of sockets) s.close();
+    for (const port of ports) {
+      const push = await fetch(`http://127.0.0.1:${port}/metrics/job/p${port}`, {
+        method: "PUT",
+        body: "m 1\n",
+      });
+      assert.equal(push.status, 200, `:${port}`);
+    }
+    const text = await (await fetch(`http://127.0.0.1:${ports[0]}/metrics`)).text();
+    for (const port of ports) assert.match(text, new RegExp(`^m\\{instance="",job="p${port}"\\} 1$`, "m"));
+  } finally {
+    for (const s of sockets) s.close();
+  }
+});

@@ -6,14 +6,21 @@ import { after, before, test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { startPeerGateway } from "./support/peers.js";
 import { startGateway, stopAll } from "./support/processes.js";
-import { dechunk, idleSession, rawExchange } from "./support/raw-http.js";
+import { dechunk, idleSession, parseAnswer, rawExchange } from "./support/raw-http.js";
+import { startRedis } from "./support/redis-server.js";
 
-const ports: Record<"peer" | "ours", number> = { peer: 0, ours: 0 };
+const ports: Record<"peer" | "ours" | "oursRedis", number> = { peer: 0, ours: 0, oursRedis: 0 };
 
 before(async () => {
-  const [ours, peer] = await Promise.all([startGateway(), startPeerGateway()]);
+  const redis = await startRedis();
+  const [ours, peer, oursRedis] = await Promise.all([
+    startGateway(),
+    startPeerGateway(),
+    startGateway([`--storage.redis-url=${redis.url}`]),
+  ]);
   ports.ours = Number(new URL(ours.base).port);
   ports.peer = Number(new URL(peer.base).port);
+  ports.oursRedis = Number(new URL(oursRedis.base).port);
 });
 
 after(stopAll);
@@ -91,5 +98,36 @@ test("a scrape is gzip-compressed when the client accepts it, as by 1.5.1 (promh
     assert.equal(peer.gzipped, gzipped, `peer, Accept-Encoding: ${acceptEncoding}`);
     assert.deepEqual(ours, peer, `Accept-Encoding: ${acceptEncoding}`);
     assert.equal(ours.line, 'gz_metric{instance="",job="gz"} 2.5');
+  }
+});
+
+test("a request followed at once by the client's FIN is answered in full, memory and Redis mode, as by 1.5.1", async () => {
+  const body = "half_closed_metric 7\n";
+  const requests: readonly [string, string, (body: string) => boolean][] = [
+    [
+      "PUT",
+      `PUT /metrics/job/half HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      (b) => b === "",
+    ],
+    [
+      "gzip scrape",
+      "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n",
+      (b) => b.includes('half_closed_metric{instance="",job="half"} 7\n'),
+    ],
+    [
+      "plain scrape",
+      "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+      (b) => b.includes('half_closed_metric{instance="",job="half"} 7\n'),
+    ],
+    ["/-/ready", "GET /-/ready HTTP/1.1\r\nHost: x\r\n\r\n", (b) => b === "OK"],
+    ["/-/healthy", "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n", (b) => b === "OK"],
+    ["status API", "GET /api/v1/status HTTP/1.1\r\nHost: x\r\n\r\n", (b) => b.includes('"status":"success"')],
+  ];
+  for (const [name, bytes, complete] of requests) {
+    for (const which of ["peer", "ours", "oursRedis"] as const) {
+      const answer = parseAnswer(await rawExchange(ports[which], bytes, { halfClose: true }));
+      assert.equal(answer.status, "HTTP/1.1 200 OK", `${which}, ${name}`);
+      assert.ok(complete(answer.body), `${which}, ${name}: ${answer.body.slice(0, 200)}`);
+    }
   }
 });

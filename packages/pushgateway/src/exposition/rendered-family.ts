@@ -4,6 +4,7 @@ import { escapeName, isLegacyLabelName, isLegacyMetricName, quoteName } from "./
 import type { EscapingScheme } from "./negotiate.js";
 import { parseText } from "./parse-text.js";
 import { renderMetric } from "./render-metric.js";
+import { goUint64 } from "./write-protobuf.js";
 
 /**
  * A family in the columnar form the store keeps and the scrape writes: per series only its exposition line(s),
@@ -29,7 +30,9 @@ export interface RenderedFamily {
 }
 
 /** Renders every series of a family once; the strings are flat copies (no ropes or slices of the push body). */
-export function renderFamily(f: MetricFamily): RenderedFamily {
+export function renderFamily(family: MetricFamily): RenderedFamily {
+  const f =
+    family.type === "histogram" && family.metrics.some(lacksInfBucket) ? withPushedBuckets(family) : family;
   const lines = new Array<string>(f.metrics.length);
   const keys = new Array<string>(f.metrics.length);
   f.metrics.forEach((m, i) => {
@@ -47,6 +50,41 @@ export function renderFamily(f: MetricFamily): RenderedFamily {
     keys,
     ...(rich ? { protoValues: f.metrics.map((m) => m.protoValue) } : {}),
     ...(utf8 ? { utf8: true as const } : {}),
+  };
+}
+
+function lacksInfBucket(m: Metric): boolean {
+  return (
+    m.protoValue === undefined &&
+    m.buckets !== undefined &&
+    !m.buckets.some(([le]) => le === Number.POSITIVE_INFINITY)
+  );
+}
+
+/**
+ * A histogram pushed as text without a `+Inf` bucket keeps its buckets as pushed in its `protoValue`, as a protobuf
+ * push does: the exposition line adds the bucket (expfmt's text writer does), while upstream's `/api/v1/metrics` and
+ * protobuf scrape serve the stored message, without it (issue 30 item 5).
+ */
+function withPushedBuckets(f: MetricFamily): MetricFamily {
+  const number = (v: number) => (Number.isFinite(v) ? v : String(v));
+  return {
+    ...f,
+    metrics: f.metrics.map((m) =>
+      lacksInfBucket(m)
+        ? {
+            ...m,
+            protoValue: JSON.stringify({
+              sampleCount: String(goUint64(m.count ?? 0)),
+              sampleSum: number(m.sum ?? 0),
+              bucket: (m.buckets ?? []).map(([le, c]) => ({
+                cumulativeCount: String(goUint64(c)),
+                upperBound: number(le),
+              })),
+            }),
+          }
+        : m,
+    ),
   };
 }
 

@@ -4,16 +4,41 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
+import { createSecureServer } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
+import type { Socket } from "node:net";
 import { type Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { constants, createGzip } from "node:zlib";
+import type { TLSSocket } from "node:tls";
+import { constants, createGzip, gzipSync } from "node:zlib";
 import { cleanPath } from "@local/go-compat/clean-path";
 import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
+import { WebConfigError } from "../errors.js";
 import { escapeHtml } from "../escape-html.js";
 import type { GatewayContext } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
-import type { WebConfig } from "./web-config.js";
+import type { Log } from "../logger.js";
+import type { BasicAuth } from "./basic-auth.js";
+import type { LiveWebConfig } from "./live-web-config.js";
+import type { RateLimiter } from "./rate-limiter.js";
+import type { TlsSettings } from "./tls-settings.js";
+import { subjectAltNames } from "./tls-settings.js";
+
+/** `--web.config.file` at work: the file, the basic-auth checker and the rate limiter built from it at start. */
+export interface WebGuard {
+  readonly config: LiveWebConfig;
+  readonly auth: BasicAuth;
+  readonly limiter: RateLimiter | undefined;
+  /** Beyond upstream, `--web.auth-exempt-probes`: `/-/healthy` and `/-/ready` answer without credentials. */
+  readonly exemptProbes: boolean;
+  readonly log: Log;
+}
+
+/** Scrapes up to this size are gzip-compressed in one go (level 1: about 1 ms). */
+const SYNC_GZIP_BYTES = 256 * 1024;
+
+/** net/http's response buffer: a handler's whole answer within it is sent with Content-Length. */
+const GO_RESPONSE_BUFFER = 4096;
 
 /**
  * Starts the server on `host`:`port`, or on an inherited listening socket `fd` (systemd socket activation); `prefix`
@@ -24,23 +49,43 @@ export function startServer(options: {
   port: number;
   fd?: number;
   prefix: string;
-  web: WebConfig;
+  web: WebGuard | undefined;
   ctx: GatewayContext;
 }): Promise<Server> {
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // A client that goes away mid-body rejects the body read: that request ends there, not the server.
     serve(req, res, options).catch(() => res.destroy());
   };
-  const server = options.web.tls
-    ? createHttpsServer(
-        { cert: options.web.tls.cert, key: options.web.tls.key, ...GO_PARSER_LIMITS },
-        listener,
-      )
-    : createHttpServer(GO_PARSER_LIMITS, listener);
+  const tls = options.web?.config.initialTls;
+  let server: Server;
+  if (options.web !== undefined && tls !== undefined && options.web.config.initial.http2) {
+    // http_server_config.http2 (upstream's default): HTTP/2 offered by ALPN, HTTP/1.1 for the clients that do not
+    // ask for it, as Go's server. node's HTTP/2 server hands HTTP/1.1 connections to http.Server's connection
+    // handling, which reads these properties of the server it is given.
+    // The listener gets node's HTTP/1.1 request and response objects, or their HTTP/2 compatibility counterparts,
+    // which offer the same calls serve() makes (headers, url, body iteration, writeHead/write/end, streams); node's
+    // types describe only the HTTP/2 ones, hence the cast.
+    const h2 = createSecureServer({ ...tlsServerOptions(tls), allowHTTP1: true }, listener as never);
+    Object.assign(h2, GO_PARSER_LIMITS);
+    server = serveTls(h2 as unknown as Server & { setSecureContext(o: object): void }, options.web, tls);
+  } else if (options.web !== undefined && tls !== undefined) {
+    server = serveTls(
+      createHttpsServer({ ...tlsServerOptions(tls), ...GO_PARSER_LIMITS }, listener),
+      options.web,
+      tls,
+    );
+  } else {
+    server = createHttpServer(GO_PARSER_LIMITS, listener);
+  }
   // Go's refusal of a request it cannot read, then its closeWriteAndWait (go-compat, shared with webhook).
   server.on("clientError", (error: Error & { code?: string; reason?: string }, socket: Duplex) =>
     answerClientError(error, socket),
   );
+  // A client may send its FIN right after the request (`printf ... | nc`, health checkers). Node's http.Server ends
+  // the socket on that FIN unless `httpAllowHalfOpen` is set, and an answer written after an await (a gzip scrape,
+  // every request in Redis mode) is then lost; Go's server reads the request, answers it, then closes (issue 30
+  // item 3). With it set, node marks the in-flight response as the connection's last and ends the socket after it.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Go's http.Server as upstream builds it has no idle timeout and sends no `Keep-Alive: timeout=5`; node's 5 s
   // default closes a pusher's or scraper's kept-alive connection under it, and a PUT or POST sent just then fails.
   server.keepAliveTimeout = 0;
@@ -58,15 +103,11 @@ export function startServer(options: {
 async function serve(
   req: IncomingMessage,
   res: ServerResponse,
-  options: { prefix: string; web: WebConfig; ctx: GatewayContext },
+  options: { prefix: string; web: WebGuard | undefined; ctx: GatewayContext },
 ): Promise<void> {
   // Go's readRequest refuses it before any handler runs, with its own text (go-compat).
   if (refuseMissingHost(req)) return;
-  if (!options.web.authorize(req.headers.authorization)) {
-    res.writeHead(401, { "WWW-Authenticate": "Basic", "Content-Type": "text/plain; charset=utf-8" });
-    res.end("Unauthorized\n");
-    return;
-  }
+  if (options.web !== undefined && !(await guard(req, res, options.web, options.prefix))) return;
   // With --push.max-body-bytes, keep at most one byte past the limit: enough for the handler's 413, bounded memory.
   const cap = options.ctx.maxBodyBytes > 0 ? options.ctx.maxBodyBytes + 1 : Number.POSITIVE_INFINITY;
   const chunks: Buffer[] = [];
@@ -85,7 +126,11 @@ async function serve(
     path = decodeURIComponent(rawPath);
   } catch {
     // Go's server refuses a request line whose URL does not parse before any handler runs (net/http server.go).
-    res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
+    // HTTP/2 has no Connection header (node refuses to send one).
+    res.writeHead(400, {
+      "Content-Type": "text/plain; charset=utf-8",
+      ...(req.httpVersionMajor === 2 ? {} : { Connection: "close" }),
+    });
     res.end("400 Bad Request");
     return;
   }
@@ -133,12 +178,43 @@ async function serve(
   if (outHeaders.Location?.startsWith("/")) outHeaders.Location = `${options.prefix}${outHeaders.Location}`;
   const { body } = response;
   if (response.gzip) {
+    const chunks: Iterable<string | Buffer> =
+      typeof body === "string" || Buffer.isBuffer(body) ? [body] : body;
+    // A small answer (a scrape of a small store) is compressed at once: no turn of the event loop, so it does not
+    // wait behind the pushes queued meanwhile (bench/pushgateway); sent with Content-Length when the compressed
+    // answer fits Go's 4 KiB response buffer, as net/http does for promhttp's.
+    const iterator = chunks[Symbol.iterator]();
+    const head: Buffer[] = [];
+    let size = 0;
+    let next = iterator.next();
+    while (!next.done && size <= SYNC_GZIP_BYTES) {
+      const chunk = typeof next.value === "string" ? Buffer.from(next.value) : next.value;
+      head.push(chunk);
+      size += chunk.length;
+      next = iterator.next();
+    }
+    if (next.done && size <= SYNC_GZIP_BYTES) {
+      const zipped = gzipSync(Buffer.concat(head), { level: constants.Z_BEST_SPEED });
+      res.writeHead(response.status, {
+        ...outHeaders,
+        "Content-Encoding": "gzip",
+        ...(zipped.length <= GO_RESPONSE_BUFFER ? { "Content-Length": String(zipped.length) } : {}),
+      });
+      res.end(zipped);
+      return;
+    }
     // promhttp compresses the scrape as it writes it; so do we, chunk by chunk with backpressure.
     res.writeHead(response.status, { ...outHeaders, "Content-Encoding": "gzip" });
-    const chunks = typeof body === "string" || Buffer.isBuffer(body) ? [body] : body;
+    const rest = next;
+    function* all(): Generator<string | Buffer> {
+      yield* head;
+      if (rest.done) return;
+      yield rest.value;
+      for (let n = iterator.next(); !n.done; n = iterator.next()) yield n.value;
+    }
     // Level 1: on a 7 MB exposition 33 ms for 0.95 MB, where zlib's default (6) takes 115 ms for 0.89 MB.
     const gzip = createGzip({ level: constants.Z_BEST_SPEED });
-    await pipeline(Readable.from(chunks, { objectMode: false }), gzip, res).catch(() => res.destroy());
+    await pipeline(Readable.from(all(), { objectMode: false }), gzip, res).catch(() => res.destroy());
     return;
   }
   if (typeof body === "string" || Buffer.isBuffer(body)) {
@@ -159,6 +235,123 @@ async function serve(
     if (res.destroyed) return;
   }
   res.end();
+}
+
+/**
+ * exporter-toolkit's `webHandler.ServeHTTP` before the gateway's handler: the file read again (500 when it no longer
+ * parses), the rate limit (429), the configured headers, basic auth (401). Whether the request may go on.
+ */
+async function guard(
+  req: IncomingMessage,
+  res: ServerResponse,
+  web: WebGuard,
+  prefix: string,
+): Promise<boolean> {
+  const config = web.config.forRequest();
+  const refuse = (status: number, text: string, headers: Record<string, string> = {}) => {
+    // Go's http.Error.
+    res.writeHead(status, {
+      ...headers,
+      "Content-Type": "text/plain; charset=utf-8",
+      "X-Content-Type-Options": "nosniff",
+    });
+    res.end(`${text}\n`);
+    return false;
+  };
+  if (config instanceof WebConfigError) {
+    web.log("error", "Unable to parse configuration", { err: config.message });
+    return refuse(500, "Internal Server Error");
+  }
+  if (web.limiter !== undefined && !web.limiter.allow()) return refuse(429, "Too Many Requests");
+  for (const [name, value] of config.headers) res.setHeader(name, value);
+  if (config.users.size === 0) return true;
+  if (web.exemptProbes) {
+    const url = req.url ?? "/";
+    const path = url.slice(0, url.indexOf("?") < 0 ? url.length : url.indexOf("?"));
+    if (
+      (req.method === "GET" || req.method === "HEAD") &&
+      (path === `${prefix}/-/healthy` || path === `${prefix}/-/ready`)
+    )
+      return true;
+  }
+  if (await web.auth.check(config.users, req.headers.authorization)) return true;
+  return refuse(401, "Unauthorized", { "WWW-Authenticate": "Basic" });
+}
+
+/** node's server options for TLS settings: client certificates asked for when the policy wants them. */
+function tlsServerOptions(tls: TlsSettings) {
+  // Verification is judged in serveTls's secureConnection hook, by the policy of the moment.
+  return { ...tls.context, requestCert: tls.clientAuth !== "NoClientCert", rejectUnauthorized: false };
+}
+
+/**
+ * Makes a TLS server follow the web config as upstream's `GetConfigForClient` does: before each handshake the file is
+ * read again and its certificate, key, CA, versions, ciphers and curves apply to that connection; a file that no
+ * longer yields TLS settings refuses the connection. After the handshake the client certificate is judged by
+ * `client_auth_type` and `client_allowed_sans`.
+ */
+function serveTls<T extends Server & { setSecureContext(o: object): void; requestCert?: boolean }>(
+  server: T,
+  web: WebGuard,
+  initial: TlsSettings,
+): T {
+  let current = initial;
+  server.prependListener("connection", (socket: Socket) => {
+    const next = web.config.forConnection();
+    if (next instanceof WebConfigError) {
+      web.log("error", "Unable to parse configuration", { err: next.message });
+      socket.destroy();
+      return;
+    }
+    if (next !== current) {
+      current = next;
+      server.setSecureContext(tlsServerOptions(next));
+      // node's tls.Server reads requestCert for each new connection; setSecureContext does not change it.
+      server.requestCert = next.clientAuth !== "NoClientCert";
+    }
+  });
+  server.prependListener("secureConnection", (socket: TLSSocket) => {
+    // The TLS socket node makes for each connection does not allow half-open ones: a client's close_notify and FIN
+    // right after its request would end it before the answer (see httpAllowHalfOpen in startServer).
+    socket.allowHalfOpen = true;
+    const policy = current;
+    const peer = socket.getPeerCertificate();
+    const raw = peer && "raw" in peer ? (peer.raw as Buffer | undefined) : undefined;
+    const given = raw !== undefined;
+    const verified = given && policy.hasCa && socket.authorized;
+    let ok: boolean;
+    switch (policy.clientAuth) {
+      case "NoClientCert":
+      case "RequestClientCert":
+        ok = true;
+        break;
+      case "RequireAnyClientCert":
+        ok = given;
+        break;
+      case "VerifyClientCertIfGiven":
+        ok = !given || verified;
+        break;
+      case "RequireAndVerifyClientCert":
+        ok = verified;
+        break;
+    }
+    if (ok && given && policy.allowedSans !== undefined) {
+      const sans = subjectAltNames(raw);
+      ok = sans.some((san) => policy.allowedSans?.includes(san));
+    }
+    if (!ok) {
+      web.log("debug", "TLS handshake refused: client certificate", {
+        client_auth_type: policy.clientAuth,
+        error: socket.authorizationError
+          ? String(socket.authorizationError)
+          : given
+            ? "SAN not allowed"
+            : "none given",
+      });
+      socket.destroy();
+    }
+  });
+  return server;
 }
 
 /**

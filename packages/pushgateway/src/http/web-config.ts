@@ -1,63 +1,370 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { UsageError } from "../errors.js";
-
-/** What `--web.config.file` (exporter-toolkit format) configures: TLS and basic auth. */
-export interface WebConfig {
-  readonly tls?: { readonly cert: Buffer; readonly key: Buffer };
-  /** Whether an `Authorization` header passes basic auth (always true when none is configured). */
-  authorize(header: string | undefined): boolean;
-}
+import { dirname, isAbsolute, join } from "node:path";
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type Scalar } from "yaml";
+import { WebConfigError } from "../errors.js";
 
 /**
- * Reads the exporter-toolkit web config: `tls_server_config.cert_file`/`key_file` and `basic_auth_users` (user →
- * bcrypt hash, as upstream; `sha256:<hex>` is also accepted). A hash in neither form stops the start.
+ * Go's TLS cipher suite names (crypto/tls `CipherSuites()`, which exporter-toolkit's `Cipher` accepts) and OpenSSL's
+ * names for them. The TLS 1.3 suites map to nothing: Go does not let them be configured (tls.Config.CipherSuites
+ * applies to TLS 1.2 and lower only), so neither do we.
  */
-export async function loadWebConfig(path: string): Promise<WebConfig> {
-  if (path === "") return { authorize: () => true };
-  // Loaded only with a web config: a plain gateway does not carry the YAML and bcrypt code (~10 MB resident).
-  const { parse: parseYaml } = await import("yaml");
-  const { default: bcrypt } = await import("bcryptjs");
-  const doc = (parseYaml(await readFile(path, "utf8")) ?? {}) as {
-    tls_server_config?: { cert_file?: string; key_file?: string };
-    basic_auth_users?: Record<string, string>;
+export const GO_CIPHER_SUITES: ReadonlyMap<string, string | undefined> = new Map([
+  ["TLS_RSA_WITH_AES_128_CBC_SHA", "AES128-SHA"],
+  ["TLS_RSA_WITH_AES_256_CBC_SHA", "AES256-SHA"],
+  ["TLS_RSA_WITH_AES_128_GCM_SHA256", "AES128-GCM-SHA256"],
+  ["TLS_RSA_WITH_AES_256_GCM_SHA384", "AES256-GCM-SHA384"],
+  ["TLS_AES_128_GCM_SHA256", undefined],
+  ["TLS_AES_256_GCM_SHA384", undefined],
+  ["TLS_CHACHA20_POLY1305_SHA256", undefined],
+  ["TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA-AES128-SHA"],
+  ["TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA-AES256-SHA"],
+  ["TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA-AES128-SHA"],
+  ["TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA-AES256-SHA"],
+  ["TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"],
+  ["TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384"],
+  ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"],
+  ["TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384"],
+  ["TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305"],
+  ["TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305"],
+]);
+
+/** exporter-toolkit's `curves` (web/tls_config.go) and OpenSSL's names for them. */
+export const GO_CURVES: ReadonlyMap<string, string> = new Map([
+  ["CurveP256", "P-256"],
+  ["CurveP384", "P-384"],
+  ["CurveP521", "P-521"],
+  ["X25519", "X25519"],
+]);
+
+/** exporter-toolkit's `tlsVersions` and node's names for them. */
+export const GO_TLS_VERSIONS: ReadonlyMap<string, "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3"> = new Map([
+  ["TLS10", "TLSv1"],
+  ["TLS11", "TLSv1.1"],
+  ["TLS12", "TLSv1.2"],
+  ["TLS13", "TLSv1.3"],
+] as const);
+
+/** exporter-toolkit's `extraHTTPHeaders`: the headers a config may set, and the values allowed (any when absent). */
+const EXTRA_HTTP_HEADERS: ReadonlyMap<string, readonly string[] | undefined> = new Map([
+  ["Strict-Transport-Security", undefined],
+  ["X-Content-Type-Options", ["nosniff"]],
+  ["X-Frame-Options", ["deny", "sameorigin"]],
+  ["X-XSS-Protection", undefined],
+  ["Content-Security-Policy", undefined],
+]);
+
+/** Go's five `client_auth_type` values (plus the empty default and the old alias `RequireClientCert`). */
+export type ClientAuth =
+  | "NoClientCert"
+  | "RequestClientCert"
+  | "RequireAnyClientCert"
+  | "VerifyClientCertIfGiven"
+  | "RequireAndVerifyClientCert";
+
+/** `tls_server_config`, paths already joined with the config file's directory (config_util.JoinDir). */
+export interface TlsServerConfig {
+  readonly cert: string;
+  readonly key: string;
+  readonly clientCa: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** As written; checked when the TLS settings are built, as upstream's ConfigToTLSConfig does. */
+  readonly clientAuthType: string;
+  readonly clientCaFile: string;
+  /** Go names, in order. */
+  readonly cipherSuites: readonly string[];
+  /** Go names, in order. */
+  readonly curvePreferences: readonly string[];
+  readonly minVersion: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
+  readonly maxVersion: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
+  readonly preferServerCipherSuites: boolean;
+  /** Undefined when the key is absent (no SAN check), as upstream's nil slice. */
+  readonly clientAllowedSans: readonly string[] | undefined;
+}
+
+/** The whole of exporter-toolkit's web configuration file (docs/web-configuration.md). */
+export interface WebConfigFile {
+  readonly tls: TlsServerConfig;
+  readonly http2: boolean;
+  /** Header name → value, set on every answer. */
+  readonly headers: ReadonlyMap<string, string>;
+  /** `rate_limit`: `intervalMs` 0 means no limiter. */
+  readonly rateLimit: { readonly burst: number; readonly intervalMs: number };
+  /** User → password hash. */
+  readonly users: ReadonlyMap<string, string>;
+}
+
+/** Whether the TLS section turns TLS on (exporter-toolkit `TLSConfig.IsEnabled`). */
+export function tlsEnabled(tls: TlsServerConfig): boolean {
+  return (
+    tls.certFile !== "" ||
+    tls.cert !== "" ||
+    tls.keyFile !== "" ||
+    tls.key !== "" ||
+    tls.clientCaFile !== "" ||
+    tls.clientCa !== "" ||
+    tls.clientAuthType !== ""
+  );
+}
+
+type Kind = "string" | "bool" | "int" | "duration" | "cipher" | "curve" | "tlsVersion";
+type Field = Kind | { readonly list: Kind } | { readonly map: "string" } | { readonly struct: string };
+
+/** The Go types of the file, by Go's type name (named in the errors as yaml.v2 names them). */
+const TYPES: Readonly<Record<string, Readonly<Record<string, Field>>>> = {
+  "web.Config": {
+    tls_server_config: { struct: "web.TLSConfig" },
+    http_server_config: { struct: "web.HTTPConfig" },
+    rate_limit: { struct: "web.RateLimiterConfig" },
+    basic_auth_users: { map: "string" },
+  },
+  "web.TLSConfig": {
+    cert: "string",
+    key: "string",
+    client_ca: "string",
+    cert_file: "string",
+    key_file: "string",
+    client_auth_type: "string",
+    client_ca_file: "string",
+    cipher_suites: { list: "cipher" },
+    curve_preferences: { list: "curve" },
+    min_version: "tlsVersion",
+    max_version: "tlsVersion",
+    prefer_server_cipher_suites: "bool",
+    client_allowed_sans: { list: "string" },
+  },
+  "web.HTTPConfig": { http2: "bool", headers: { map: "string" } },
+  "web.RateLimiterConfig": { burst: "int", interval: "duration" },
+};
+
+/**
+ * Parses a web configuration file as exporter-toolkit's `getConfig` does: yaml.v2 `UnmarshalStrict` (an unknown key,
+ * a duplicate key or a value of the wrong type is an error naming its line), then the header check; relative paths
+ * are taken from the file's directory.
+ *
+ * @throws {WebConfigError} naming what is wrong
+ */
+export function parseWebConfig(text: string, path: string): WebConfigFile {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, {
+    version: "1.1",
+    uniqueKeys: true,
+    lineCounter: lines,
+    prettyErrors: false,
+  });
+  if (doc.errors.length > 0) throw new WebConfigError(`yaml: ${doc.errors[0]?.message ?? "invalid YAML"}`);
+  const problems: string[] = [];
+  const lineOf = (node: Node | null | undefined) => lines.linePos(node?.range?.[0] ?? 0).line;
+  const values: Record<string, unknown> = {};
+  const readStruct = (
+    node: Node | null,
+    type: string,
+    into: Record<string, unknown>,
+    prefix: string,
+  ): void => {
+    if (node === null || (isScalar(node) && node.value === null)) return;
+    if (!isMap(node)) {
+      problems.push(`line ${lineOf(node)}: cannot unmarshal ${describe(node)} into ${type}`);
+      return;
+    }
+    const fields = TYPES[type] ?? {};
+    for (const pair of node.items) {
+      const keyNode = pair.key as Node | null;
+      const name = isScalar(keyNode) ? String(keyNode.value) : "";
+      const field = fields[name];
+      if (field === undefined) {
+        problems.push(`line ${lineOf(keyNode)}: field ${name} not found in type ${type}`);
+        continue;
+      }
+      const valueNode = pair.value as Node | null;
+      if (typeof field === "object" && "struct" in field) {
+        readStruct(valueNode, field.struct, into, `${prefix}${name}.`);
+        continue;
+      }
+      const value = readField(valueNode, field, (m) =>
+        problems.push(`line ${lineOf(valueNode ?? keyNode)}: ${m}`),
+      );
+      if (value !== undefined) into[`${prefix}${name}`] = value;
+    }
   };
-  const base = dirname(resolve(path));
-  const tlsConfig = doc.tls_server_config;
-  const tls =
-    tlsConfig?.cert_file && tlsConfig.key_file
-      ? {
-          cert: await readFile(resolve(base, tlsConfig.cert_file)),
-          key: await readFile(resolve(base, tlsConfig.key_file)),
-        }
-      : undefined;
-  const users = doc.basic_auth_users ?? {};
-  for (const [user, hash] of Object.entries(users)) {
-    if (!/^sha256:[0-9a-f]{64}$/.test(hash) && !/^\$2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) {
-      throw new UsageError(
-        `web config: the password hash of user "${user}" must be a bcrypt hash ("$2y$...", e.g. from htpasswd -nBC 10) or "sha256:<hex>"`,
+  readStruct(doc.contents as Node | null, "web.Config", values, "");
+  if (problems.length > 0) {
+    // A custom unmarshaler's error (unknown cipher, curve or TLS version) comes alone, as Go returns it unwrapped.
+    const custom = problems.find((p) => /: unknown (cipher|curve|TLS version): /.test(p));
+    throw new WebConfigError(
+      custom !== undefined
+        ? custom.replace(/^line \d+: /, "")
+        : `yaml: unmarshal errors:\n  ${problems.join("\n  ")}`,
+    );
+  }
+  const str = (key: string) => (values[key] as string | undefined) ?? "";
+  const headers = new Map(
+    Object.entries((values["http_server_config.headers"] as Record<string, string>) ?? {}),
+  );
+  for (const [name, value] of headers) {
+    const allowed = EXTRA_HTTP_HEADERS.get(name);
+    if (!EXTRA_HTTP_HEADERS.has(name))
+      throw new WebConfigError(`HTTP header "${name}" can not be configured`);
+    if (allowed !== undefined && !allowed.includes(value)) {
+      throw new WebConfigError(
+        `invalid value for ${name}. Expected one of: [${allowed.map((a) => `"${a}"`).join(" ")}], but got: "${value}"`,
       );
     }
   }
+  const dir = dirname(path);
+  // config_util.JoinDir: a relative, non-empty path is taken from the config file's directory.
+  const joinDir = (p: string) => (p === "" || isAbsolute(p) ? p : join(dir, p));
   return {
-    ...(tls ? { tls } : {}),
-    authorize(header) {
-      if (Object.keys(users).length === 0) return true;
-      const m = /^Basic (.+)$/.exec(header ?? "");
-      if (!m) return false;
-      const decoded = Buffer.from(m[1] ?? "", "base64").toString("utf8");
-      const colon = decoded.indexOf(":");
-      const expected = users[decoded.slice(0, colon)];
-      if (colon < 0 || expected === undefined) return false;
-      // bcrypt's comparison is constant-time in the hash; results are not cached (upstream caches, a speed-up only).
-      if (expected.startsWith("$2")) return bcrypt.compareSync(decoded.slice(colon + 1), expected);
-      const actual = Buffer.from(
-        `sha256:${createHash("sha256")
-          .update(decoded.slice(colon + 1))
-          .digest("hex")}`,
-      );
-      return actual.length === expected.length && timingSafeEqual(actual, Buffer.from(expected));
+    tls: {
+      cert: str("tls_server_config.cert"),
+      key: str("tls_server_config.key"),
+      clientCa: str("tls_server_config.client_ca"),
+      certFile: joinDir(str("tls_server_config.cert_file")),
+      keyFile: joinDir(str("tls_server_config.key_file")),
+      clientAuthType: str("tls_server_config.client_auth_type"),
+      clientCaFile: joinDir(str("tls_server_config.client_ca_file")),
+      cipherSuites: (values["tls_server_config.cipher_suites"] as string[] | undefined) ?? [],
+      curvePreferences: (values["tls_server_config.curve_preferences"] as string[] | undefined) ?? [],
+      minVersion: (values["tls_server_config.min_version"] as TlsServerConfig["minVersion"]) ?? "TLSv1.2",
+      maxVersion: (values["tls_server_config.max_version"] as TlsServerConfig["maxVersion"]) ?? "TLSv1.3",
+      preferServerCipherSuites: (values["tls_server_config.prefer_server_cipher_suites"] as boolean) ?? true,
+      clientAllowedSans: values["tls_server_config.client_allowed_sans"] as string[] | undefined,
     },
+    http2: (values["http_server_config.http2"] as boolean | undefined) ?? true,
+    headers,
+    rateLimit: {
+      burst: (values["rate_limit.burst"] as number | undefined) ?? 0,
+      intervalMs: (values["rate_limit.interval"] as number | undefined) ?? 0,
+    },
+    users: new Map(Object.entries((values.basic_auth_users as Record<string, string>) ?? {})),
   };
+}
+
+/** yaml.v2's name of a node in "cannot unmarshal" errors: its tag and, for a scalar, its text. */
+function describe(node: Node): string {
+  if (isMap(node)) return "!!map";
+  if (isSeq(node)) return "!!seq";
+  const scalar = node as Scalar;
+  const tag = scalarTag(scalar);
+  return `${tag} \`${String(scalar.source ?? scalar.value)}\``;
+}
+
+function scalarTag(scalar: Scalar): string {
+  const v = scalar.value;
+  if (v === null) return "!!null";
+  if (typeof v === "boolean") return "!!bool";
+  if (typeof v === "number")
+    return Number.isInteger(v) && !/[.eE]/.test(String(scalar.source ?? "")) ? "!!int" : "!!float";
+  return "!!str";
+}
+
+/** One value of a field; undefined for YAML null (the field keeps its default, as yaml.v2 leaves a zero value). */
+function readField(node: Node | null, field: Field, problem: (message: string) => void): unknown {
+  if (node === null || (isScalar(node) && node.value === null)) return undefined;
+  if (typeof field === "object" && "list" in field) {
+    if (!isSeq(node)) {
+      problem(`cannot unmarshal ${describe(node)} into []${goTypeName(field.list)}`);
+      return undefined;
+    }
+    const out: unknown[] = [];
+    for (const item of node.items) {
+      const v = readField(item as Node | null, field.list, problem);
+      if (v !== undefined) out.push(v);
+    }
+    return out;
+  }
+  if (typeof field === "object" && "map" in field) {
+    if (!isMap(node)) {
+      problem(`cannot unmarshal ${describe(node)} into map[string]string`);
+      return undefined;
+    }
+    const out: Record<string, string> = {};
+    for (const pair of node.items) {
+      const k = pair.key as Node | null;
+      const v = pair.value as Node | null;
+      if (!isScalar(k) || (v !== null && !isScalar(v))) {
+        problem(`cannot unmarshal ${describe((v ?? k) as Node)} into string`);
+        continue;
+      }
+      out[String(k.source ?? k.value)] = v === null || v.value === null ? "" : String(v.source ?? v.value);
+    }
+    return out;
+  }
+  if (typeof field === "object") return undefined;
+  if (!isScalar(node)) {
+    problem(`cannot unmarshal ${describe(node)} into ${goTypeName(field)}`);
+    return undefined;
+  }
+  // yaml.v2 puts any scalar's text into a string (`X-XSS-Protection: 1` is "1").
+  const text = String(node.source ?? node.value);
+  switch (field) {
+    case "string":
+      return text;
+    case "bool":
+      if (typeof node.value === "boolean") return node.value;
+      problem(`cannot unmarshal ${describe(node)} into bool`);
+      return undefined;
+    case "int":
+      if (scalarTag(node) === "!!int") return node.value as number;
+      problem(`cannot unmarshal ${describe(node)} into int`);
+      return undefined;
+    case "duration": {
+      // yaml.v2 takes an integer as nanoseconds and a string through time.ParseDuration.
+      const ms =
+        typeof node.value === "string"
+          ? parseGoDuration(node.value)
+          : scalarTag(node) === "!!int"
+            ? (node.value as number) / 1e6
+            : undefined;
+      if (ms === undefined) problem(`cannot unmarshal ${describe(node)} into time.Duration`);
+      return ms;
+    }
+    case "cipher":
+      if (GO_CIPHER_SUITES.has(text)) return text;
+      problem(`unknown cipher: ${text}`);
+      return undefined;
+    case "curve":
+      if (GO_CURVES.has(text)) return text;
+      problem(`unknown curve: ${text}`);
+      return undefined;
+    case "tlsVersion": {
+      const v = GO_TLS_VERSIONS.get(text);
+      if (v === undefined) problem(`unknown TLS version: ${text}`);
+      return v;
+    }
+  }
+}
+
+function goTypeName(kind: Kind): string {
+  return {
+    string: "string",
+    bool: "bool",
+    int: "int",
+    duration: "time.Duration",
+    cipher: "web.Cipher",
+    curve: "web.Curve",
+    tlsVersion: "web.TLSVersion",
+  }[kind];
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** Go's `time.ParseDuration` ("1s", "1m30s", "0.5s", "-1h"), in milliseconds; undefined when it does not parse. */
+export function parseGoDuration(text: string): number | undefined {
+  const m = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+|0)$/.exec(text);
+  if (!m) return undefined;
+  if (m[2] === "0") return 0;
+  let total = 0;
+  for (const part of (m[2] ?? "").matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
+    total += Number(part[1]) * (DURATION_UNITS[part[2] ?? ""] ?? 0);
+  }
+  return m[1] === "-" ? -total : total;
 }

@@ -9,6 +9,7 @@ import {
   seriesKey,
 } from "../exposition/rendered-family.js";
 import { type GroupingLabels, groupKey, isLabelName } from "../grouping-key.js";
+import type { PersistedGroup } from "./metric-store.js";
 import {
   FAILURE_TIME,
   FAILURE_TIME_HELP,
@@ -20,7 +21,6 @@ import {
   type PushRejection,
   type PushRequest,
 } from "./metric-store.js";
-import type { PersistedGroup } from "./persistence.js";
 
 /** Families the gateway exposes itself; a push may not clash with their types. */
 export type OwnFamilies = () => readonly MetricFamily[];

@@ -21,6 +21,15 @@ export interface Group {
   failureTime: number;
 }
 
+/** One group as persisted (the persistence file, the Redis snapshot): structured families, times. */
+export interface PersistedGroup {
+  readonly labels: GroupingLabels;
+  readonly pushTime: number;
+  readonly failureTime: number;
+  readonly pushedAt: Record<string, number>;
+  readonly families: MetricFamily[];
+}
+
 /** A push to apply. */
 export interface PushRequest {
   readonly labels: GroupingLabels;

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { Redis, ReplyError } from "ioredis";
 import { StoreUnavailableError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import type { RenderedFamily } from "../exposition/rendered-family.js";
@@ -13,33 +12,32 @@ import {
   type PreparedPush,
   preparePush,
 } from "./memory-store.js";
+import type { Group, MetricStore, PushRejection, PushRequest } from "./metric-store.js";
+import { sleep, withDeadline } from "./redis/deadline.js";
+import { GroupExpiry } from "./redis/group-expiry.js";
+import { followLog } from "./redis/log-follower.js";
+import { type ConnectRedis, connectRedis, type RedisClient, refusedUnsent } from "./redis/redis-client.js";
 import {
-  type Group,
-  lastPushMs,
-  type MetricStore,
-  type PushRejection,
-  type PushRequest,
-} from "./metric-store.js";
+  readSnapshot,
+  seedStore,
+  snapshotPeriod,
+  storeBehindCopy,
+  writeSnapshot,
+} from "./redis/snapshots.js";
 import {
   type AliveEffect,
   APPEND_SCRIPT,
   appendArgs,
   appendResult,
   decodeOp,
-  decodeSnapshot,
   EXPIRE_SCRIPT,
   encodeOp,
-  encodeSnapshot,
   entrySeq,
   expireArgs,
   type LogOp,
   type RedisKeys,
   redisKeys,
-  SEED_SCRIPT,
   SETTLE_MS,
-  SNAPSHOT_SCRIPT,
-  seedArgs,
-  snapshotArgs,
 } from "./redis-log.js";
 import type { RedisTarget } from "./redis-url.js";
 
@@ -59,17 +57,8 @@ export interface RedisStoreOptions {
   readonly snapshotEvery?: number;
   /** Entries kept in the log behind a snapshot. @default 1000 */
   readonly keepBehindSnapshot?: number;
-}
-
-/**
- * Entries between snapshots (the replica that appended an entry whose number is a multiple writes one and trims the
- * log): 1000, and 1000 more per 50k series held. Writing the store costs with its size (8 MB of JSON at 100k series,
- * 10-15 % of three replicas' CPU under concurrent pushes when written every 1000 entries, bench/pushgateway/README.md),
- * so a larger store is written less often, at the price of a longer log in Redis. Every replica holds the same store
- * when it applies an entry, so they agree on the period.
- */
-export function snapshotPeriod(seriesCount: number): number {
-  return 1000 * Math.max(1, Math.ceil(seriesCount / 50_000));
+  /** Opens each connection: ioredis by default; unit tests pass an in-memory Redis. */
+  readonly connect?: ConnectRedis;
 }
 
 /** A replica also writes a snapshot after this many bytes of its own entries, so large pushes do not pile up. */
@@ -82,54 +71,11 @@ const RANGE_COUNT = 200;
 /** What an entry of a catch-up's reply is replaced with once applied (see #catchUpOnce). */
 const APPLIED_ENTRY: [string, string[]] = ["", []];
 
-/**
- * A group this long past its deadline by this replica's clock is checked even without a keyspace event (events
- * off, missed while disconnected, or the alive key lost with a Redis that came back empty).
- */
-const EXPIRY_GRACE_MS = 1000;
-
-/**
- * How long a replica waits, once a blocking read of the log saw a new entry, before it catches up: every entry
- * appended meanwhile is read in the same round trip, and its own entry, seen before its append is answered, is applied
- * from the request by then (so it costs no read). Reads never wait for this: they catch up first. 100 ms rather than
- * 20: followers spent ~10 % less CPU per entry and the answering replica's PUTs ~9 % less time
- * (bench/pushgateway/README.md); the price is at most 100 ms of entries applied by the first read after a burst.
- */
-const FOLLOW_DELAY_MS = 100;
-
-/** How long one blocking read of the log (XREAD BLOCK, on a connection of its own) waits before it is sent again. */
-const FOLLOW_BLOCK_MS = 5000;
-
-/** The pause before a blocking read that failed is sent again. */
-const FOLLOW_RETRY_MS = 500;
-
 /** Waits of 100 ms a write makes at most while the store settles (SETTLE_MS, plus room for a replacement). */
 const SETTLE_WAITS = (2 * SETTLE_MS) / 100;
 
 /** How long a read or a readiness check waits for Redis before answering from the cache or failing. */
 const READ_WAIT_MS = 2000;
-
-/** Resolves after `ms`; the timer does not keep the process alive. */
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-/** Rejects when `promise` has not settled within `ms` (the promise itself goes on). */
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
-/**
- * ioredis refuses a command without sending it when the socket is already gone but its status has not caught up
- * (no offline queue): such a change surely was not stored, like one refused while disconnected.
- */
-function refusedUnsent(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith("Stream isn't writeable");
-}
 
 /** A push of this replica waiting for its entry to come back from the log. */
 interface Pending {
@@ -165,14 +111,12 @@ interface Pending {
  *   TTL is off: expiry by each replica's clock on reads would let replicas diverge.
  */
 export class RedisStore implements MetricStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   /** The blocking reads of the log (XREAD BLOCK holds its connection until an entry comes). */
-  readonly #tail: Redis;
+  readonly #tail: RedisClient;
   /** Redis's `expired` keyspace events, with `--push.group-ttl` only. */
-  readonly #sub: Redis | undefined;
+  readonly #sub: RedisClient | undefined;
   #closed = false;
-  /** Whether Redis refused the blocking read (an ACL without XREAD, say): said once, then the poll follows. */
-  #tailRefused = false;
   readonly #keys: RedisKeys;
   readonly #memoryOptions: MemoryStoreOptions;
   readonly #log: Log;
@@ -184,10 +128,8 @@ export class RedisStore implements MetricStore {
   readonly #ttlMs: number;
   readonly #snapshotEvery: number | undefined;
   readonly #keepBehindSnapshot: number;
-  /** The keyspace channel of expired keys of this database. */
-  readonly #expiredChannel: string;
-  /** Groups whose expiry this replica is appending now. */
-  readonly #expiring = new Set<string>();
+  /** With `--push.group-ttl`: the groups' deadlines in Redis. */
+  readonly #expiry: GroupExpiry | undefined;
   #mem: MemoryStore;
   /** The store's epoch this cache follows; undefined until loaded from Redis. */
   #epoch: string | undefined;
@@ -218,7 +160,6 @@ export class RedisStore implements MetricStore {
     this.#ownPrefix = `{"kind":"rendered-push","origin":"${this.#replica}:`;
     const { target } = options;
     this.#where = `${target.tls ? "rediss" : "redis"}://${target.host}:${target.port}/${target.db}`;
-    this.#expiredChannel = `__keyevent@${target.db}__:expired`;
     const base = {
       host: target.host,
       port: target.port,
@@ -232,16 +173,43 @@ export class RedisStore implements MetricStore {
     };
     // Commands fail at once while disconnected (no offline queue, no retries), and after 10 s when Redis hangs (long
     // enough that a busy replica's own event loop does not fail healthy commands); /-/ready and reads wait less.
-    this.#redis = new Redis({
+    const connect = options.connect ?? connectRedis;
+    this.#redis = connect({
       ...base,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: 10_000,
     });
     // A read sent while disconnected waits for the connection; one in flight when it drops fails, and is sent again.
-    this.#tail = new Redis({ ...base, maxRetriesPerRequest: 0 });
+    this.#tail = connect({ ...base, maxRetriesPerRequest: 0 });
     this.#tail.on("error", () => undefined);
-    this.#sub = this.#ttlMs > 0 ? new Redis(base) : undefined;
+    this.#sub = this.#ttlMs > 0 ? connect(base) : undefined;
+    this.#expiry =
+      this.#ttlMs > 0
+        ? new GroupExpiry({
+            redis: this.#redis,
+            keys: this.#keys,
+            ttlMs: this.#ttlMs,
+            now: this.#now,
+            log: this.#log,
+            where: this.#where,
+            groups: () => this.#mem.groups(),
+            group: (key) => this.#mem.group(key),
+            appendExpire: (group, key, cause) => {
+              const nowMs = this.#now();
+              return this.#write(
+                {
+                  kind: "expire",
+                  origin: `${this.#replica}:${++this.#counter}`,
+                  labels: group.labels,
+                  nowMs,
+                  cutoffMs: nowMs - this.#ttlMs,
+                },
+                { expire: { group: key, cause } },
+              );
+            },
+          })
+        : undefined;
     let reported = false;
     this.#redis.on("error", (error: Error) => {
       this.#connectError = error.message;
@@ -252,20 +220,28 @@ export class RedisStore implements MetricStore {
       if (reported) this.#log("info", "Redis connection restored", { url: this.#where });
       reported = false;
       this.#connectError = undefined;
-      if (this.#ttlMs > 0) void this.#enableExpiryEvents();
+      void this.#expiry?.enableEvents();
       void this.refresh();
     });
     if (this.#sub !== undefined) {
       this.#sub.on("error", () => undefined);
-      this.#sub.on("message", (_channel: string, message: string) => {
-        if (message.startsWith(this.#keys.alivePrefix))
-          void this.#expireGroup(message.slice(this.#keys.alivePrefix.length), { cause: "expired" });
-      });
-      void this.#sub.subscribe(this.#expiredChannel).catch(() => undefined);
+      this.#sub.on("message", (_channel: string, message: string) => this.#expiry?.expiredKey(message));
+      // The keyspace channel of expired keys of this database.
+      void this.#sub.subscribe(`__keyevent@${target.db}__:expired`).catch(() => undefined);
     }
-    void this.#followLog();
+    void followLog({
+      tail: this.#tail,
+      log: this.#keys.log,
+      seq: () => this.#seq,
+      closed: () => this.#closed,
+      catchUp: () => this.refresh(),
+      logger: this.#log,
+      where: this.#where,
+    });
     this.#timer = setInterval(() => {
-      void this.refresh().then(() => this.#expireOverdue());
+      void this.refresh().then(() => {
+        if (!this.#failing) this.#expiry?.expireOverdue();
+      });
     }, options.pollMs ?? 1000);
     this.#timer.unref();
   }
@@ -340,12 +316,9 @@ export class RedisStore implements MetricStore {
   }
 
   async wipe(): Promise<void> {
-    const alive =
-      this.#ttlMs > 0 ? this.#mem.groups().map((g) => this.#keys.alivePrefix + groupKey(g.labels)) : [];
+    const wiped = this.#mem.groups();
     await this.#write({ kind: "wipe", origin: `${this.#replica}:${++this.#counter}`, nowMs: this.#now() });
-    // Deadlines of wiped groups would otherwise cut short those of groups pushed again under the same labels.
-    for (let i = 0; i < alive.length; i += 1000)
-      this.#redis.unlink(...alive.slice(i, i + 1000)).catch(() => undefined);
+    this.#expiry?.forget(wiped);
   }
 
   families(): RenderedFamily[] {
@@ -422,44 +395,6 @@ export class RedisStore implements MetricStore {
     this.#sub?.disconnect();
   }
 
-  /**
-   * Follows the log between reads with a blocking XREAD on a connection of its own: it returns as soon as an entry
-   * after the last one applied is in the stream (at once when one already is); the replica then waits
-   * FOLLOW_DELAY_MS and catches up, so one wake-up and one catch-up cover every entry appended meanwhile. A PUBLISH
-   * per entry woke every replica for every push, its own included (bench/pushgateway/README.md). After Redis came
-   * back with a new store the numbers may restart below this replica's, and the read waits: the poll and every read
-   * still ask Redis for the epoch.
-   */
-  async #followLog(): Promise<void> {
-    while (!this.#closed) {
-      try {
-        const seen = await this.#tail.xread(
-          "COUNT",
-          1,
-          "BLOCK",
-          FOLLOW_BLOCK_MS,
-          "STREAMS",
-          this.#keys.log,
-          `${this.#seq}-0`,
-        );
-        if (seen === null || this.#closed) continue;
-        await sleep(FOLLOW_DELAY_MS);
-        await this.refresh();
-      } catch (error) {
-        // The connection dropped (the poll and the reads report that), or Redis refused the read: read again shortly.
-        if (error instanceof ReplyError && !this.#tailRefused && !this.#closed) {
-          this.#tailRefused = true;
-          this.#log(
-            "warn",
-            "Redis refused the blocking read of the log (XREAD); this replica follows it by the poll each second instead, and reads still catch up first. Allow XREAD for the gateway's user",
-            { url: this.#where, err: (error as Error).message },
-          );
-        }
-        await sleep(FOLLOW_RETRY_MS);
-      }
-    }
-  }
-
   #aliveEffect(kind: AliveEffect["kind"], group: string): AliveEffect | undefined {
     return this.#ttlMs > 0 ? { kind, group, ttlMs: this.#ttlMs } : undefined;
   }
@@ -533,59 +468,6 @@ export class RedisStore implements MetricStore {
     return true;
   }
 
-  /** Asks Redis for `expired` keyspace events (E: keyevent channel, x: expired), keeping the flags already set. */
-  async #enableExpiryEvents(): Promise<void> {
-    try {
-      const [, flags = ""] = (await this.#redis.config("GET", "notify-keyspace-events")) as string[];
-      const has = (f: string) => flags.includes(f);
-      if (has("E") && (has("x") || has("A"))) return;
-      await this.#redis.config(
-        "SET",
-        "notify-keyspace-events",
-        `${flags}${has("E") ? "" : "E"}${has("x") ? "" : "x"}`,
-      );
-    } catch (error) {
-      this.#log(
-        "warn",
-        "cannot enable expired-key events in Redis (CONFIG SET notify-keyspace-events Ex); groups expire by a poll each second instead, set it on the server for exact deadlines",
-        { url: this.#where, err: (error as Error).message },
-      );
-    }
-  }
-
-  /** The group's alive key expired (or, by the poll, it looks overdue): append its expire op (EXPIRE_SCRIPT). */
-  async #expireGroup(key: string, options: { cause: "expired" | "poll" }): Promise<void> {
-    const group = this.#mem.group(key);
-    if (group === undefined || this.#expiring.has(key)) return;
-    this.#expiring.add(key);
-    const nowMs = this.#now();
-    try {
-      await this.#write(
-        {
-          kind: "expire",
-          origin: `${this.#replica}:${++this.#counter}`,
-          labels: group.labels,
-          nowMs,
-          cutoffMs: nowMs - this.#ttlMs,
-        },
-        { expire: { group: key, cause: options.cause } },
-      );
-    } catch {
-      // Redis went away: the poll tries again when it is back.
-    } finally {
-      this.#expiring.delete(key);
-    }
-  }
-
-  /** The backstop of the keyspace events: groups past their deadline by this replica's clock. */
-  #expireOverdue(): void {
-    if (this.#ttlMs <= 0 || this.#failing) return;
-    const cutoff = this.#now() - this.#ttlMs - EXPIRY_GRACE_MS;
-    for (const group of this.#mem.groups()) {
-      if (lastPushMs(group) < cutoff) void this.#expireGroup(groupKey(group.labels), { cause: "poll" });
-    }
-  }
-
   /** What went wrong with a command: "not connected" rather than the client's offline-queue wording. */
   #reason(error: unknown): string {
     return this.#redis.status === "ready"
@@ -657,7 +539,11 @@ export class RedisStore implements MetricStore {
     let prefetched: [string, string[]][] | undefined = range;
     if (epoch !== this.#epoch) {
       // Redis was emptied and another replica re-created the store: offer this copy if it is further along.
-      if (this.#epoch !== undefined && (await this.#behindThisCopy())) await this.#seed();
+      if (
+        this.#epoch !== undefined &&
+        (await storeBehindCopy(this.#redis, this.#keys, { epoch: this.#epoch, seq: this.#seq }))
+      )
+        await this.#seed();
       else await this.#load();
       prefetched = undefined;
     }
@@ -697,38 +583,14 @@ export class RedisStore implements MetricStore {
 
   /** Loads the snapshot (epoch and snapshot read in one transaction) into a fresh cache. */
   async #load(): Promise<void> {
-    const replies = await this.#redis
-      .multi()
-      .get(this.#keys.epoch)
-      .hmget(this.#keys.snapshot, "seq", "data")
-      .exec();
-    const epoch = replies?.[0]?.[1] as string | null | undefined;
-    const [seqText, data] = (replies?.[1]?.[1] ?? [null, null]) as [string | null, string | null];
-    if (epoch === null || epoch === undefined) throw new Error("the store in Redis vanished while loading");
+    const { epoch, seq, groups } = await readSnapshot(this.#redis, this.#keys);
     const mem = new MemoryStore(this.#memoryOptions);
-    mem.restore(decodeSnapshot(data));
+    mem.restore(groups);
     this.#mem = mem;
-    this.#seq = Number(seqText ?? "0");
+    this.#seq = seq;
     if (this.#epoch !== undefined && this.#epoch !== epoch)
       this.#log("warn", "the store in Redis was re-created; reloaded it", { url: this.#where });
     this.#epoch = epoch;
-  }
-
-  /**
-   * Whether the store in Redis was just re-created (still settling, nothing appended) from a copy behind this
-   * replica's: of the same log at a lower sequence number, or of none. SEED_SCRIPT checks it again atomically.
-   */
-  async #behindThisCopy(): Promise<boolean> {
-    const replies = await this.#redis
-      .multi()
-      .exists(this.#keys.settling)
-      .get(this.#keys.seq)
-      .hmget(this.#keys.snapshot, "seq", "from")
-      .exec();
-    type Replies = [[null, number], [null, string | null], [null, [string | null, string | null]]];
-    const [[, settling], [, seq], [, [snapshotSeq, from]]] = (replies ?? []) as Replies;
-    if (settling !== 1 || seq === null || seq !== snapshotSeq) return false;
-    return from === "" || (from === this.#epoch && this.#seq > Number(seq));
   }
 
   /**
@@ -737,12 +599,12 @@ export class RedisStore implements MetricStore {
    */
   async #seed(): Promise<void> {
     const fresh = randomUUID();
-    const data = encodeSnapshot(this.#epoch === undefined ? [] : this.#mem.groups());
-    const winner = await this.#redis.eval(
-      SEED_SCRIPT,
-      5,
-      ...seedArgs(this.#keys, { epoch: fresh, seq: this.#seq, data, from: this.#epoch }),
-    );
+    const winner = await seedStore(this.#redis, this.#keys, {
+      fresh,
+      seq: this.#seq,
+      groups: this.#epoch === undefined ? [] : this.#mem.groups(),
+      from: this.#epoch,
+    });
     if (winner === fresh) {
       if (this.#epoch !== undefined)
         this.#log("warn", "Redis came back without the store; wrote this replica's copy back", {
@@ -750,20 +612,10 @@ export class RedisStore implements MetricStore {
           seq: String(this.#seq),
         });
       this.#epoch = fresh;
-      if (this.#ttlMs > 0) this.#rearmAll();
+      this.#expiry?.rearmAll();
       return;
     }
     await this.#load();
-  }
-
-  /** Redis came back empty: the deadlines went with it; set them again from the push times. */
-  #rearmAll(): void {
-    const pipeline = this.#redis.pipeline();
-    for (const group of this.#mem.groups()) {
-      const left = Math.max(1, Math.round(lastPushMs(group) + this.#ttlMs - this.#now()));
-      pipeline.set(this.#keys.alivePrefix + groupKey(group.labels), "1", "PX", left);
-    }
-    pipeline.exec().catch(() => undefined);
   }
 
   /** Applies one log entry to the cache; settles this replica's write waiting for it. */
@@ -799,10 +651,8 @@ export class RedisStore implements MetricStore {
     } else if (op.kind === "expire") {
       const lastMs = this.#mem.expireIdle(op.labels, op.cutoffMs);
       // Pushed since the deadline was set (its renewal was lost): this op's appender sets the deadline again.
-      if (lastMs !== undefined && op.origin.startsWith(`${this.#replica}:`) && this.#ttlMs > 0) {
-        const left = Math.max(1, Math.round(lastMs + this.#ttlMs - this.#now()));
-        this.#redis.set(this.#keys.alivePrefix + groupKey(op.labels), "1", "PX", left).catch(() => undefined);
-      }
+      if (lastMs !== undefined && op.origin.startsWith(`${this.#replica}:`))
+        this.#expiry?.arm(op.labels, lastMs + this.#ttlMs - this.#now());
     } else {
       this.#mem.wipe();
     }
@@ -824,16 +674,12 @@ export class RedisStore implements MetricStore {
     // Closed meanwhile (shutdown right after the triggering write): nothing to write with, and no warning to log.
     if (this.#redis.status === "end") return;
     this.#ownBytes = 0;
-    const args = snapshotArgs(this.#keys, {
+    writeSnapshot(this.#redis, this.#keys, {
       epoch: this.#epoch ?? "",
       seq: this.#seq,
-      data: encodeSnapshot(this.#mem.groups()),
+      groups: this.#mem.groups(),
       keep: this.#keepBehindSnapshot,
-    });
-    this.#redis.eval(SNAPSHOT_SCRIPT, 3, ...args).catch((error: Error) => {
-      this.#log("warn", "could not write the snapshot to Redis; the log keeps growing until one succeeds", {
-        err: error.message,
-      });
+      log: this.#log,
     });
   }
 }

@@ -1,6 +1,7 @@
 // Raw HTTP/1.1 exchanges on a socket, for what fetch cannot send or show (malformed requests, idle connections,
 // chunked framing).
 import { connect } from "node:net";
+import { gunzipSync } from "node:zlib";
 
 /** Two requests on one connection, the second after 6 s idle; resolves with both raw answers. */
 export function idleSession(port: number): Promise<string[]> {
@@ -30,10 +31,19 @@ export function idleSession(port: number): Promise<string[]> {
   });
 }
 
-/** Writes `bytes` as they are and reads the answer until the server closes (or 5 s pass); Date lines removed. */
-export function rawExchange(port: number, bytes: string): Promise<string> {
+/**
+ * Writes `bytes` as they are and reads the answer until the server closes (or 5 s pass); Date lines removed. With
+ * `halfClose` the FIN follows the bytes at once (`printf ... | nc`).
+ */
+export function rawExchange(
+  port: number,
+  bytes: string,
+  options: { halfClose?: boolean } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    const socket = connect({ port, host: "127.0.0.1", allowHalfOpen: options.halfClose === true }, () =>
+      options.halfClose ? socket.end(bytes) : socket.write(bytes),
+    );
     let text = "";
     const done = () => resolve(text.replace(/^Date: [^\r]*\r\n/m, ""));
     socket.setTimeout(5000, () => {
@@ -59,4 +69,14 @@ export function dechunk(data: Buffer): Buffer {
     parts.push(data.subarray(eol + 2, eol + 2 + size));
     at = eol + 2 + size + 2;
   }
+}
+
+/** The status line, the head and the payload of a raw answer (dechunked when chunked, gunzipped when gzip). */
+export function parseAnswer(answer: string): { status: string; head: string; body: string } {
+  const split = answer.indexOf("\r\n\r\n");
+  const head = answer.slice(0, split);
+  let body: Buffer = Buffer.from(answer.slice(split + 4), "latin1");
+  if (/^transfer-encoding: chunked/im.test(head)) body = dechunk(body);
+  if (/^content-encoding: gzip$/im.test(head)) body = gunzipSync(body);
+  return { status: head.split("\r\n")[0] ?? "", head, body: body.toString("utf8") };
 }

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { after, test } from "node:test";
+import bcrypt from "bcryptjs";
+import { createBasicAuth, parseBasicAuth } from "./basic-auth.js";
+
+const auth = createBasicAuth();
+after(() => auth.close());
+const header = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+
+test("Go's Request.BasicAuth: scheme in any case, split at the first colon; anything else is no credentials", () => {
+  assert.deepEqual(parseBasicAuth(header("a", "b:c")), { user: "a", password: "b:c" });
+  assert.deepEqual(parseBasicAuth(`bAsIc ${Buffer.from("u:p").toString("base64")}`), {
+    user: "u",
+    password: "p",
+  });
+  for (const bad of [
+    undefined,
+    "",
+    "Bearer x",
+    "Basic !!!",
+    `Basic ${Buffer.from("nocolon").toString("base64")}`,
+  ])
+    assert.equal(parseBasicAuth(bad), undefined, String(bad));
+});
+
+test("bcrypt (on the worker) and sha256 hashes; an unknown user or a wrong password refused; no users, no check", async () => {
+  const users = new Map([
+    ["alice", bcrypt.hashSync("s3cret", 4)],
+    ["bob", `sha256:${createHash("sha256").update("pw").digest("hex")}`],
+  ]);
+  assert.equal(await auth.check(users, header("alice", "s3cret")), true);
+  assert.equal(await auth.check(users, header("alice", "S3cret")), false);
+  assert.equal(await auth.check(users, header("bob", "pw")), true);
+  assert.equal(await auth.check(users, header("bob", "pw2")), false);
+  assert.equal(await auth.check(users, header("carol", "fakepassword")), false);
+  assert.equal(await auth.check(users, undefined), false);
+  assert.equal(await auth.check(new Map(), undefined), true);
+});
+
+test("a changed hash is verified again: the cached verdict belongs to (user, hash, password)", async () => {
+  const first = new Map([["u", bcrypt.hashSync("one", 4)]]);
+  assert.equal(await auth.check(first, header("u", "one")), true);
+  const second = new Map([["u", bcrypt.hashSync("two", 4)]]);
+  assert.equal(await auth.check(second, header("u", "one")), false);
+  assert.equal(await auth.check(second, header("u", "two")), true);
+});
+
+test("concurrent checks of the same credentials share one comparison and all get the verdict", async () => {
+  const users = new Map([["c", bcrypt.hashSync("pw", 6)]]);
+  const verdicts = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => auth.check(users, header("c", i % 2 === 0 ? "pw" : "nope"))),
+  );
+  assert.deepEqual(
+    verdicts,
+    Array.from({ length: 20 }, (_, i) => i % 2 === 0),
+  );
+});

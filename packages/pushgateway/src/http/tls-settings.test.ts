@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { WebConfigError } from "../errors.js";
+import { buildTlsSettings, subjectAltNames } from "./tls-settings.js";
+import { parseWebConfig } from "./web-config.js";
+
+// exporter-toolkit's test files (test/fixtures/exporter-toolkit/README.md).
+const DATA = fileURLToPath(new URL("../../../test/fixtures/exporter-toolkit/", import.meta.url));
+const settings = (text: string) =>
+  buildTlsSettings(parseWebConfig(text, `${DATA}web.yml`).tls, { http2: true });
+const PAIR = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
+
+test("client_auth_type's five values (and the old alias), verification and the CA", () => {
+  const cases: [string, string, boolean][] = [
+    ["", "NoClientCert", false],
+    ["RequestClientCert", "RequestClientCert", false],
+    ["RequireClientCert", "RequireAnyClientCert", false],
+    ["RequireAnyClientCert", "RequireAnyClientCert", false],
+    ["VerifyClientCertIfGiven", "VerifyClientCertIfGiven", true],
+    ["RequireAndVerifyClientCert", "RequireAndVerifyClientCert", true],
+  ];
+  for (const [written, clientAuth, verify] of cases) {
+    const s = settings(`${PAIR}${written ? `  client_auth_type: ${written}\n` : ""}`);
+    assert.equal(s.clientAuth, clientAuth, written);
+    assert.equal(s.verify, verify, written);
+    assert.equal(s.hasCa, false);
+  }
+  const withCa = settings(
+    `${PAIR}  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: client_selfsigned.pem\n`,
+  );
+  assert.equal(withCa.hasCa, true);
+  // /dev/null holds no certificate: Go's empty pool verifies no client.
+  assert.equal(
+    settings(`${PAIR}  client_auth_type: VerifyClientCertIfGiven\n  client_ca_file: /dev/null\n`).hasCa,
+    false,
+  );
+});
+
+test("ciphers: Go's names become OpenSSL's for TLS 1.2, TLS 1.3's suites are kept; curves and versions", () => {
+  const s = settings(
+    `${PAIR}  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_AES_128_GCM_SHA256]\n  curve_preferences: [CurveP521, X25519]\n  max_version: TLS12\n`,
+  );
+  assert.equal(
+    s.context.ciphers,
+    "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256",
+  );
+  assert.equal(s.context.ecdhCurve, "P-521:X25519");
+  assert.equal(s.context.minVersion, "TLSv1.2");
+  assert.equal(s.context.maxVersion, "TLSv1.2");
+  assert.equal(s.context.honorCipherOrder, true);
+});
+
+test("upstream's refusals, in upstream's order and words", () => {
+  const refused: [string, RegExp][] = [
+    ["tls_server_config:\n  key_file: server.key\n", /^missing one of cert or cert_file$/],
+    ["tls_server_config:\n  cert_file: server.crt\n", /^missing one of key or key_file$/],
+    [
+      'tls_server_config:\n  cert_file: "nope.crt"\n  key_file: "server.key"\n',
+      /failed to read cert_file .*no such file/,
+    ],
+    [
+      'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "client_selfsigned.key"\n',
+      /failed to load X509KeyPair/,
+    ],
+    [`${PAIR}  client_auth_type: x\n`, /^invalid ClientAuth: x$/],
+    [
+      `${PAIR}  client_ca_file: client_selfsigned.pem\n`,
+      /client CA's have been configured without a Client Auth Policy/,
+    ],
+    [`${PAIR}  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384]\n`, /missing an HTTP\/2-required/],
+    [`${PAIR}  min_version: TLS11\n`, /min_version: TLS11 is not supported here/],
+    [`${PAIR}  min_version: TLS13\n  max_version: TLS12\n`, /no TLS version is left/],
+  ];
+  for (const [text, message] of refused)
+    assert.throws(
+      () => settings(text),
+      (e: unknown) => e instanceof WebConfigError && message.test(e.message),
+      text,
+    );
+});
+
+test("SANs as Go lists them for client_allowed_sans", () => {
+  assert.deepEqual(subjectAltNames(readFileSync(`${DATA}client2_selfsigned.pem`)), ["test3"]);
+  assert.deepEqual(subjectAltNames(readFileSync(`${DATA}server.crt`)), [
+    "localhost",
+    "127.0.0.1",
+    "127.0.0.0",
+  ]);
+});

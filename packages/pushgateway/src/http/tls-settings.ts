@@ -1,0 +1,172 @@
+import { createPrivateKey, X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createSecureContext, type SecureContextOptions } from "node:tls";
+import { WebConfigError } from "../errors.js";
+import { type ClientAuth, GO_CIPHER_SUITES, GO_CURVES, type TlsServerConfig } from "./web-config.js";
+
+/** What a TLS connection is served with: node's context options and the client-certificate policy. */
+export interface TlsSettings {
+  readonly context: SecureContextOptions;
+  readonly clientAuth: ClientAuth;
+  /** Whether client certificates are verified against `client_ca_file`/`client_ca`. */
+  readonly verify: boolean;
+  /** False when the configured CA bundle holds no certificate: Go's empty pool verifies no client. */
+  readonly hasCa: boolean;
+  readonly allowedSans: readonly string[] | undefined;
+}
+
+/**
+ * node's TLS 1.3 suites, kept whatever `cipher_suites` says: Go's `tls.Config.CipherSuites` does not apply to TLS 1.3,
+ * and node turns TLS 1.3 off when the cipher string names none.
+ */
+const TLS13_SUITES = "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256";
+
+/** Go's http2.ConfigureServer refuses a cipher list without one of these when HTTP/2 is on. */
+const HTTP2_REQUIRED = ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"];
+
+/**
+ * Builds the TLS settings from `tls_server_config` as exporter-toolkit's `ConfigToTLSConfig` does, reading the
+ * certificate, key and CA files now (synchronously: it runs before each handshake, as upstream's
+ * `GetConfigForClient`, and these are small local files). Upstream's errors, in upstream's order.
+ *
+ * @throws {WebConfigError} naming what is wrong
+ */
+export function buildTlsSettings(tls: TlsServerConfig, options: { http2: boolean }): TlsSettings {
+  if (tls.certFile === "" && tls.cert === "") throw new WebConfigError("missing one of cert or cert_file");
+  if (tls.keyFile === "" && tls.key === "") throw new WebConfigError("missing one of key or key_file");
+  const read = (path: string, what: string) => {
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      const reason = e.code === "ENOENT" ? "no such file or directory" : e.message;
+      throw new WebConfigError(`failed to read ${what} (${path}): open ${path}: ${reason}`, { cause: error });
+    }
+  };
+  const cert = tls.certFile !== "" ? read(tls.certFile, "cert_file") : Buffer.from(tls.cert);
+  const key = tls.keyFile !== "" ? read(tls.keyFile, "key_file") : Buffer.from(tls.key);
+  try {
+    const leaf = new X509Certificate(cert);
+    if (!leaf.checkPrivateKey(createPrivateKey(key)))
+      throw new Error("private key does not match public key");
+  } catch (error) {
+    throw new WebConfigError(`failed to load X509KeyPair: ${(error as Error).message}`, { cause: error });
+  }
+  let caText = "";
+  if (tls.clientCaFile !== "") {
+    try {
+      caText = readFileSync(tls.clientCaFile, "utf8");
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      throw new WebConfigError(
+        `open ${tls.clientCaFile}: ${e.code === "ENOENT" ? "no such file or directory" : e.message}`,
+        { cause: error },
+      );
+    }
+  } else caText = tls.clientCa;
+  // x509.CertPool.AppendCertsFromPEM: every CERTIFICATE block that parses, anything else skipped.
+  const ca = [...caText.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)]
+    .map((m) => m[0])
+    .filter((pem) => {
+      try {
+        new X509Certificate(pem);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  const clientAuth = clientAuthOf(tls.clientAuthType);
+  if ((tls.clientCaFile !== "" || tls.clientCa !== "") && clientAuth === "NoClientCert")
+    throw new WebConfigError("client CA's have been configured without a Client Auth Policy");
+  if (options.http2 && tls.cipherSuites.length > 0 && tls.minVersion !== "TLSv1.3") {
+    if (!tls.cipherSuites.some((c) => HTTP2_REQUIRED.includes(c)))
+      throw new WebConfigError(
+        `http2: TLSConfig.CipherSuites is missing an HTTP/2-required AES_128_GCM_SHA256 cipher (need at least one of ${HTTP2_REQUIRED.join(" or ")})`,
+      );
+  }
+  for (const [name, version] of [
+    ["min_version", tls.minVersion],
+    ["max_version", tls.maxVersion],
+  ] as const) {
+    // Refused rather than ignored: node's OpenSSL offers TLS 1.0 and 1.1 only at security level 0, which also lets
+    // in every weak cipher; upstream's Go would serve them.
+    if (version === "TLSv1" || version === "TLSv1.1")
+      throw new WebConfigError(
+        `${name}: ${version === "TLSv1" ? "TLS10" : "TLS11"} is not supported here (node's OpenSSL serves TLS 1.2 and 1.3 only); use TLS12 or TLS13`,
+      );
+  }
+  if (tls.minVersion === "TLSv1.3" && tls.maxVersion === "TLSv1.2")
+    throw new WebConfigError("min_version TLS13 is above max_version TLS12: no TLS version is left to serve");
+  const tls12 = tls.cipherSuites
+    .map((c) => GO_CIPHER_SUITES.get(c))
+    .filter((c): c is string => c !== undefined);
+  const context: SecureContextOptions = {
+    cert,
+    key,
+    minVersion: tls.minVersion,
+    maxVersion: tls.maxVersion,
+    honorCipherOrder: tls.preferServerCipherSuites,
+    ...(tls.cipherSuites.length > 0 ? { ciphers: [TLS13_SUITES, ...tls12].join(":") } : {}),
+    ...(tls.curvePreferences.length > 0
+      ? { ecdhCurve: tls.curvePreferences.map((c) => GO_CURVES.get(c)).join(":") }
+      : {}),
+    ...(ca.length > 0 ? { ca } : {}),
+  };
+  try {
+    createSecureContext(context);
+  } catch (error) {
+    throw new WebConfigError(`TLS settings refused by node: ${(error as Error).message}`, { cause: error });
+  }
+  return {
+    context,
+    clientAuth,
+    verify: clientAuth === "VerifyClientCertIfGiven" || clientAuth === "RequireAndVerifyClientCert",
+    hasCa: ca.length > 0,
+    allowedSans: tls.clientAllowedSans,
+  };
+}
+
+function clientAuthOf(value: string): ClientAuth {
+  switch (value) {
+    case "":
+    case "NoClientCert":
+      return "NoClientCert";
+    case "RequestClientCert":
+      return "RequestClientCert";
+    // "RequireClientCert" is upstream's alias kept for backwards compatibility.
+    case "RequireAnyClientCert":
+    case "RequireClientCert":
+      return "RequireAnyClientCert";
+    case "VerifyClientCertIfGiven":
+      return "VerifyClientCertIfGiven";
+    case "RequireAndVerifyClientCert":
+      return "RequireAndVerifyClientCert";
+    default:
+      throw new WebConfigError(`invalid ClientAuth: ${value}`);
+  }
+}
+
+/**
+ * The subject alternative names of a certificate as Go lists them for `client_allowed_sans`: DNS names, e-mail
+ * addresses, IP addresses, URIs (exporter-toolkit `VerifyPeerCertificate`).
+ */
+export function subjectAltNames(raw: Buffer): string[] {
+  const text = new X509Certificate(raw).subjectAltName ?? "";
+  const out: string[] = [];
+  // node writes `DNS:a, IP Address:1.2.3.4, email:x, URI:y`; a value with special characters is JSON-quoted.
+  for (const m of text.matchAll(/(DNS|email|IP Address|URI):("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)/g)) {
+    const value = m[2]?.startsWith('"') ? (JSON.parse(m[2]) as string) : (m[2] ?? "");
+    out.push(m[1] === "IP Address" ? normalizeIp(value) : value);
+  }
+  return out;
+}
+
+/** Go's `net.IP.String()`: IPv6 in its shortest form. */
+function normalizeIp(ip: string): string {
+  if (!ip.includes(":")) return ip;
+  try {
+    return new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+  } catch {
+    return ip;
+  }
+}

@@ -1,0 +1,80 @@
+import { readFile } from "node:fs/promises";
+import { PersistenceError } from "../errors.js";
+import type { MetricFamily } from "../exposition/metric-family.js";
+import type { Config } from "../flags.js";
+import type { Log } from "../logger.js";
+import { DiskStore } from "./disk-store.js";
+import { MemoryStore, type OwnFamilies } from "./memory-store.js";
+import type { MetricStore } from "./metric-store.js";
+import { readPersistence, writePersistence } from "./persistence.js";
+import { RedisStore } from "./redis-store.js";
+import { parseRedisUrl, redactRedisUrl } from "./redis-url.js";
+
+/** A store opened from the configuration. */
+export interface OpenedStore {
+  readonly store: MetricStore;
+  /** The store's own metrics (Redis mode: the replica's lag and link state), exposed with the gateway's. */
+  readonly ownFamilies: () => MetricFamily[];
+  /** Stops the store's work (persistence schedule, Redis connections), persisting what is pending. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the store the flags ask for: in memory, persisted to `--persistence.file` (upstream's DiskMetricStore), or,
+ * beyond upstream, shared by replicas on Redis (`--storage.redis-url`).
+ *
+ * @throws {PersistenceError} when the persistence file or the Redis password file cannot be read
+ */
+export async function openStore(
+  config: Config,
+  deps: { own: OwnFamilies; now: () => number; log: Log; setV8Flags: (flags: string) => void },
+): Promise<OpenedStore> {
+  const memoryOptions = {
+    own: deps.own,
+    maxGroups: config.maxGroups,
+    maxSeries: config.maxSeries,
+    now: deps.now,
+    utf8Names: config.utf8Names,
+  };
+  if (config.redisUrl === "") {
+    const memory = new MemoryStore({ ...memoryOptions, groupTtlMs: config.groupTtl });
+    if (config.persistenceFile !== "") memory.restore(await readPersistence(config.persistenceFile));
+    const store = new DiskStore(memory, {
+      file: config.persistenceFile,
+      intervalMs: config.persistenceInterval,
+      write: writePersistence,
+      log: deps.log,
+    });
+    return { store, ownFamilies: () => [], close: () => store.close() };
+  }
+  // The launcher sizes V8 for memory (--optimize-for-size: issue 7's RSS target against upstream's single process).
+  // A replica applies every replica's pushes, and under that flag its collector shrinks the young generation after
+  // each major collection and drops optimised code: three replicas pushed 0.62-0.66x of a single process's
+  // throughput with it, 0.85-0.90x without, for 140-190 MiB per replica instead of 100-115 at 100k series
+  // (bench/pushgateway/README.md). Upstream has no replicas to hold to a memory figure.
+  deps.setV8Flags("--no-optimize-for-size");
+  let password: string | undefined;
+  if (config.redisPasswordFile !== "") {
+    try {
+      password = (await readFile(config.redisPasswordFile, "utf8")).replace(/\r?\n$/, "");
+    } catch (error) {
+      throw new PersistenceError(`Cannot read --storage.redis-password-file: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+  const redis = new RedisStore({
+    target: parseRedisUrl(config.redisUrl, password),
+    memory: memoryOptions,
+    groupTtlMs: config.groupTtl,
+    log: deps.log,
+  });
+  const url = redactRedisUrl(config.redisUrl);
+  if (await redis.waitLoaded(5000)) deps.log("info", "following the store in Redis", { url });
+  else deps.log("warn", "Redis is not reachable yet; serving, pushes answer 503 until it is", { url });
+  return {
+    store: redis,
+    ownFamilies: () => redis.ownFamilies(),
+    close: async () => redis.close(),
+  };
+}

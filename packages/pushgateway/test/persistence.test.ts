@@ -1,0 +1,82 @@
+// Upstream's persistence file, ours alone (beside the live 1.5.1: persistence.peers.test.ts): a file 1.5.1 wrote
+// (test/fixtures/persistence) is served as 1.5.1 serves it, ours writes the same format back, and a file neither
+// format reads stops the start and is left as it was.
+import assert from "node:assert/strict";
+import { copyFile, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { decodeUpstreamPersistence } from "../src/store/upstream-persistence.js";
+import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
+import { runUntilExit } from "./support/run-until-exit.js";
+import { withTempDir } from "./support/temp-dir.js";
+
+const FIXTURES = fileURLToPath(new URL("../../test/fixtures/persistence/", import.meta.url));
+
+after(stopAll);
+
+/** The scrape without the gateway's own families, as the fixture was cut from 1.5.1's. */
+function pushedLines(text: string): string {
+  return text
+    .split("\n")
+    .filter((l) => l !== "" && !/^(# (HELP|TYPE) )?(go_|process_|pushgateway_|promhttp_)/.test(l))
+    .join("\n");
+}
+
+test("a file 1.5.1 wrote: ours serves every family as 1.5.1 serves it, push times included", async () => {
+  await withTempDir("pg-gob-", async (dir) => {
+    const file = join(dir, "pushgateway.data");
+    await copyFile(`${FIXTURES}upstream-1.5.1-rich.gob`, file);
+    const { child, base } = await startGateway([`--persistence.file=${file}`]);
+    try {
+      const expected = await readFile(`${FIXTURES}upstream-1.5.1-rich.scrape.txt`, "utf8");
+      assert.equal(pushedLines(await (await fetch(`${base}/metrics`)).text()), pushedLines(expected));
+      const api = (await (await fetch(`${base}/api/v1/metrics`)).json()) as {
+        data: Record<string, { time_stamp?: string }>[];
+      };
+      const batch = api.data.find((g) => "jobs_done" in g);
+      assert.equal(batch?.jobs_done?.time_stamp, "2026-11-27T02:51:33.768Z");
+    } finally {
+      await stop(child);
+    }
+  });
+});
+
+test("ours writes upstream's format back to the file: what was there and what was pushed since", async () => {
+  await withTempDir("pg-gob-", async (dir) => {
+    const file = join(dir, "pushgateway.data");
+    await copyFile(`${FIXTURES}upstream-1.5.1-small.gob`, file);
+    const { child, base } = await startGateway([`--persistence.file=${file}`, "--persistence.interval=1h"]);
+    try {
+      const push = await fetch(`${base}/metrics/job/new/instance/i`, { method: "PUT", body: "fresh 2\n" });
+      assert.equal(push.status, 200);
+    } finally {
+      await stop(child);
+    }
+    const groups = await decodeUpstreamPersistence(await readFile(file));
+    assert.deepEqual(
+      groups.map((g) => g.labels).sort((a, b) => (a.job ?? "").localeCompare(b.job ?? "")),
+      [{ job: "a" }, { instance: "i", job: "new" }],
+    );
+    const fresh = groups.find((g) => g.labels.job === "new");
+    assert.deepEqual(fresh?.families[0]?.metrics[0]?.value, 2);
+    assert.ok((fresh?.pushTime ?? 0) > 1.7e9);
+  });
+});
+
+test("a file neither upstream's gob nor our JSON: the start stops naming it, and the file is left as it was", async () => {
+  await withTempDir("pg-gob-", async (dir) => {
+    const file = join(dir, "pushgateway.data");
+    const junk = Buffer.from([0x05, 0xff, 0x81, 0x03, 0x01, 0x02, 0x03, 0x04, 0x05]);
+    await writeFile(file, junk);
+    const r = await runUntilExit(process.execPath, [
+      GATEWAY_BIN,
+      `--web.listen-address=127.0.0.1:${await freePort()}`,
+      `--persistence.file=${file}`,
+    ]);
+    assert.equal(r.code, 1);
+    assert.equal(r.listened, false);
+    assert.match(r.log, /Cannot parse persistence file .*neither upstream's gob nor our JSON/);
+    assert.deepEqual(await readFile(file), junk);
+  });
+});

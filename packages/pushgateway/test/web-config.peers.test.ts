@@ -1,0 +1,250 @@
+// --web.config.file beside Debian's prometheus-pushgateway 1.5.1 (its exporter-toolkit predates rate_limit,
+// client_allowed_sans and inline certificates; those are checked against upstream's own tests in web-config.test.ts):
+// the strict YAML error, client certificates required and verified, basic auth answers, headers, and a user added
+// while running.
+import assert from "node:assert/strict";
+import { copyFile, readFile, writeFile } from "node:fs/promises";
+import { request as httpsRequest } from "node:https";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { connect as tlsConnect } from "node:tls";
+import { fileURLToPath } from "node:url";
+import { http2Get } from "./support/http2-get.js";
+import { PEER_GATEWAY, startPeerGateway } from "./support/peers.js";
+import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
+import { parseAnswer } from "./support/raw-http.js";
+import { runUntilExit } from "./support/run-until-exit.js";
+import { withTempDir } from "./support/temp-dir.js";
+
+const DATA = fileURLToPath(new URL("../../test/fixtures/exporter-toolkit/", import.meta.url));
+const file = (name: string) => join(DATA, name);
+
+after(stopAll);
+
+/** Starts 1.5.1 and ours with the same web config; the `http(s)://` bases, peer first. */
+async function both(config: string): Promise<{ peer: string; ours: string; stop: () => Promise<void> }> {
+  const [peer, ours] = await Promise.all([
+    startPeerGateway([`--web.config.file=${config}`]),
+    startGateway([`--web.config.file=${config}`]),
+  ]);
+  return {
+    peer: peer.base,
+    ours: ours.base,
+    stop: async () => {
+      await Promise.all([stop(peer.child), stop(ours.child)]);
+    },
+  };
+}
+
+/** A TLS GET of /-/healthy (server certificate not checked here), with or without a client certificate. */
+function tlsGet(base: string, cert?: string): Promise<number> {
+  const port = Number(new URL(base).port);
+  return new Promise((resolve, reject) => {
+    const load =
+      cert === undefined
+        ? Promise.resolve(undefined)
+        : Promise.all([readFile(file(`${cert}.pem`)), readFile(file(`${cert}.key`))]);
+    void load.then((pair) => {
+      const req = httpsRequest(
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/-/healthy",
+          rejectUnauthorized: false,
+          agent: false,
+          timeout: 5000,
+          ...(pair === undefined ? {} : { cert: pair[0], key: pair[1] }),
+        },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on("timeout", () => req.destroy(new Error("timeout")));
+      req.on("error", reject);
+      req.end();
+    }, reject);
+  });
+}
+
+/** A TLS PUT (server certificate not checked here); resolves with the status. */
+function tlsPut(base: string, path: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: "127.0.0.1",
+        port: Number(new URL(base).port),
+        path,
+        method: "PUT",
+        rejectUnauthorized: false,
+        agent: false,
+        timeout: 5000,
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+test("a misspelt key stops the start with yaml.v2's error, word for word as 1.5.1's", async () => {
+  const config = file("web_config_junk_key.yml");
+  const run = async (command: string, args: string[]) =>
+    runUntilExit(command, [
+      ...args,
+      `--web.listen-address=127.0.0.1:${await freePort()}`,
+      `--web.config.file=${config}`,
+    ]);
+  const [peer, ours] = await Promise.all([
+    run(PEER_GATEWAY, ["--persistence.file="]),
+    run(process.execPath, [GATEWAY_BIN]),
+  ]);
+  const expected = "yaml: unmarshal errors:\\n  line 2: field cert_filse not found in type web.TLSConfig";
+  assert.ok(peer.log.includes(expected), peer.log);
+  assert.ok(ours.log.includes(expected), ours.log);
+  // Ours does not serve at all; 1.5.1 stops its server and exits 0 (start-errors.peers.test.ts).
+  assert.equal(ours.code, 1);
+  assert.equal(ours.listened, false);
+});
+
+test("RequireAndVerifyClientCert: both serve a client with the CA's certificate and refuse one without", async () => {
+  const g = await both(file("tls_config_noAuth.requireandverifyclientcert.good.yml"));
+  try {
+    for (const base of [g.peer, g.ours]) {
+      const https = base.replace("http:", "https:");
+      assert.equal(await tlsGet(https, "client_selfsigned"), 200, base);
+      await assert.rejects(tlsGet(https), Error, base);
+      await assert.rejects(tlsGet(https, "client2_selfsigned"), Error, base);
+    }
+  } finally {
+    await g.stop();
+  }
+});
+
+test("basic auth: the 401 as 1.5.1 answers it (status, body, headers); right credentials 200; headers configured", async () => {
+  const g = await both(file("web_config_users_noTLS.good.yml"));
+  try {
+    const answer = async (base: string, auth?: string) => {
+      const r = await fetch(
+        `${base}/-/healthy`,
+        auth === undefined ? {} : { headers: { Authorization: auth } },
+      );
+      return {
+        status: r.status,
+        body: await r.text(),
+        contentType: r.headers.get("content-type"),
+        authenticate: r.headers.get("www-authenticate"),
+        nosniff: r.headers.get("x-content-type-options"),
+      };
+    };
+    const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString("base64")}`;
+    for (const auth of [undefined, basic("dave", "wrong"), basic("nobody", "x"), "Bearer x"])
+      assert.deepEqual(await answer(g.ours, auth), await answer(g.peer, auth), String(auth));
+    assert.equal((await answer(g.ours, basic("dave", "dave123"))).status, 200);
+    assert.equal((await answer(g.peer, basic("dave", "dave123"))).status, 200);
+  } finally {
+    await g.stop();
+  }
+  const h = await both(file("web_config_headers.good.yml"));
+  try {
+    const headers = async (base: string) => {
+      const r = await fetch(`${base}/-/healthy`);
+      return [
+        "strict-transport-security",
+        "x-frame-options",
+        "x-content-type-options",
+        "x-xss-protection",
+      ].map((n) => r.headers.get(n));
+    };
+    assert.deepEqual(await headers(h.ours), await headers(h.peer));
+  } finally {
+    await h.stop();
+  }
+});
+
+test("a user added to the file while running logs in at once, on both", async () => {
+  await withTempDir("pg-web-peers-", async (dir) => {
+    const config = join(dir, "web.yml");
+    await copyFile(file("web_config_users_noTLS.good.yml"), config);
+    const full = await readFile(config, "utf8");
+    await writeFile(config, full.replace(/^\s+dave:.*\n/m, ""));
+    const g = await both(config);
+    try {
+      const dave = { headers: { Authorization: `Basic ${Buffer.from("dave:dave123").toString("base64")}` } };
+      for (const base of [g.peer, g.ours])
+        assert.equal((await fetch(`${base}/-/healthy`, dave)).status, 401, base);
+      await writeFile(config, full);
+      for (const base of [g.peer, g.ours])
+        assert.equal((await fetch(`${base}/-/healthy`, dave)).status, 200, base);
+    } finally {
+      await g.stop();
+    }
+  });
+});
+
+test("over TLS, a request followed at once by close_notify and FIN is answered in full, as by 1.5.1", async () => {
+  const g = await both(file("web_config_noAuth.good.yml"));
+  try {
+    const exchange = (base: string) =>
+      new Promise<string>((resolve, reject) => {
+        // allowHalfOpen (net.Socket's option, which node's types leave out of tls.connect's): the client keeps reading
+        // after its own end, as `printf ... | openssl s_client` or a health checker does.
+        const options = {
+          port: Number(new URL(base).port),
+          host: "127.0.0.1",
+          rejectUnauthorized: false,
+          allowHalfOpen: true,
+        };
+        const socket = tlsConnect(options, () =>
+          socket.end("GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n"),
+        );
+        let text = "";
+        socket.setTimeout(5000, () =>
+          socket.destroy(new Error(`no end within 5 s after ${text.length} bytes`)),
+        );
+        socket.on("data", (c: Buffer) => {
+          text += c.toString("latin1");
+        });
+        socket.on("end", () => resolve(text));
+        socket.on("error", reject);
+      });
+    // A gzip scrape past 256 KiB: compressed as it streams, after awaits, the case node's default drops.
+    let big = "";
+    for (let i = 0; i < 6000; i++) big += `fin_filler{shard="${i}",padding="${"x".repeat(40)}"} ${i}\n`;
+    for (const base of [g.peer, g.ours]) assert.equal(await tlsPut(base, "/metrics/job/big", big), 200, base);
+    for (const base of [g.peer, g.ours]) {
+      const { status, head, body } = parseAnswer(await exchange(base));
+      assert.equal(status, "HTTP/1.1 200 OK", base);
+      assert.match(head, /^content-encoding: gzip$/im, base);
+      assert.match(body, /^pushgateway_build_info\{/m, base);
+      assert.match(body, /^fin_filler\{instance="",job="big",padding="x+",shard="5999"\} 5999$/m, base);
+    }
+  } finally {
+    await g.stop();
+  }
+});
+
+test("over TLS both offer HTTP/2 by ALPN and answer on it; with http2: false neither does", async () => {
+  const on = await both(file("web_config_noAuth.good.yml"));
+  try {
+    for (const base of [on.peer, on.ours])
+      assert.deepEqual(
+        await http2Get(base.replace("http:", "https:")),
+        { alpn: "h2", status: 200, body: "OK" },
+        base,
+      );
+  } finally {
+    await on.stop();
+  }
+  const off = await both(file("web_config_noAuth_noHTTP2.good.yml"));
+  try {
+    for (const base of [off.peer, off.ours])
+      await assert.rejects(http2Get(base.replace("http:", "https:")), Error, base);
+  } finally {
+    await off.stop();
+  }
+});
