@@ -9,6 +9,8 @@
 //                                 CommonJS bundle injected by postject
 //   SHA256SUMS                    `sha256sum` format over every other file there
 // `node scripts/release.mjs --check-versions` only checks that each tool prints the version of its package.json.
+// `--out DIR` writes elsewhere than release/; `--tools a,b` builds only those tools' files (`npm run images` and the
+// packaging tests take the two servers' tarballs this way).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -23,16 +25,29 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const out = join(root, "release");
-const TOOLS = ["toolmgr", "webhook", "pushgateway", "bootstatus"];
+const ALL_TOOLS = ["toolmgr", "webhook", "pushgateway", "bootstatus"];
 // The tools that run where cloud images and CI runners have no Node: bootstatus reads cloud-init's state on a fresh
 // instance, toolmgr installs the other tools (as block, aqua and foundryup ship one binary each).
 const SINGLE_FILES = ["toolmgr", "bootstatus"];
+const { values: options } = parseArgs({
+  options: {
+    out: { type: "string", default: join(root, "release") },
+    tools: { type: "string", default: ALL_TOOLS.join(",") },
+    "check-versions": { type: "boolean", default: false },
+  },
+});
+const out = resolve(options.out);
+const TOOLS = options.tools.split(",");
+for (const tool of TOOLS) {
+  if (!ALL_TOOLS.includes(tool))
+    throw new Error(`--tools: unknown tool "${tool}" (one of ${ALL_TOOLS.join(", ")})`);
+}
 // postject's marker in Node's binary (nodejs.org/api/single-executable-applications, "Injecting the blob").
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
@@ -84,8 +99,12 @@ function writeManifest(dir, pkg) {
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
 }
 
+// `npm run release` hands this script npm_config_* variables (local prefix, workspace...) that would point a nested
+// npm at the repository: the nested ones work in their staging directory only.
+const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+
 function npm(args, cwd) {
-  return execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  return execFileSync("npm", args, { cwd, env: npmEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
 /** The version of a dependency that `npm ci` installed for a package, which is the one its tests ran against. */
@@ -257,7 +276,7 @@ async function release() {
   try {
     for (const tool of TOOLS) process.stdout.write(`${packTool(tool, stageRoot)}\n`);
     if (process.platform === "linux" && process.arch === "x64") {
-      for (const tool of SINGLE_FILES)
+      for (const tool of SINGLE_FILES.filter((t) => TOOLS.includes(t)))
         process.stdout.write(`${(await singleExecutable(tool, stageRoot)).slice(out.length + 1)}\n`);
     } else {
       process.stderr.write(
@@ -271,7 +290,7 @@ async function release() {
   process.stdout.write(`SHA256SUMS\nrelease written to ${out}\n`);
 }
 
-if (process.argv.includes("--check-versions")) {
+if (options["check-versions"]) {
   for (const tool of TOOLS) process.stdout.write(`${tool} ${checkVersion(tool)}\n`);
 } else {
   await release();

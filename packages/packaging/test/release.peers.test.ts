@@ -1,0 +1,316 @@
+import assert from "node:assert/strict";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { after, before, test } from "node:test";
+import { freePort } from "./support/free-port.js";
+import { request } from "./support/http-request.js";
+import { installTarballs, REPO } from "./support/release-files.js";
+import { type RunResult, run, runOk, userEnv } from "./support/run.js";
+import { output, Servers } from "./support/servers.js";
+import { type CodeHost, PROJECT, startCodeHost } from "./support/toolmgr-code-host.js";
+import { waitFor } from "./support/wait-for.js";
+
+// Issue 33 item 1 and its tests: `npm run release` in a copy of the repository; the tarballs installed into an empty
+// prefix with an empty npm cache and --offline, each tool run from a directory outside the repository; the single
+// executables run where no `node` can be found.
+
+const TOOLS = ["toolmgr", "webhook", "pushgateway", "bootstatus"] as const;
+const VERSION = Object.fromEntries(
+  TOOLS.map((tool) => [
+    tool,
+    (JSON.parse(readFileSync(join(REPO, "packages", tool, "package.json"), "utf8")) as { version: string })
+      .version,
+  ]),
+) as Record<(typeof TOOLS)[number], string>;
+const FIXTURE = join(REPO, "packages", "bootstatus", "test", "fixtures", "degraded-done");
+const FIXTURE_BIN = join(REPO, "packages", "bootstatus", "test", "fixtures", "bin");
+/**
+ * Runs a program in a mount namespace where every `node` on the default PATH is covered by /dev/null (so it cannot
+ * be executed) and checks that no `node` is reachable before starting it: exit 99 if one is.
+ */
+const WITHOUT_NODE = [
+  "-m",
+  "--propagation",
+  "private",
+  "sh",
+  "-c",
+  'for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do if [ -e "$d/node" ]; then mount --bind /dev/null "$d/node" || exit 98; fi; done; if command -v node >/dev/null 2>&1; then echo "node is reachable" >&2; exit 99; fi; exec "$@"',
+  "sh",
+];
+
+const work = mkdtempSync(join(tmpdir(), "packaging-release-"));
+const copy = join(work, "repo");
+const release = join(copy, "release");
+const prefix = join(work, "prefix");
+const outside = join(work, "outside");
+const servers = new Servers();
+let host: CodeHost | undefined;
+
+before(async () => {
+  // The copy is the working tree as built by `npm run test:peers`, without git and release/; node_modules is
+  // hard-linked (nothing writes there), so the copy costs seconds.
+  cpSync(REPO, copy, {
+    recursive: true,
+    filter: (src) => {
+      const parts = relative(REPO, src).split(sep);
+      return !parts.includes("node_modules") && ![".git", "release", ".tmp"].includes(parts[0] ?? "");
+    },
+  });
+  for (const dir of [".", ...readdirSync(join(REPO, "packages")).map((p) => join("packages", p))]) {
+    if (existsSync(join(REPO, dir, "node_modules"))) {
+      await runOk("cp", ["-al", join(REPO, dir, "node_modules"), join(copy, dir, "node_modules")], {
+        timeoutMs: 120_000,
+      });
+    }
+  }
+  await runOk("npm", ["run", "release"], { cwd: copy, env: userEnv(), timeoutMs: 420_000 });
+  mkdirSync(outside);
+  await installTarballs({
+    prefix,
+    cache: join(work, "npm-cache"),
+    tarballs: TOOLS.map((tool) => join(release, `${tool}-${VERSION[tool]}.tgz`)),
+    cwd: outside,
+  });
+  host = await startCodeHost();
+});
+
+after(async () => {
+  await servers.stopAll();
+  await host?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test("npm run release writes four tarballs, two single executables and SHA256SUMS that sha256sum -c accepts", async () => {
+  const expected = [
+    ...TOOLS.map((tool) => `${tool}-${VERSION[tool]}.tgz`),
+    "toolmgr-linux-x64",
+    "bootstatus-linux-x64",
+    "SHA256SUMS",
+  ].sort();
+  assert.deepEqual(readdirSync(release).sort(), expected);
+  const check = await run("sha256sum", ["-c", "--strict", "SHA256SUMS"], { cwd: release, timeoutMs: 60_000 });
+  assert.equal(check.code, 0, check.stdout + check.stderr);
+  const listed = check.stdout
+    .trim()
+    .split("\n")
+    .map((line) => line.replace(/: OK$/, ""));
+  assert.deepEqual(listed, expected.filter((name) => name !== "SHA256SUMS").sort());
+  // release/ is git-ignored: nothing of it shows in git status.
+  const ignored = await run("git", ["check-ignore", "-q", "release/toolmgr-linux-x64"], {
+    cwd: REPO,
+    timeoutMs: 10_000,
+  });
+  assert.equal(ignored.code, 0, "release/ should be git-ignored");
+});
+
+test("each installed tool reports the version in its file name", async () => {
+  for (const tool of TOOLS) {
+    const result = await runOk(join(prefix, "bin", tool), ["--version"], {
+      cwd: outside,
+      env: userEnv(),
+      timeoutMs: 30_000,
+    });
+    assert.match(
+      result.stdout.split("\n")[0] ?? "",
+      new RegExp(`(^|[ v])${VERSION[tool].replaceAll(".", "\\.")}($|[ (,])`),
+    );
+  }
+});
+
+/** toolmgr `list`, `lock` and `sync` against the fake code host, then both shims; `toolmgr` is a command line. */
+async function toolmgrWorks(
+  toolmgr: (args: string[], cwd: string) => Promise<RunResult>,
+  home: string,
+): Promise<string> {
+  const listed = await toolmgr(["list"], outside);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, /^ethereum +\d+ tools$/m);
+  // The embedded registry is in the program: a recipe's description comes out with no file of the repository.
+  const ethereum = await toolmgr(["list", "ethereum"], outside);
+  assert.match(ethereum.stdout, /^medusa +Parallel coverage-guided fuzzer/m);
+  const project = mkdtempSync(join(outside, "project-"));
+  writeFileSync(join(project, "toolmgr.toml"), PROJECT);
+  const locked = await toolmgr(["lock"], project);
+  assert.equal(locked.code, 0, locked.stderr);
+  assert.match(readFileSync(join(project, "toolmgr.lock"), "utf8"), /medusa/);
+  const synced = await toolmgr(["sync"], project);
+  assert.equal(synced.code, 0, synced.stderr);
+  for (const tool of ["medusa", "hello"]) {
+    assert.ok(existsSync(join(home, "shims", tool)), `sync wrote no shim for ${tool} in ${home}/shims`);
+  }
+  return project;
+}
+
+function toolmgrEnv(home: string, path: string): NodeJS.ProcessEnv {
+  return {
+    PATH: path,
+    HOME: home,
+    TOOLMGR_HOME: home,
+    CODEHOST_API_URL: host?.apiUrl ?? "",
+    CODEHOST_TOKEN: "",
+  };
+}
+
+test("the toolmgr tarball: list, lock and sync against a code host, and its shims run the pinned tools", async () => {
+  const home = join(work, "toolmgr-home");
+  const env = toolmgrEnv(home, `${join(prefix, "bin")}:/usr/bin:/bin`);
+  const project = await toolmgrWorks(
+    (args, cwd) => run(join(prefix, "bin", "toolmgr"), args, { cwd, env, timeoutMs: 60_000 }),
+    home,
+  );
+  // The shims run with a bare environment, as from a user's shell with the shims first on PATH.
+  const shimEnv = { PATH: `${join(home, "shims")}:/usr/bin:/bin` };
+  const medusa = await run(join(home, "shims", "medusa"), ["check"], {
+    cwd: project,
+    env: shimEnv,
+    timeoutMs: 30_000,
+  });
+  assert.deepEqual(medusa, { code: 0, stdout: "medusa 1.0.0 check\n", stderr: "" });
+});
+
+test("the webhook tarball serves a hook that runs a command", async () => {
+  const port = await freePort();
+  const hooks = join(outside, "hooks.json");
+  writeFileSync(
+    hooks,
+    JSON.stringify([
+      {
+        id: "greet",
+        "execute-command": "/bin/sh",
+        "command-working-directory": outside,
+        "include-command-output-in-response": true,
+        "pass-arguments-to-command": [
+          { source: "string", name: "-c" },
+          { source: "string", name: 'echo "hello $1 from $(pwd)"' },
+          { source: "string", name: "sh" },
+          { source: "url", name: "who" },
+        ],
+      },
+    ]),
+  );
+  const webhook = servers.start(
+    join(prefix, "bin", "webhook"),
+    ["-hooks", hooks, "-ip", "127.0.0.1", "-port", String(port)],
+    {
+      cwd: outside,
+      env: userEnv(),
+    },
+  );
+  const answer = await waitFor(
+    "webhook to answer",
+    () => request(`http://127.0.0.1:${port}/hooks/greet?who=world`),
+    {
+      timeoutMs: 20_000,
+      detail: () => output(webhook),
+    },
+  );
+  assert.deepEqual(answer, { status: 200, body: `hello world from ${outside}\n` });
+  assert.equal(await servers.stop(webhook), 0, output(webhook));
+});
+
+test("the pushgateway tarball takes a push and answers a scrape", async () => {
+  const port = await freePort();
+  const gateway = servers.start(
+    join(prefix, "bin", "pushgateway"),
+    [`--web.listen-address=127.0.0.1:${port}`],
+    {
+      cwd: outside,
+      env: userEnv(),
+    },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(
+    "the Pushgateway to be ready",
+    async () => ((await request(`${base}/-/ready`)).status === 200 ? true : undefined),
+    {
+      timeoutMs: 20_000,
+      detail: () => output(gateway),
+    },
+  );
+  const pushed = await request(`${base}/metrics/job/release/instance/tarball`, {
+    method: "PUT",
+    body: "# TYPE backup_size_bytes gauge\nbackup_size_bytes 1234\n",
+  });
+  assert.equal(pushed.status, 200, pushed.body);
+  const scraped = await request(`${base}/metrics`);
+  assert.match(scraped.body, /^backup_size_bytes\{instance="tarball",job="release"\} 1234$/m);
+  assert.equal(await servers.stop(gateway), 0, output(gateway));
+});
+
+async function bootstatusWorks(bootstatus: (args: string[]) => Promise<RunResult>): Promise<void> {
+  const result = await bootstatus(["--root", join(FIXTURE, "root"), "--long"]);
+  assert.equal(result.stdout, readFileSync(join(FIXTURE, "expected", "tabular-long.txt"), "utf8"));
+  assert.equal(
+    result.code,
+    Number(readFileSync(join(FIXTURE, "expected", "exit-code"), "utf8").trim()),
+    result.stderr,
+  );
+  // The JSON Schema is read beside the code: the package ships it, the single executable carries it.
+  const schema = await bootstatus(["schema"]);
+  assert.equal(schema.code, 0, schema.stderr);
+  assert.equal(
+    schema.stdout,
+    readFileSync(join(REPO, "packages", "bootstatus", "schema", "boot-status-report-v1.json"), "utf8"),
+  );
+}
+
+// The fixture's fake systemctl (a sh script) answers like a healthy host; FAKE_SYSTEMCTL_DIR has nothing to add.
+const BOOTSTATUS_ENV = { PATH: `${FIXTURE_BIN}:/usr/bin:/bin`, FAKE_SYSTEMCTL_DIR: "/nonexistent" };
+
+test("the bootstatus tarball reads a fixture root as cloud-init status --long does", async () => {
+  await bootstatusWorks((args) =>
+    run(join(prefix, "bin", "bootstatus"), args, {
+      cwd: outside,
+      env: { ...BOOTSTATUS_ENV, PATH: `${join(prefix, "bin")}:${BOOTSTATUS_ENV.PATH}` },
+      timeoutMs: 30_000,
+    }),
+  );
+});
+
+test("the toolmgr single executable works with no node reachable: list, lock, sync and a shim", async () => {
+  const bin = join(work, "sea-bin");
+  mkdirSync(bin, { recursive: true });
+  cpSync(join(release, "toolmgr-linux-x64"), join(bin, "toolmgr"));
+  const home = join(work, "toolmgr-sea-home");
+  const env = toolmgrEnv(home, `${bin}:/usr/bin:/bin`);
+  const hidden = (program: string, args: string[], cwd: string) =>
+    run("unshare", [...WITHOUT_NODE, program, ...args], { cwd, env, timeoutMs: 60_000 });
+  const sanity = await hidden("/bin/sh", ["-c", "exit 0"], outside);
+  assert.equal(sanity.code, 0, `no node-less namespace: ${sanity.stderr}`);
+  const project = await toolmgrWorks((args, cwd) => hidden(join(bin, "toolmgr"), args, cwd), home);
+  const shim = readFileSync(join(home, "shims", "hello"), "utf8");
+  // The shim hands a project-local source to the executable itself, not to `node <script>`.
+  assert.match(shim, new RegExp(`exec '${join(bin, "toolmgr")}' exec "\\$cmd"`));
+  const shimEnv = { PATH: `${join(home, "shims")}:/usr/bin:/bin` };
+  for (const [tool, expected] of [
+    ["hello", "hello 1.0.0 a b\n"],
+    ["medusa", "medusa 1.0.0 a b\n"],
+  ] as const) {
+    const result = await run("unshare", [...WITHOUT_NODE, join(home, "shims", tool), "a", "b"], {
+      cwd: project,
+      env: shimEnv,
+      timeoutMs: 30_000,
+    });
+    assert.deepEqual(result, { code: 0, stdout: expected, stderr: "" });
+  }
+});
+
+test("the bootstatus single executable reads a fixture root with no node reachable", async () => {
+  await bootstatusWorks((args) =>
+    run("unshare", [...WITHOUT_NODE, join(release, "bootstatus-linux-x64"), ...args], {
+      cwd: outside,
+      env: BOOTSTATUS_ENV,
+      timeoutMs: 30_000,
+    }),
+  );
+});
