@@ -42,3 +42,39 @@ test("webhook and pushgateway carry the upstream version they are drop-ins for, 
   );
   assert.match(gateway.stdout, /^pushgateway, version 1\.\d+\.\d+ \(branch: [^,]*, revision: [^)]*\)\n/);
 });
+
+test("the Install sections and the compose file name the files and images of the current versions", () => {
+  const read = (...path: string[]) => readFileSync(join(REPO, ...path), "utf8");
+  const install = (text: string) => {
+    const start = text.indexOf("## Install\n");
+    assert.ok(start >= 0, "no Install section");
+    const end = text.indexOf("\n## ", start + 1);
+    return text.slice(start, end < 0 ? undefined : end);
+  };
+  const root = install(read("README.md"));
+  for (const tool of TOOLS) {
+    const { version } = JSON.parse(read("packages", tool, "package.json")) as { version: string };
+    const mine = install(read("packages", tool, "README.md"));
+    for (const section of [root, mine]) {
+      // Every x.y.z a section names next to the tool is this version.
+      for (const [, named] of section.matchAll(new RegExp(`${tool}[-:](\\d+\\.\\d+\\.\\d+)`, "g"))) {
+        assert.equal(
+          named,
+          version,
+          `${tool} ${named} named in an Install section, package.json says ${version}`,
+        );
+      }
+    }
+    assert.match(mine, new RegExp(`${tool}-${version.replaceAll(".", "\\.")}\\.tgz`));
+  }
+  const { version: gateway } = JSON.parse(read("packages", "pushgateway", "package.json")) as {
+    version: string;
+  };
+  for (const text of [
+    read("packages", "pushgateway", "docs", "docker-compose.yml"),
+    read("packages", "pushgateway", "docs", "ha.md"),
+  ]) {
+    for (const [, named] of text.matchAll(/localhost\/pushgateway:(\d+\.\d+\.\d+)/g))
+      assert.equal(named, gateway);
+  }
+});
