@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { greetHooks } from "./support/greet-hooks.js";
 import { request } from "./support/http-request.js";
 import { buildNodeStandin } from "./support/node-standin-image.js";
 import { podmanEnv } from "./support/podman-env.js";
@@ -175,22 +176,7 @@ test("the webhook image: upstream-style default arguments, non-root, a hook that
   assert.deepEqual(cfg.Cmd, ["-verbose", "-hooks=/etc/webhook/hooks.json", "-hotreload"]);
 
   const hooks = join(work, "hooks.json");
-  writeFileSync(
-    hooks,
-    JSON.stringify([
-      {
-        id: "greet",
-        "execute-command": "/bin/sh",
-        "include-command-output-in-response": true,
-        "pass-arguments-to-command": [
-          { source: "string", name: "-c" },
-          { source: "string", name: 'echo "hello $1"' },
-          { source: "string", name: "sh" },
-          { source: "url", name: "who" },
-        ],
-      },
-    ]),
-  );
+  writeFileSync(hooks, greetHooks({ script: 'echo "hello $1"' }));
   chmodSync(hooks, 0o644);
   // Only the hooks file is given: the image's own arguments (-verbose -hooks=/etc/webhook/hooks.json -hotreload).
   const port = await start("packaging-test-webhook", {

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { after, before, test } from "node:test";
 import { freePort } from "./support/free-port.js";
+import { greetHooks } from "./support/greet-hooks.js";
 import { request } from "./support/http-request.js";
 import { installTarballs, REPO } from "./support/release-files.js";
 import { type RunResult, run, runOk, userEnv } from "./support/run.js";
@@ -181,23 +182,7 @@ test("the toolmgr tarball: list, lock and sync against a code host, and its shim
 test("the webhook tarball serves a hook that runs a command", async () => {
   const port = await freePort();
   const hooks = join(outside, "hooks.json");
-  writeFileSync(
-    hooks,
-    JSON.stringify([
-      {
-        id: "greet",
-        "execute-command": "/bin/sh",
-        "command-working-directory": outside,
-        "include-command-output-in-response": true,
-        "pass-arguments-to-command": [
-          { source: "string", name: "-c" },
-          { source: "string", name: 'echo "hello $1 from $(pwd)"' },
-          { source: "string", name: "sh" },
-          { source: "url", name: "who" },
-        ],
-      },
-    ]),
-  );
+  writeFileSync(hooks, greetHooks({ script: 'echo "hello $1 from $(pwd)"', workingDirectory: outside }));
   const webhook = servers.start(
     join(prefix, "bin", "webhook"),
     ["-hooks", hooks, "-ip", "127.0.0.1", "-port", String(port)],

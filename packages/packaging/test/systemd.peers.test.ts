@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { freePort } from "./support/free-port.js";
+import { greetHooks } from "./support/greet-hooks.js";
 import { request } from "./support/http-request.js";
 import { installTarballs, REPO, releaseFiles } from "./support/release-files.js";
 import { run } from "./support/run.js";
@@ -136,22 +137,7 @@ test("webhook.service runs under systemd-socket-activate on its socket and runs 
   const etc = join(work, "etc", "webhook");
   mkdirSync(state, { recursive: true });
   mkdirSync(etc, { recursive: true });
-  writeFileSync(
-    join(etc, "hooks.json"),
-    JSON.stringify([
-      {
-        id: "greet",
-        "execute-command": "/bin/sh",
-        "include-command-output-in-response": true,
-        "pass-arguments-to-command": [
-          { source: "string", name: "-c" },
-          { source: "string", name: 'echo "hello $1 in $(pwd)"' },
-          { source: "string", name: "sh" },
-          { source: "url", name: "who" },
-        ],
-      },
-    ]),
-  );
+  writeFileSync(join(etc, "hooks.json"), greetHooks({ script: 'echo "hello $1 in $(pwd)"' }));
   const address = await socketAddress("webhook", "9000");
   const command = execStart("webhook", { "/etc/webhook": etc });
   // WorkingDirectory=/var/lib/webhook: hooks run there.
