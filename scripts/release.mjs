@@ -17,6 +17,7 @@ import {
   chmodSync,
   copyFileSync,
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -198,13 +199,17 @@ function seaPlugin(tool) {
           // Relative to where the module runs from: dist/src/schema.js (or the bundle), two levels below the package.
           const builtAt = pathToFileURL(join(root, "packages", "bootstatus", "dist", "src", "schema.js"));
           const text = readFileSync(new URL(file[1], builtAt), "utf8");
-          return {
-            contents: source
-              .replace(/^import \{ readFileSync \} from "node:fs";\n/m, "")
-              .replace(/new URL\("[^"]+", import\.meta\.url\)/, "undefined")
-              .replace(/readFileSync\(SCHEMA_URL, "utf8"\)/, JSON.stringify(text)),
-            loader: "ts",
-          };
+          let contents = source;
+          for (const [pattern, replacement] of [
+            [/^import \{ readFileSync \} from "node:fs";\n/m, ""],
+            [/new URL\("[^"]+", import\.meta\.url\)/, "undefined"],
+            [/readFileSync\(SCHEMA_URL, "utf8"\)/, JSON.stringify(text)],
+          ]) {
+            if (!pattern.test(contents))
+              throw new Error(`bootstatus src/schema.ts changed: no ${pattern} to inline the schema`);
+            contents = contents.replace(pattern, replacement);
+          }
+          return { contents, loader: "ts" };
         });
       }
     },
@@ -237,6 +242,8 @@ async function singleExecutable(tool, stageRoot) {
       main: join(dir, "main.cjs"),
       output: join(dir, "sea.blob"),
       disableExperimentalSEAWarning: true,
+      // V8's compiled code goes in the blob, so a start does not compile the bundle first.
+      useCodeCache: true,
     }),
   );
   execFileSync(process.execPath, ["--experimental-sea-config", seaConfig], { stdio: "ignore" });
@@ -270,8 +277,10 @@ function writeChecksums() {
 
 async function release() {
   for (const tool of TOOLS) checkVersion(tool);
-  rmSync(out, { recursive: true, force: true });
-  mkdirSync(out);
+  // release/ is rewritten whole; another --out must be new or empty, so a mistyped path deletes nothing.
+  if (out === join(root, "release")) rmSync(out, { recursive: true, force: true });
+  else if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`--out ${out} is not empty`);
+  mkdirSync(out, { recursive: true });
   const stageRoot = mkdtempSync(join(tmpdir(), "release-"));
   try {
     for (const tool of TOOLS) process.stdout.write(`${packTool(tool, stageRoot)}\n`);
