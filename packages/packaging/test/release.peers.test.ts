@@ -106,6 +106,21 @@ test("npm run release writes four tarballs, two single executables and SHA256SUM
     .split("\n")
     .map((line) => line.replace(/: OK$/, ""));
   assert.deepEqual(listed, expected.filter((name) => name !== "SHA256SUMS").sort());
+  // Each tarball holds the built program, not the workspace: no TypeScript sources, tests or source maps of ours.
+  for (const tool of TOOLS) {
+    const listing = await runOk("tar", ["-tzf", join(release, `${tool}-${VERSION[tool]}.tgz`)], {
+      timeoutMs: 60_000,
+    });
+    const own = listing.stdout
+      .split("\n")
+      .filter((entry) => entry !== "" && !entry.startsWith("package/node_modules/"));
+    assert.ok(own.includes("package/package.json") && own.includes(`package/bin/${tool}.js`), own.join("\n"));
+    assert.deepEqual(
+      own.filter((entry) => /\.(ts|map)$|\.test\.js$|^package\/(src|test)\//.test(entry)),
+      [],
+      `${tool}'s tarball`,
+    );
+  }
   // release/ is git-ignored: nothing of it shows in git status.
   const ignored = await run("git", ["check-ignore", "-q", "release/toolmgr-linux-x64"], {
     cwd: REPO,
