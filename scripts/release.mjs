@@ -161,7 +161,8 @@ function packTool(tool, stageRoot) {
 /**
  * esbuild plugin for the single executables: Node 20 runs their main script as CommonJS, which has no top-level
  * await, so a tool's cli.ts (its composition root, `process.exitCode = await main(...)`) runs inside an async
- * function; and files a tool reads beside its code at run time are inlined.
+ * function; toolmgr's shims launch the executable itself; and files a tool reads beside its code at run time are
+ * inlined. A source that no longer has the shape rewritten here stops the release with the reason.
  */
 function seaPlugin(tool) {
   const cli = join(root, "packages", tool, "src", "cli.ts");
@@ -181,7 +182,15 @@ function seaPlugin(tool) {
           } else if (line.trim() !== "" && !line.startsWith("//")) break;
         }
         const head = lines.slice(0, body).join("\n");
-        const rest = lines.slice(body).join("\n");
+        let rest = lines.slice(body).join("\n");
+        if (tool === "toolmgr") {
+          // The shims start the toolmgr that wrote them through `launcher` (node and the script, from argv); in a
+          // single executable argv[1] is only the name it was called by, and the executable is the whole program.
+          const launcher = /launcher: \[process\.execPath, .*\],$/m;
+          if (!launcher.test(rest))
+            throw new Error("toolmgr src/cli.ts changed: no `launcher: [process.execPath, ...]`");
+          rest = rest.replace(launcher, "launcher: [process.execPath],");
+        }
         return {
           contents: `${head}\n(async () => {\n${rest}\n})().catch((error) => {\n  process.stderr.write(\`${tool}: \${error?.stack ?? error}\\n\`);\n  process.exitCode = 70;\n});\n`,
           loader: "ts",
