@@ -235,6 +235,9 @@ async function singleExecutable(tool, stageRoot) {
     format: "cjs",
     target: "node20",
     outfile: join(dir, "main.cjs"),
+    // A single executable's main script runs with no ES module loader behind it: an import() left in (of a
+    // node: module, the only external) throws ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING, so each becomes a require().
+    supported: { "dynamic-import": false },
     plugins: [seaPlugin(tool)],
     logLevel: "silent",
   });
