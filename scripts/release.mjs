@@ -270,6 +270,16 @@ async function singleExecutable(tool, stageRoot) {
       stdio: "ignore",
     },
   );
+  // The executable must start as the program it replaces: same version line as the tool run by node.
+  const printed = execFileSync(target, ["--version"], { encoding: "utf8" }).split("\n")[0];
+  const expected = execFileSync(
+    process.execPath,
+    [join(root, "packages", tool, "bin", `${tool}.js`), "--version"],
+    {
+      encoding: "utf8",
+    },
+  ).split("\n")[0];
+  if (printed !== expected) throw new Error(`${target} --version printed "${printed}", not "${expected}"`);
   return target;
 }
 
