@@ -142,10 +142,13 @@ test("each installed tool reports the version in its file name", async () => {
   }
 });
 
-/** toolmgr `list`, `lock` and `sync` against the fake code host, then both shims; `toolmgr` is a command line. */
+/**
+ * toolmgr `list`, `lock` and `sync` against the fake code host for a user whose home is `user` (toolmgr's store in
+ * its default place there); `toolmgr` runs a command line. Returns the project directory.
+ */
 async function toolmgrWorks(
   toolmgr: (args: string[], cwd: string) => Promise<RunResult>,
-  home: string,
+  user: string,
 ): Promise<string> {
   const listed = await toolmgr(["list"], outside);
   assert.equal(listed.code, 0, listed.stderr);
@@ -161,33 +164,36 @@ async function toolmgrWorks(
   const synced = await toolmgr(["sync"], project);
   assert.equal(synced.code, 0, synced.stderr);
   for (const tool of ["medusa", "hello"]) {
-    assert.ok(existsSync(join(home, "shims", tool)), `sync wrote no shim for ${tool} in ${home}/shims`);
+    assert.ok(existsSync(join(shims(user), tool)), `sync wrote no shim for ${tool} in ${shims(user)}`);
   }
   return project;
 }
 
-function toolmgrEnv(home: string, path: string): NodeJS.ProcessEnv {
-  return {
-    PATH: path,
-    HOME: home,
-    TOOLMGR_HOME: home,
-    CODEHOST_API_URL: host?.apiUrl ?? "",
-    CODEHOST_TOKEN: "",
-  };
+/** The user's environment: no TOOLMGR_HOME, so toolmgr and its shims find the store under $HOME as for most users. */
+function toolmgrEnv(user: string, path: string): NodeJS.ProcessEnv {
+  return { PATH: path, HOME: user, CODEHOST_API_URL: host?.apiUrl ?? "", CODEHOST_TOKEN: "" };
+}
+
+/** The shims directory `toolmgr sync` fills for a user (the store's default place). */
+function shims(user: string): string {
+  return join(user, ".local", "share", "toolmgr", "shims");
+}
+
+/** What a shim sees: the user's shell with the shims first on PATH. */
+function shimEnv(user: string): NodeJS.ProcessEnv {
+  return { PATH: `${shims(user)}:/usr/bin:/bin`, HOME: user, CODEHOST_API_URL: host?.apiUrl ?? "" };
 }
 
 test("the toolmgr tarball: list, lock and sync against a code host, and its shims run the pinned tools", async () => {
-  const home = join(work, "toolmgr-home");
-  const env = toolmgrEnv(home, `${join(prefix, "bin")}:/usr/bin:/bin`);
+  const user = join(work, "toolmgr-user");
+  const env = toolmgrEnv(user, `${join(prefix, "bin")}:/usr/bin:/bin`);
   const project = await toolmgrWorks(
     (args, cwd) => run(join(prefix, "bin", "toolmgr"), args, { cwd, env, timeoutMs: 60_000 }),
-    home,
+    user,
   );
-  // The shims run with a bare environment, as from a user's shell with the shims first on PATH.
-  const shimEnv = { PATH: `${join(home, "shims")}:/usr/bin:/bin` };
-  const medusa = await run(join(home, "shims", "medusa"), ["check"], {
+  const medusa = await run(join(shims(user), "medusa"), ["check"], {
     cwd: project,
-    env: shimEnv,
+    env: shimEnv(user),
     timeoutMs: 30_000,
   });
   assert.deepEqual(medusa, { code: 0, stdout: "medusa 1.0.0 check\n", stderr: "" });
@@ -280,24 +286,23 @@ test("the toolmgr single executable works with no node reachable: list, lock, sy
   const bin = join(work, "sea-bin");
   mkdirSync(bin, { recursive: true });
   cpSync(join(release, "toolmgr-linux-x64"), join(bin, "toolmgr"));
-  const home = join(work, "toolmgr-sea-home");
-  const env = toolmgrEnv(home, `${bin}:/usr/bin:/bin`);
+  const user = join(work, "toolmgr-sea-user");
+  const env = toolmgrEnv(user, `${bin}:/usr/bin:/bin`);
   const hidden = (program: string, args: string[], cwd: string) =>
     run("unshare", [...WITHOUT_NODE, program, ...args], { cwd, env, timeoutMs: 60_000 });
   const sanity = await hidden("/bin/sh", ["-c", "exit 0"], outside);
   assert.equal(sanity.code, 0, `no node-less namespace: ${sanity.stderr}`);
-  const project = await toolmgrWorks((args, cwd) => hidden(join(bin, "toolmgr"), args, cwd), home);
-  const shim = readFileSync(join(home, "shims", "hello"), "utf8");
+  const project = await toolmgrWorks((args, cwd) => hidden(join(bin, "toolmgr"), args, cwd), user);
+  const shim = readFileSync(join(shims(user), "hello"), "utf8");
   // The shim hands a project-local source to the executable itself, not to `node <script>`.
   assert.match(shim, new RegExp(`exec '${join(bin, "toolmgr")}' exec "\\$cmd"`));
-  const shimEnv = { PATH: `${join(home, "shims")}:/usr/bin:/bin` };
   for (const [tool, expected] of [
     ["hello", "hello 1.0.0 a b\n"],
     ["medusa", "medusa 1.0.0 a b\n"],
   ] as const) {
-    const result = await run("unshare", [...WITHOUT_NODE, join(home, "shims", tool), "a", "b"], {
+    const result = await run("unshare", [...WITHOUT_NODE, join(shims(user), tool), "a", "b"], {
       cwd: project,
-      env: shimEnv,
+      env: shimEnv(user),
       timeoutMs: 30_000,
     });
     assert.deepEqual(result, { code: 0, stdout: expected, stderr: "" });
