@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -175,14 +175,18 @@ test("the webhook image: upstream-style default arguments, non-root, a hook that
   assert.deepEqual(Object.keys(cfg.ExposedPorts as object), ["9000/tcp"]);
   assert.deepEqual(cfg.Cmd, ["-verbose", "-hooks=/etc/webhook/hooks.json", "-hotreload"]);
 
-  const hooks = join(work, "hooks.json");
+  // A directory mounted on /etc/webhook, as the third-party images' READMEs show it (almir/webhook).
+  const hooksDir = join(work, "webhook-hooks");
+  mkdirSync(hooksDir);
+  chmodSync(hooksDir, 0o755);
+  const hooks = join(hooksDir, "hooks.json");
   writeFileSync(hooks, greetHooks({ script: 'echo "hello $1"' }));
   chmodSync(hooks, 0o644);
-  // Only the hooks file is given: the image's own arguments (-verbose -hooks=/etc/webhook/hooks.json -hotreload).
+  // Only the hooks directory is given: the image's own arguments (-verbose -hooks=/etc/webhook/hooks.json -hotreload).
   const port = await start("packaging-test-webhook", {
     image: ref,
     port: 9000,
-    runArgs: ["--volume", `${hooks}:/etc/webhook/hooks.json:ro`],
+    runArgs: ["--volume", `${hooksDir}:/etc/webhook:ro`],
   });
   const answer = await waitFor(
     "the webhook container to run the hook",
@@ -195,6 +199,17 @@ test("the webhook image: upstream-style default arguments, non-root, a hook that
   assert.equal(answer.body, "hello container\n");
   assert.equal(await uidOf("packaging-test-webhook"), 1000);
   assert.match(logs("packaging-test-webhook")(), /executing \/bin\/sh/, "-verbose logs each command");
+  // -hotreload: the hooks file, changed on the host, is read again.
+  writeFileSync(hooks, greetHooks({ script: 'echo "reloaded $1"' }));
+  const reloaded = await waitFor(
+    "the webhook container to reload its hooks",
+    async () => {
+      const r = await request(`http://127.0.0.1:${port}/hooks/greet?who=container`);
+      return r.body === "reloaded container\n" ? r : undefined;
+    },
+    { timeoutMs: 30_000, detail: logs("packaging-test-webhook") },
+  );
+  assert.equal(reloaded.status, 200);
   const stopped = await sigterm("packaging-test-webhook");
   assert.equal(stopped.code, 0);
   assert.ok(stopped.ms < 10_000, `SIGTERM took ${stopped.ms} ms`);
