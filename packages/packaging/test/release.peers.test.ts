@@ -59,7 +59,7 @@ let host: CodeHost | undefined;
 
 before(async () => {
   // The copy is the working tree as built by `npm run test:peers`, without git and release/; node_modules is
-  // hard-linked (nothing writes there), so the copy costs seconds.
+  // hard-linked when it can be (nothing writes there), so the copy costs seconds.
   cpSync(REPO, copy, {
     recursive: true,
     filter: (src) => {
@@ -69,9 +69,13 @@ before(async () => {
   });
   for (const dir of [".", ...readdirSync(join(REPO, "packages")).map((p) => join("packages", p))]) {
     if (existsSync(join(REPO, dir, "node_modules"))) {
-      await runOk("cp", ["-al", join(REPO, dir, "node_modules"), join(copy, dir, "node_modules")], {
-        timeoutMs: 120_000,
-      });
+      const [from, to] = [join(REPO, dir, "node_modules"), join(copy, dir, "node_modules")];
+      // Hard links need one file system; where the temporary directory is on another, a real copy.
+      const linked = await run("cp", ["-al", from, to], { timeoutMs: 120_000 });
+      if (linked.code !== 0) {
+        rmSync(to, { recursive: true, force: true });
+        await runOk("cp", ["-a", from, to], { timeoutMs: 300_000 });
+      }
     }
   }
   await runOk("npm", ["run", "release"], { cwd: copy, env: userEnv(), timeoutMs: 420_000 });
