@@ -1,0 +1,54 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runOk, userEnv } from "./run.js";
+
+/** The repository root (this file is packages/packaging/dist/test/support/release-files.js). */
+export const REPO = fileURLToPath(new URL("../../../../../", import.meta.url));
+
+/** Runs scripts/release.mjs of `repo` for some tools into `out`; returns the file names written there. */
+export async function releaseFiles(options: {
+  repo?: string;
+  out: string;
+  tools: readonly string[];
+}): Promise<string[]> {
+  const repo = options.repo ?? REPO;
+  await runOk(
+    process.execPath,
+    [join(repo, "scripts", "release.mjs"), "--out", options.out, "--tools", options.tools.join(",")],
+    {
+      cwd: repo,
+      env: userEnv(),
+      timeoutMs: 300_000,
+    },
+  );
+  return readdirSync(options.out);
+}
+
+/**
+ * `npm install -g` of tarballs into an empty prefix as a user would, but with an empty npm cache and --offline: the
+ * tarballs must carry every dependency, so this passes with no registry and nothing of this repository.
+ */
+export async function installTarballs(options: {
+  prefix: string;
+  cache: string;
+  tarballs: readonly string[];
+  cwd: string;
+}): Promise<void> {
+  await runOk(
+    "npm",
+    [
+      "install",
+      "--global",
+      "--prefix",
+      options.prefix,
+      "--cache",
+      options.cache,
+      "--offline",
+      "--no-audit",
+      "--no-fund",
+      ...options.tarballs,
+    ],
+    { cwd: options.cwd, timeoutMs: 240_000, env: userEnv({ npm_config_update_notifier: "false" }) },
+  );
+}
