@@ -38,18 +38,24 @@ after(async () => {
   await host.close();
 });
 
-const coin = (constraint: string) => `platforms = ["linux/amd64"]
-[tools.coin]
-version = "${constraint}"
-[tools.coin.source]
+/** A `github_release` tool whose asset is `<name>-{version}-{target}.tar.gz`, one linux/amd64 target. */
+const releaseToml = (o: { repo: string; name: string; bin: string; constraint: string; tagPrefix: string }) =>
+  `platforms = ["linux/amd64"]
+[tools.${o.name}]
+version = "${o.constraint}"
+[tools.${o.name}.source]
 type = "github_release"
-repo = "acme/coin"
-asset = "coin-{version}-{target}.tar.gz"
+repo = "${o.repo}"
+tag_prefix = "${o.tagPrefix}"
+asset = "${o.name}-{version}-{target}.tar.gz"
 strip_components = 1
-bin = ["coind"]
-[tools.coin.source.target]
+bin = ["${o.bin}"]
+[tools.${o.name}.source.target]
 "linux/amd64" = "x86_64-linux-gnu"
 `;
+
+const coin = (constraint: string) =>
+  releaseToml({ repo: "acme/coin", name: "coin", bin: "coind", constraint, tagPrefix: "v" });
 
 /** An `http` source over the fake's web origin, as bitcoin-core's recipe and block's quirky fixture are shaped. */
 function httpToml(options: {
@@ -219,4 +225,66 @@ test("block's quirky scenarios: a target map locks v29.4 as 29.4 per platform, i
   assert.match(refused.stderr, /^toolmgr: .*quirky.*linux\/amd64/);
   assert.doesNotMatch(refused.stderr, /no published stable release/);
   assert.equal(existsSync(join(other.dir, "toolmgr.lock")), false);
+});
+
+// Tag lists as the registry's upstreams really write them (read from their repositories' tags, issue 31 item 1):
+// grandinetech/grandine tags releases bare (`2.0.0`) and release candidates with a dot (`2.0.0.rc1`), which is no
+// version to our rules; vyperlang/vyper tags rcs and alphas with a bare suffix (`v0.4.3rc1`, `v0.5.0a1`); btcsuite/btcd
+// tagged releases up to `v0.22.0-beta` with a hyphenated suffix and rcs `-beta.rc1`. None of these is ever chosen.
+async function upstreamTags(repo: string, tags: readonly string[]): Promise<void> {
+  for (const tag of tags) {
+    const version = tag.replace(/^v/, "");
+    host.addRelease(repo, {
+      tag,
+      prerelease: false,
+      assets: [
+        {
+          name: `tool-${version}-x86_64-linux-gnu.tar.gz`,
+          data: await buildArtifact("tar.gz", { name: "toold", version, wrap: `tool-${version}` }),
+        },
+      ],
+    });
+  }
+}
+
+const upstreamTool = (repo: string, constraint: string, tagPrefix: string) =>
+  releaseToml({ repo, name: "tool", bin: "toold", constraint, tagPrefix });
+
+test("real upstream tag lists: grandine's dotted rcs, vyper's bare rc and alpha, btcd's -beta tags are never chosen", async () => {
+  for (const repo of ["grandinetech/grandine", "vyperlang/vyper", "btcsuite/btcd"]) host.addRepo(repo);
+  await upstreamTags("grandinetech/grandine", ["1.1.5", "2.0.0.rc0", "2.0.0.rc1"]);
+  await upstreamTags("vyperlang/vyper", ["v0.4.2", "v0.4.3rc1", "v0.4.3", "v0.5.0a1", "v0.5.0a3"]);
+  await upstreamTags("btcsuite/btcd", [
+    "v0.21.0-beta",
+    "v0.22.0-beta",
+    "v0.22.1",
+    "v0.26.0",
+    "v0.26.1-beta.rc1",
+  ]);
+  for (const [repo, prefix, constraint, expected] of [
+    ["grandinetech/grandine", "", "1", "1.1.5"],
+    ["grandinetech/grandine", "", "2", undefined],
+    ["vyperlang/vyper", "v", "0.4", "0.4.3"],
+    ["vyperlang/vyper", "v", "0.5", undefined],
+    ["btcsuite/btcd", "v", "0.26", "0.26.0"],
+    ["btcsuite/btcd", "v", "0.22", "0.22.1"],
+    ["btcsuite/btcd", "v", "0.21", undefined],
+  ] as const) {
+    const p = await blockProject(host, upstreamTool(repo, constraint, prefix));
+    const lock = await p.run("lock");
+    if (expected === undefined) {
+      assert.equal(lock.code, 1, `${repo} ${constraint}: ${lock.stdout}`);
+      assert.match(lock.stderr, new RegExp(`no published stable release of "${repo}" matches`));
+    } else {
+      assert.equal(
+        lock.stdout,
+        `tool  locked ${expected}\nwrote toolmgr.lock\n`,
+        `${repo} ${constraint}: ${lock.stderr}`,
+      );
+    }
+  }
+  // Once grandine tags 2.0.0 itself, "2" locks it, never an rc spelled after it.
+  await upstreamTags("grandinetech/grandine", ["2.0.0"]);
+  const p = await blockProject(host, upstreamTool("grandinetech/grandine", "2", ""));
+  assert.equal((await p.run("lock")).stdout, "tool  locked 2.0.0\nwrote toolmgr.lock\n");
 });
