@@ -16,7 +16,7 @@ import { parseAnswer } from "./support/raw-http.js";
 import { runUntilExit } from "./support/run-until-exit.js";
 import { withTempDir } from "./support/temp-dir.js";
 
-const DATA = fileURLToPath(new URL("../../test/fixtures/exporter-toolkit/", import.meta.url));
+const DATA = fileURLToPath(new URL("../../test/fixtures/web-config/", import.meta.url));
 const file = (name: string) => join(DATA, name);
 
 after(stopAll);

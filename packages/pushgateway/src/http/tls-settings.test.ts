@@ -6,8 +6,8 @@ import { WebConfigError } from "../errors.js";
 import { buildTlsSettings, subjectAltNames } from "./tls-settings.js";
 import { parseWebConfig } from "./web-config.js";
 
-// exporter-toolkit's test files (test/fixtures/exporter-toolkit/README.md).
-const DATA = fileURLToPath(new URL("../../../test/fixtures/exporter-toolkit/", import.meta.url));
+// The web config test files, after exporter-toolkit's web/testdata cases (test/fixtures/web-config/README.md).
+const DATA = fileURLToPath(new URL("../../../test/fixtures/web-config/", import.meta.url));
 const settings = (text: string) =>
   buildTlsSettings(parseWebConfig(text, `${DATA}web.yml`).tls, { http2: true });
 const PAIR = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
