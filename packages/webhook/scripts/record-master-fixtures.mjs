@@ -6,7 +6,8 @@
 //   npm run build -w packages/webhook
 //   node packages/webhook/scripts/record-master-fixtures.mjs /path/to/webhook-master
 //
-// activation scenarios need systemd-socket-activate (Debian package `systemd`).
+// The binary of upstream master is yours to provide; this repository neither ships nor builds one. The activation
+// scenarios need systemd-socket-activate (Debian package `systemd`).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
