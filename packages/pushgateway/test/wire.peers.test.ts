@@ -12,12 +12,11 @@ import { startRedis } from "./support/redis-server.js";
 const ports: Record<"peer" | "ours" | "oursRedis", number> = { peer: 0, ours: 0, oursRedis: 0 };
 
 before(async () => {
+  // The peer first: without it this file must fail naming Debian's prometheus-pushgateway, and nothing else, even
+  // where redis-server is missing too (test/missing-peer.test.ts runs this file in `npm test`, which needs only Node).
+  const [ours, peer] = await Promise.all([startGateway(), startPeerGateway()]);
   const redis = await startRedis();
-  const [ours, peer, oursRedis] = await Promise.all([
-    startGateway(),
-    startPeerGateway(),
-    startGateway([`--storage.redis-url=${redis.url}`]),
-  ]);
+  const oursRedis = await startGateway([`--storage.redis-url=${redis.url}`]);
   ports.ours = Number(new URL(ours.base).port);
   ports.peer = Number(new URL(peer.base).port);
   ports.oursRedis = Number(new URL(oursRedis.base).port);
