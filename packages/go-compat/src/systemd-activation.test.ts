@@ -37,3 +37,12 @@ test("a passed Unix socket's path is found through /proc/self/fd and /proc/net/u
     undefined,
   );
 });
+
+test("pushgateway's --web.systemd-socket cases: fds 3.. only for the process LISTEN_PID names", () => {
+  const fds = (env: Record<string, string>) => systemdActivation(env, 42).fds;
+  assert.deepEqual(fds({ LISTEN_PID: "42", LISTEN_FDS: "2" }), [3, 4]);
+  assert.deepEqual(fds({ LISTEN_PID: "41", LISTEN_FDS: "1" }), []);
+  assert.deepEqual(fds({ LISTEN_FDS: "1" }), []);
+  assert.deepEqual(fds({ LISTEN_PID: "42", LISTEN_FDS: "x" }), []);
+  assert.deepEqual(fds({ LISTEN_PID: "42", LISTEN_FDS: "0" }), []);
+});

@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { systemdActivation } from "@local/go-compat/systemd-activation";
 import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import type { GatewayContext } from "./handlers/responses.js";
@@ -6,7 +7,6 @@ import { createBasicAuth } from "./http/basic-auth.js";
 import { LiveWebConfig } from "./http/live-web-config.js";
 import { RateLimiter } from "./http/rate-limiter.js";
 import { startServer, type WebGuard } from "./http/server.js";
-import { systemdListenFds } from "./http/systemd-socket.js";
 import { createLogger, type Log, type LogLevel } from "./logger.js";
 import { createOwnMetrics } from "./own-metrics.js";
 import { type OpenedStore, openStore } from "./store/open-store.js";
@@ -172,7 +172,7 @@ function listenersOf(
   deps: Pick<MainDeps, "env" | "pid">,
 ): { host: string; port: number; fd?: number }[] | string {
   if (config.systemdSocket) {
-    const fds = systemdListenFds(deps.env, deps.pid);
+    const fds = systemdActivation(deps.env, deps.pid).fds;
     if (fds.length === 0) return "no socket activation file descriptors found";
     return fds.map((fd) => ({ host: "", port: 0, fd }));
   }

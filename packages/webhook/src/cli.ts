@@ -5,11 +5,11 @@ import { access, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { unixSocketPath } from "@local/go-compat/systemd-activation";
 import { createHelperPool } from "./command/helper-pool.js";
 import { killGroup } from "./command/kill-group.js";
 import type { CommandResult, RunRequest } from "./command/node-spawn.js";
 import { createPosixSpawn, type NativeLibrary } from "./command/posix-spawn.js";
-import { unixSocketPath } from "./http/systemd-activation.js";
 import { main } from "./main.js";
 
 let runner: Promise<(request: RunRequest) => Promise<CommandResult>> | undefined;

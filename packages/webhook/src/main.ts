@@ -1,5 +1,7 @@
 import type { Server } from "node:http";
 import { basename, dirname, join } from "node:path";
+import { goErrnoText, goPathError } from "@local/go-compat/os-error";
+import { systemdActivation } from "@local/go-compat/systemd-activation";
 import type { CommandDeps } from "./command/command.js";
 import {
   DuplicateHookError,
@@ -14,12 +16,10 @@ import {
 } from "./errors.js";
 import { EXIT_OK, exitCodeFor } from "./exit-code.js";
 import { type Config, parseFlags, usage } from "./flags.js";
-import { goErrnoText, goPathError } from "./go/os-error.js";
 import type { HandlerContext } from "./handler.js";
 import { HookRegistry } from "./hooks/hook-registry.js";
 import { loadHooksFile } from "./hooks/hooks-file.js";
 import { checkTlsSettings, reloadCertificate, startServer, tlsVersion } from "./http/server.js";
-import { systemdActivation } from "./http/systemd-activation.js";
 import { listCipherSuites } from "./http/tls-ciphers.js";
 import { goLogStamp, Logger } from "./logger.js";
 import { HookMetrics } from "./metrics.js";

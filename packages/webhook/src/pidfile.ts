@@ -1,5 +1,5 @@
+import { goPathError } from "@local/go-compat/os-error";
 import { PidfileError } from "./errors.js";
-import { goPathError } from "./go/os-error.js";
 
 /** The file effects a pid file needs. */
 export interface PidfileDeps {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { goPathError } from "@local/go-compat/os-error";
 import { WebConfigError } from "../errors.js";
 import { buildTlsSettings, type TlsSettings } from "./tls-settings.js";
 import { parseWebConfig, tlsEnabled, type WebConfigFile } from "./web-config.js";
@@ -39,13 +40,7 @@ export class LiveWebConfig {
     try {
       text = await readFile(path, "utf8");
     } catch (error) {
-      const e = error as NodeJS.ErrnoException;
-      throw new WebConfigError(
-        `open ${path}: ${e.code === "ENOENT" ? "no such file or directory" : e.message}`,
-        {
-          cause: error,
-        },
-      );
+      throw new WebConfigError(goPathError(error as NodeJS.ErrnoException), { cause: error });
     }
     const parsed = parseWebConfig(text, path);
     for (const [user, hash] of parsed.users) checkHash(user, hash);

@@ -1,6 +1,7 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createSecureContext, type SecureContextOptions } from "node:tls";
+import { goPathError } from "@local/go-compat/os-error";
 import { WebConfigError } from "../errors.js";
 import { type ClientAuth, GO_CIPHER_SUITES, GO_CURVES, type TlsServerConfig } from "./web-config.js";
 
@@ -38,9 +39,12 @@ export function buildTlsSettings(tls: TlsServerConfig, options: { http2: boolean
     try {
       return readFileSync(path);
     } catch (error) {
-      const e = error as NodeJS.ErrnoException;
-      const reason = e.code === "ENOENT" ? "no such file or directory" : e.message;
-      throw new WebConfigError(`failed to read ${what} (${path}): open ${path}: ${reason}`, { cause: error });
+      throw new WebConfigError(
+        `failed to read ${what} (${path}): ${goPathError(error as NodeJS.ErrnoException)}`,
+        {
+          cause: error,
+        },
+      );
     }
   };
   const cert = tls.certFile !== "" ? read(tls.certFile, "cert_file") : Buffer.from(tls.cert);
@@ -57,11 +61,7 @@ export function buildTlsSettings(tls: TlsServerConfig, options: { http2: boolean
     try {
       caText = readFileSync(tls.clientCaFile, "utf8");
     } catch (error) {
-      const e = error as NodeJS.ErrnoException;
-      throw new WebConfigError(
-        `open ${tls.clientCaFile}: ${e.code === "ENOENT" ? "no such file or directory" : e.message}`,
-        { cause: error },
-      );
+      throw new WebConfigError(goPathError(error as NodeJS.ErrnoException), { cause: error });
     }
   } else caText = tls.clientCa;
   // x509.CertPool.AppendCertsFromPEM: every CERTIFICATE block that parses, anything else skipped.

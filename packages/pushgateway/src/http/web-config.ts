@@ -1,4 +1,5 @@
 import { dirname, isAbsolute, join } from "node:path";
+import { GO_CIPHER_SUITES as GO_SUITES } from "@local/go-compat/tls-cipher-suites";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type Scalar } from "yaml";
 import { WebConfigError } from "../errors.js";
 
@@ -7,25 +8,9 @@ import { WebConfigError } from "../errors.js";
  * names for them. The TLS 1.3 suites map to nothing: Go does not let them be configured (tls.Config.CipherSuites
  * applies to TLS 1.2 and lower only), so neither do we.
  */
-export const GO_CIPHER_SUITES: ReadonlyMap<string, string | undefined> = new Map([
-  ["TLS_RSA_WITH_AES_128_CBC_SHA", "AES128-SHA"],
-  ["TLS_RSA_WITH_AES_256_CBC_SHA", "AES256-SHA"],
-  ["TLS_RSA_WITH_AES_128_GCM_SHA256", "AES128-GCM-SHA256"],
-  ["TLS_RSA_WITH_AES_256_GCM_SHA384", "AES256-GCM-SHA384"],
-  ["TLS_AES_128_GCM_SHA256", undefined],
-  ["TLS_AES_256_GCM_SHA384", undefined],
-  ["TLS_CHACHA20_POLY1305_SHA256", undefined],
-  ["TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA-AES128-SHA"],
-  ["TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA-AES256-SHA"],
-  ["TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA-AES128-SHA"],
-  ["TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA-AES256-SHA"],
-  ["TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"],
-  ["TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384"],
-  ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"],
-  ["TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384"],
-  ["TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA-CHACHA20-POLY1305"],
-  ["TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA-CHACHA20-POLY1305"],
-]);
+export const GO_CIPHER_SUITES: ReadonlyMap<string, string | undefined> = new Map(
+  GO_SUITES.map((s) => [s.go, s.tls13 ? undefined : s.openssl]),
+);
 
 /** exporter-toolkit's `curves` (web/tls_config.go) and OpenSSL's names for them. */
 export const GO_CURVES: ReadonlyMap<string, string> = new Map([

@@ -1,5 +1,5 @@
 import type { ChildProcess, SpawnOptions } from "node:child_process";
-import { goErrnoText, goSignalText } from "../go/os-error.js";
+import { goErrnoText, goSignalText } from "@local/go-compat/os-error";
 
 /** One program to run: resolved path, argv after argv[0], full environment, working directory. */
 export interface RunRequest {

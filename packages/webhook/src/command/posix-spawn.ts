@@ -1,5 +1,5 @@
 import { constants } from "node:os";
-import { goErrnoText, goSignalText } from "../go/os-error.js";
+import { goErrnoText, goSignalText } from "@local/go-compat/os-error";
 import type { CommandResult, RunRequest } from "./node-spawn.js";
 
 /** A C function bound by koffi: called in place, or with `.async(...args, callback)` on libuv's thread pool. */
