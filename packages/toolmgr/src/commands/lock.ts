@@ -6,8 +6,8 @@ import type { Deps } from "../deps.js";
 import { asStoreError, LockfileError, ProjectFileError } from "../errors.js";
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
 import { isLoopbackHost } from "../loopback-host.js";
-import { detectPlatform } from "../platform.js";
-import { type ProjectTool, readProjectFile } from "../project/project-file.js";
+import { detectPlatform, type Platform } from "../platform.js";
+import { type ProjectConfig, type ProjectTool, readProjectFile } from "../project/project-file.js";
 import { type LockedProject, staleReasons } from "../project/project-state.js";
 import { toolsetFile } from "../project/toolset.js";
 import { hostAllows } from "../registry/host-policy.js";
@@ -58,70 +58,84 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
   // Before any request or download: a conflict is in the project file alone, and nothing may reach the cache for it.
   checkCommandConflicts(project.tools.map((t) => ({ name: t.name, bin: t.source.bin })));
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
-  const run = async (): Promise<number> => {
-    const session = await openCodeHostSession(deps, { layout, projectPath: project.path });
-    const digest = trustOnFirstUse(session, { layout, check, deps });
-    const policy = hostPolicy();
-    let tools: LockedTool[];
-    try {
-      tools = await mapConcurrent(
-        project.tools,
-        async (tool): Promise<LockedTool> => {
-          const plan = relockPlan(tool, { existing, only, platforms });
-          if (plan.kind === "keep") return plan.tool;
-          return resolveTool(tool, {
-            codeHost: session.codeHost,
-            platforms,
-            previous: plan.previous,
-            pin: plan.pin,
-            checkPrivacy: session.hasToken,
-            // The host policy names remote vendors; a loopback address is this machine (a test or a local mirror).
-            allowHost: (o) => isLoopbackHost(o.host) || hostAllows(policy, o),
-            digest: (artifact) => digest(tool.name, artifact),
-          });
-        },
-        { limit: CONCURRENCY },
-      );
-    } finally {
-      // After resolution, off its critical path; also after a failure, so a retry starts with what was learnt.
-      session.finish();
-    }
-    warnChannelBuilds(project.tools, tools, deps);
-
-    const text = formatLockfile({ version: 1, tools });
-    const out = lockReport(tools, { existing, check });
-    if (check) {
-      deps.io.stdout.write(out);
-      return text === existingText ? 0 : 3;
-    }
-    if (text !== existingText) await writeLock(lockPath, text);
-    await recordLockedProject(
-      layout,
-      { project, lockPath, lock: { version: 1, tools }, projectText, lockText: text },
-      { global: args.values.global === true, deps },
-    );
-    deps.io.stdout.write(
-      `${out}${text === existingText ? `${LOCKFILE_NAME} is up to date` : `wrote ${LOCKFILE_NAME}`}\n`,
-    );
-    return 0;
-  };
-  // `--check` downloads and writes nothing. Otherwise as a marked sync (store-activity.ts): a `prune` beside this
-  // lock waits until the lock and its record are written, so it never removes an artifact the lock downloaded and
-  // pins; and this lock waits for a prune already running.
-  if (check) return run();
+  const resolveAll = () => resolveTools(project, { existing, only, platforms, layout, check }, deps);
+  if (check) {
+    const tools = await resolveAll();
+    deps.io.stdout.write(lockReport(tools, { existing, check }));
+    return formatLockfile({ version: 1, tools }) === existingText ? 0 : 3;
+  }
+  // As a marked sync (store-activity.ts): a `prune` beside this lock waits until the lock and its record are
+  // written, so it never removes an artifact the lock downloaded and pins; and this lock waits for a running prune.
   try {
-    return await asSync(
+    const out = await asSync(
       layout,
-      run,
+      async () => {
+        const tools = await resolveAll();
+        const text = formatLockfile({ version: 1, tools });
+        if (text !== existingText) await writeLock(lockPath, text);
+        await recordLockedProject(
+          layout,
+          { project, lockPath, lock: { version: 1, tools }, projectText, lockText: text },
+          { global: args.values.global === true, deps },
+        );
+        const wrote = text === existingText ? `${LOCKFILE_NAME} is up to date` : `wrote ${LOCKFILE_NAME}`;
+        return `${lockReport(tools, { existing, check })}${wrote}\n`;
+      },
       waitOptions(deps, {
         command: "lock",
         timeoutMs: PRUNE_WAIT_MS,
         onWait: (what) => deps.io.stderr.write(`toolmgr: waiting: ${what}\n`),
       }),
     );
+    deps.io.stdout.write(out);
+    return 0;
   } catch (error) {
     throw asStoreError(error, layout.home);
   }
+}
+
+/** Resolves the project's tools (those `only` names, or all; the other pins kept) for `platforms`. */
+async function resolveTools(
+  project: ProjectConfig,
+  context: {
+    existing: Lockfile | undefined;
+    only: ReadonlySet<string>;
+    platforms: readonly Platform[];
+    layout: StoreLayout;
+    check: boolean;
+  },
+  deps: Deps,
+): Promise<LockedTool[]> {
+  const { existing, only, platforms, layout, check } = context;
+  const session = await openCodeHostSession(deps, { layout, projectPath: project.path });
+  const digest = trustOnFirstUse(session, { layout, check, deps });
+  const policy = hostPolicy();
+  let tools: LockedTool[];
+  try {
+    tools = await mapConcurrent(
+      project.tools,
+      async (tool): Promise<LockedTool> => {
+        const plan = relockPlan(tool, { existing, only, platforms });
+        if (plan.kind === "keep") return plan.tool;
+        return resolveTool(tool, {
+          codeHost: session.codeHost,
+          platforms,
+          previous: plan.previous,
+          pin: plan.pin,
+          checkPrivacy: session.hasToken,
+          // The host policy names remote vendors; a loopback address is this machine (a test or a local mirror).
+          allowHost: (o) => isLoopbackHost(o.host) || hostAllows(policy, o),
+          digest: (artifact) => digest(tool.name, artifact),
+        });
+      },
+      { limit: CONCURRENCY },
+    );
+  } finally {
+    // After resolution, off its critical path; also after a failure, so a retry starts with what was learnt.
+    session.finish();
+  }
+  warnChannelBuilds(project.tools, tools, deps);
+  return tools;
 }
 
 /**
