@@ -315,3 +315,29 @@ test("prune removes the remembered API answers of projects that are gone and kee
   const after = [...host.notModified.values()].reduce((a, b) => a + b, 0);
   assert.ok(after >= before + 2, `304s: ${before} -> ${after}`);
 });
+
+test("a second prune of one store exits 1 and removes nothing; --dry-run still answers", async () => {
+  const s = await sharedStore(host);
+  const gone = await s.project("gone", { hello: "1.2.0" });
+  await rm(gone, { recursive: true });
+  // A prune marker of a process that runs (this one): the store is being pruned.
+  await mkdir(join(s.home, "activity"), { recursive: true });
+  await writeFile(join(s.home, "activity", "prune"), `${process.pid}\n`);
+  const tree = await treeSnapshot(s.home);
+  const r = await s.run(s.root, "prune");
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, "");
+  assert.equal(
+    r.stderr,
+    `toolmgr: Cannot prune "${s.home}": another \`toolmgr prune\` is running (${join(s.home, "activity", "prune")})\n`,
+  );
+  assert.deepEqual(await treeSnapshot(s.home), tree);
+  const dry = await s.run(s.root, "prune", "--dry-run");
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /^removed projects.*\/gone {2}/m);
+  // A marker whose process is gone is ignored.
+  await writeFile(join(s.home, "activity", "prune"), "2147483646\n");
+  const real = await s.run(s.root, "prune");
+  assert.equal(real.code, 0, real.stderr);
+  assert.equal(real.stdout, dry.stdout);
+});
