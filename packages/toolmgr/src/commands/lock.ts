@@ -37,8 +37,9 @@ const PRUNE_WAIT_MS = 10 * 60 * 1000;
 /**
  * `toolmgr lock [--check] [--global] [<tool>...]`: resolves every tool of the nearest `toolmgr.toml` (or the user
  * toolset's, with `--global`) for every platform and
- * writes `toolmgr.lock` atomically next to it. With tool names, only those are re-resolved and every other pin is
- * kept. With `--check`, nothing is written or downloaded; exit 3 when the lock would change.
+ * writes `toolmgr.lock` atomically next to it, then records the project in the store (what `prune` knows it by).
+ * With tool names, only those are re-resolved and every other pin is kept. With `--check`, nothing is written or
+ * downloaded; exit 3 when the lock would change.
  */
 export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const check = args.values.check === true;
