@@ -86,7 +86,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     maxPositionals: 0,
   },
   prune: {
-    summary: "Remove installs and cached artifacts no live project or the user toolset pins",
+    summary: "Remove installs, cached artifacts and API answers no live project or the user toolset uses",
     usage: "prune [--dry-run]",
     optionHelp: [["--dry-run", "Print what would be removed and the bytes it would free; remove nothing"]],
     options: { "dry-run": { type: "boolean" } },

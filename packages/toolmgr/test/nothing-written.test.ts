@@ -52,6 +52,9 @@ test("sync clears the leftovers of an interrupted run and nothing else", async (
     newUnpack: join(tools, `.${install}.tmp-new`),
     oldDownload: join(p.home, "cache", ".download-old"),
     newDownload: join(p.home, "cache", ".download-new"),
+    // Remembered API answers a killed `lock` was writing (replace-file.ts's temporary name).
+    oldAnswers: join(p.home, "cache", "http", ".tmp-0123456789abcdef"),
+    newAnswers: join(p.home, "cache", "http", ".tmp-fedcba9876543210"),
   };
   for (const dir of [paths.oldUnpack, paths.newUnpack]) {
     await mkdir(join(dir, "bin"), { recursive: true });
@@ -59,9 +62,13 @@ test("sync clears the leftovers of an interrupted run and nothing else", async (
   }
   await writeFile(paths.oldDownload, "partial\n");
   await writeFile(paths.newDownload, "partial\n");
+  await mkdir(join(p.home, "cache", "http"), { recursive: true });
+  await writeFile(paths.oldAnswers, "{");
+  await writeFile(paths.newAnswers, "{");
   const past = new Date("2020-01-01T00:00:00Z");
   await utimes(paths.oldUnpack, past, past);
   await utimes(paths.oldDownload, past, past);
+  await utimes(paths.oldAnswers, past, past);
   const sync = await p.run("sync");
   assert.equal(sync.code, 0, sync.stderr);
   const exists = (path: string) =>
@@ -73,6 +80,8 @@ test("sync clears the leftovers of an interrupted run and nothing else", async (
   assert.equal(await exists(paths.oldDownload), false);
   assert.equal(await exists(join(paths.newUnpack, "bin", "hello")), true);
   assert.equal(await exists(paths.newDownload), true);
+  assert.equal(await exists(paths.oldAnswers), false);
+  assert.equal(await exists(paths.newAnswers), true);
   // The install itself, older still, is exactly what the sweep is not for.
   await utimes(join(tools, install), past, past);
   assert.equal((await p.run("sync")).code, 0);

@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import { buildArtifact } from "./support/archives.js";
 import { runCli } from "./support/run-cli.js";
 import { type ScriptedServer, sendJson, startScriptedServer } from "./support/scripted-server.js";
+import { treeSnapshot } from "./support/tree-snapshot.js";
 
 // Downloads that end early or carry nothing: `sync` must fail clearly and install nothing half-way.
 
@@ -76,14 +77,17 @@ async function lockedProject() {
   const run = (...args: string[]) => runCli(args, { cwd: dir, env });
   const locked = await run("lock");
   assert.equal(locked.code, 0, locked.stderr);
-  return { dir, home, run };
+  // `lock` records the project (what `prune` knows it by); a failed sync must leave that record as it is.
+  const record = await treeSnapshot(join(home, "projects"));
+  return { dir, home, run, record };
 }
 
 /** Nothing of the failed install is left: no tool directory, no shim, no download in the cache. */
-async function assertNothingInstalled(home: string): Promise<void> {
+async function assertNothingInstalled(p: { home: string; record: Map<string, string> }): Promise<void> {
+  const { home } = p;
   await assert.rejects(stat(join(home, "tools")), "no install, not even a temporary directory");
   await assert.rejects(stat(join(home, "shims")), "no shim");
-  await assert.rejects(stat(join(home, "projects")), "the project was not recorded as current");
+  assert.deepEqual(await treeSnapshot(join(home, "projects")), p.record, "the project's record is lock's");
   assert.deepEqual(await readdir(join(home, "cache", "sha256")), [], "no partial download kept");
 }
 
@@ -101,7 +105,7 @@ for (const kind of ["truncated", "headers-only"] as const) {
       `toolmgr: Cannot download "cut" from ${server.url}${ASSET}: the transfer ended after ${got} of ${data.length} bytes (tried 4 times); check the network and try again\n`,
     );
     assert.equal(server.requests.slice(before).filter((r) => r === ASSET).length, 4, "1 try and 3 retries");
-    await assertNothingInstalled(p.home);
+    await assertNothingInstalled(p);
 
     download = "whole";
     const again = await p.run("sync");
@@ -124,5 +128,5 @@ test("sync refuses an empty download as a digest mismatch, without retrying; not
     `toolmgr: Cannot verify "cut" from ${server.url}${ASSET}: expected sha256 ${expected}, got ${createHash("sha256").digest("hex")}; the artifact changed upstream or was corrupted in transit; nothing was installed\n`,
   );
   assert.equal(server.requests.slice(before).filter((r) => r === ASSET).length, 1);
-  await assertNothingInstalled(p.home);
+  await assertNothingInstalled(p);
 });

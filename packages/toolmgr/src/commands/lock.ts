@@ -6,7 +6,9 @@ import type { Deps } from "../deps.js";
 import { asStoreError, LockfileError, ProjectFileError } from "../errors.js";
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
 import { isLoopbackHost } from "../loopback-host.js";
-import { type ProjectTool, readProjectFile } from "../project/project-file.js";
+import { detectPlatform, type Platform } from "../platform.js";
+import { type ProjectConfig, type ProjectTool, readProjectFile } from "../project/project-file.js";
+import { type LockedProject, staleReasons } from "../project/project-state.js";
 import { toolsetFile } from "../project/toolset.js";
 import { hostAllows } from "../registry/host-policy.js";
 import { findRecipe, hostPolicy } from "../registry/registry.js";
@@ -19,6 +21,8 @@ import { commandName } from "../safe-names.js";
 import { type CodeHostSession, openCodeHostSession } from "../session/network-session.js";
 import { fetchArtifact } from "../store/artifact-cache.js";
 import { type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
+import { asSync, waitOptions } from "../store/store-activity.js";
+import { recordVerifiedProject } from "../store/verified-project.js";
 
 /**
  * Tools resolved at once. Each tool's requests form a short dependent chain, so resolving all of a typical project's
@@ -27,16 +31,20 @@ import { type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
  */
 const CONCURRENCY = 128;
 
+/** How long a lock waits for a `toolmgr prune` of its store to end. */
+const PRUNE_WAIT_MS = 10 * 60 * 1000;
+
 /**
  * `toolmgr lock [--check] [--global] [<tool>...]`: resolves every tool of the nearest `toolmgr.toml` (or the user
  * toolset's, with `--global`) for every platform and
- * writes `toolmgr.lock` atomically next to it. With tool names, only those are re-resolved and every other pin is
- * kept. With `--check`, nothing is written or downloaded; exit 3 when the lock would change.
+ * writes `toolmgr.lock` atomically next to it, then records the project in the store (what `prune` knows it by).
+ * With tool names, only those are re-resolved and every other pin is kept. With `--check`, nothing is written or
+ * downloaded; exit 3 when the lock would change.
  */
 export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const check = args.values.check === true;
   const projectFile = await toolsetFile({ global: args.values.global === true, ...deps });
-  const { project } = await readProjectFile(projectFile, findRecipe);
+  const { project, text: projectText } = await readProjectFile(projectFile, findRecipe);
   const lockPath = join(dirname(project.path), LOCKFILE_NAME);
   const { existing, existingText } = await readExistingLock(lockPath, { check, deps });
   const only = new Set(args.positionals);
@@ -51,6 +59,55 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
   // Before any request or download: a conflict is in the project file alone, and nothing may reach the cache for it.
   checkCommandConflicts(project.tools.map((t) => ({ name: t.name, bin: t.source.bin })));
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
+  const resolveAll = () => resolveTools(project, { existing, only, platforms, layout, check }, deps);
+  if (check) {
+    const tools = await resolveAll();
+    deps.io.stdout.write(lockReport(tools, { existing, check }));
+    return formatLockfile({ version: 1, tools }) === existingText ? 0 : 3;
+  }
+  // As a marked sync (store-activity.ts): a `prune` beside this lock waits until the lock and its record are
+  // written, so it never removes an artifact the lock downloaded and pins; and this lock waits for a running prune.
+  try {
+    const out = await asSync(
+      layout,
+      async () => {
+        const tools = await resolveAll();
+        const text = formatLockfile({ version: 1, tools });
+        if (text !== existingText) await writeLock(lockPath, text);
+        await recordLockedProject(
+          layout,
+          { project, lockPath, lock: { version: 1, tools }, projectText, lockText: text },
+          { global: args.values.global === true, deps },
+        );
+        const wrote = text === existingText ? `${LOCKFILE_NAME} is up to date` : `wrote ${LOCKFILE_NAME}`;
+        return `${lockReport(tools, { existing, check })}${wrote}\n`;
+      },
+      waitOptions(deps, {
+        command: "lock",
+        timeoutMs: PRUNE_WAIT_MS,
+        onWait: (what) => deps.io.stderr.write(`toolmgr: waiting: ${what}\n`),
+      }),
+    );
+    deps.io.stdout.write(out);
+    return 0;
+  } catch (error) {
+    throw asStoreError(error, layout.home);
+  }
+}
+
+/** Resolves the project's tools (those `only` names, or all; the other pins kept) for `platforms`. */
+async function resolveTools(
+  project: ProjectConfig,
+  context: {
+    existing: Lockfile | undefined;
+    only: ReadonlySet<string>;
+    platforms: readonly Platform[];
+    layout: StoreLayout;
+    check: boolean;
+  },
+  deps: Deps,
+): Promise<LockedTool[]> {
+  const { existing, only, platforms, layout, check } = context;
   const session = await openCodeHostSession(deps, { layout, projectPath: project.path });
   const digest = trustOnFirstUse(session, { layout, check, deps });
   const policy = hostPolicy();
@@ -79,20 +136,25 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
     session.finish();
   }
   warnChannelBuilds(project.tools, tools, deps);
+  return tools;
+}
 
-  const text = formatLockfile({ version: 1, tools });
-  const out = lockReport(tools, { existing, check });
-  if (check) {
-    deps.io.stdout.write(out);
-    return text === existingText ? 0 : 3;
-  }
-  if (text === existingText) {
-    deps.io.stdout.write(`${out}${LOCKFILE_NAME} is up to date\n`);
-    return 0;
-  }
-  await writeLock(lockPath, text);
-  deps.io.stdout.write(`${out}wrote ${LOCKFILE_NAME}\n`);
-  return 0;
+/**
+ * Records the project in the store as `sync` does (verified-project.ts), so `prune` knows a project that was only
+ * locked and keeps what its lock pins (issue 31 item 3): the artifacts this lock downloaded to compute their digests
+ * stay in the cache for the next `sync`. Shim answers only when the lock is current for this machine.
+ */
+async function recordLockedProject(
+  layout: StoreLayout,
+  locked: LockedProject,
+  options: { global: boolean; deps: Deps },
+): Promise<void> {
+  const { global, deps } = options;
+  const platform = detectPlatform(deps.runtime);
+  const current = platform !== undefined && staleReasons(locked, platform).size === 0 ? platform : undefined;
+  // The user toolset is recorded under its own directory, as `sync --global` records it.
+  const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
+  await recordVerifiedProject(layout, locked, { ...where, platform: current });
 }
 
 /** The existing lock and its text; one that does not parse is ignored with a warning (`--check` fails on it). */

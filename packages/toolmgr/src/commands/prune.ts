@@ -4,9 +4,9 @@ import { asStoreError } from "../errors.js";
 import { userToolsetFile } from "../project/toolset.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
 import { applyPrune, formatBytes, planPrune } from "../store/prune.js";
-import { asPrune } from "../store/store-activity.js";
+import { asPrune, waitOptions } from "../store/store-activity.js";
 
-/** How long a prune waits for the syncs of its store to end. */
+/** How long a prune waits for the syncs and locks of its store to end. */
 const SYNC_WAIT_MS = 10 * 60 * 1000;
 
 /**
@@ -28,12 +28,10 @@ export async function pruneCommand(args: CommandArgs, deps: Deps): Promise<numbe
             await applyPrune(layout, planned);
             return planned;
           },
-          {
-            now: () => deps.now().getTime(),
-            processes: deps.processes,
+          waitOptions(deps, {
             timeoutMs: SYNC_WAIT_MS,
             onWait: (what) => deps.io.stderr.write(`toolmgr: waiting: ${what}\n`),
-          },
+          }),
         );
     const freed = items.reduce((sum, item) => sum + item.bytes, 0);
     const lines = items.map((item) => `removed ${item.label}  ${formatBytes(item.bytes)}`);

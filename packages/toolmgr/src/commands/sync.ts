@@ -18,7 +18,7 @@ import { installArtifact, installProblem } from "../store/install.js";
 import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
 import { sweepStore } from "../store/leftovers.js";
 import { writeShims } from "../store/shims.js";
-import { asOptimisticSync } from "../store/store-activity.js";
+import { asOptimisticSync, waitOptions } from "../store/store-activity.js";
 import { recordVerifiedProject } from "../store/verified-project.js";
 
 /** Downloads in flight at once. */
@@ -60,14 +60,12 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
     const out = await asOptimisticSync(
       layout,
       () => installAll({ locked, platform, layout, quiet, tty, global, download }, deps),
-      {
-        now: () => deps.now().getTime(),
-        processes: deps.processes,
+      waitOptions(deps, {
         timeoutMs: PRUNE_WAIT_MS,
         onWait: (what) => {
           if (!quiet) deps.io.stderr.write(`toolmgr: waiting: ${what}\n`);
         },
-      },
+      }),
     );
     deps.io.stdout.write(out);
     return 0;

@@ -1,10 +1,8 @@
-import { createHash } from "node:crypto";
-import { join } from "node:path";
 import type { Deps } from "../deps.js";
 import { createHttpClient, type HttpClient, networkOptionsFromEnv } from "../http/client.js";
 import { type CodeHost, createCodeHost } from "../http/code-host.js";
 import { createFileResponseCache, type ResponseCache } from "../http/response-cache.js";
-import type { StoreLayout } from "../store/layout.js";
+import { httpCacheFile, type StoreLayout } from "../store/layout.js";
 import { type MirrorConfig, mirrorConfig } from "../store/mirrors.js";
 import { createPullAuthorizer } from "../store/oci-push.js";
 
@@ -54,12 +52,7 @@ export async function openCodeHostSession(
   deps: Deps,
   options: { layout: StoreLayout; projectPath: string },
 ): Promise<CodeHostSession> {
-  const cache = createFileResponseCache(
-    join(
-      options.layout.httpCacheDir,
-      `${createHash("sha256").update(options.projectPath).digest("hex")}.json`,
-    ),
-  );
+  const cache = createFileResponseCache(httpCacheFile(options.layout, options.projectPath));
   const session = await openDownloadSession(deps, { cache });
   return {
     ...session,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { join, win32 } from "node:path";
 
 /** Where the store keeps things (spec: "Store"); shared by every project. */
@@ -47,6 +48,14 @@ export function storeLayout(home: string): StoreLayout {
 /** Path of a verified artifact in the cache. `sha256` is 64 lower-case hex digits. */
 export function cachedArtifactPath(layout: StoreLayout, sha256: string): string {
   return join(layout.cacheDir, sha256);
+}
+
+/**
+ * The file of a project's remembered API answers: `cache/http/<sha256 of the project file's path>.json`, written by
+ * `lock` (session/network-session.ts) and removed by `prune` once the project is gone (prune.ts).
+ */
+export function httpCacheFile(layout: StoreLayout, projectFile: string): string {
+  return join(layout.httpCacheDir, `${createHash("sha256").update(projectFile).digest("hex")}.json`);
 }
 
 /** Directory of one install: `tools/<name>/<version>-<digest12>` (`digest12`: the first 12 hex digits). */

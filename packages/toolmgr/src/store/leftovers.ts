@@ -4,8 +4,9 @@ import { TEMP_PREFIX } from "../replace-file.js";
 import type { StoreLayout } from "./layout.js";
 
 // What a killed `lock` or `sync` leaves in the store, and nothing else: a download in progress
-// (`cache/.download-*`, or `cache/sha256/.tmp-*` from earlier toolmgr versions) and an unpacking in progress
-// (`tools/<name>/.<version>-<digest12>.tmp-*`, or `.tmp-*`). Nothing ever reads either. Only entries older than a
+// (`cache/.download-*`, or `cache/sha256/.tmp-*` from earlier toolmgr versions), an unpacking in progress
+// (`tools/<name>/.<version>-<digest12>.tmp-*`, or `.tmp-*`) and remembered answers being written
+// (`cache/http/.tmp-*`). Nothing ever reads any of them. Only entries older than a
 // day are removed: a younger one may belong to a process still running (nao1215/block e2e/atago/sync.atago.yaml,
 // "sync clears the leftovers of an interrupted run and nothing else").
 
@@ -43,11 +44,15 @@ export function sweepInstalls(toolDir: string, now: number): Promise<void> {
   return removeOld(toolDir, isInstallTemp, now);
 }
 
-/** Removes every old leftover of the store: downloads and unpackings (`sync` runs it first). */
+/**
+ * Removes every old leftover of the store: downloads, unpackings, and remembered API answers a killed `lock` was
+ * writing (`cache/http/.tmp-*`, which `prune` leaves alone) (`sync` runs it first).
+ */
 export async function sweepStore(layout: StoreLayout, now: number): Promise<void> {
   const tools = await readdir(layout.toolsDir).catch(() => [] as string[]);
   await Promise.all([
     sweepDownloads(layout, now),
+    removeOld(layout.httpCacheDir, (n) => n.startsWith(TEMP_PREFIX), now),
     ...tools.filter((n) => !n.startsWith(".")).map((n) => sweepInstalls(join(layout.toolsDir, n), now)),
   ]);
 }

@@ -5,12 +5,15 @@ import { LockfileError } from "../errors.js";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile.js";
 import { PROJECT_FILE_NAME } from "../project/project-file.js";
 import { isFile } from "../project/toolset.js";
-import type { StoreLayout } from "./layout.js";
+import { httpCacheFile, type StoreLayout } from "./layout.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
-/** One thing `prune` removes: an install, a cached artifact, or the record of a project that is gone. */
+/**
+ * One thing `prune` removes: an install, a cached artifact, the remembered API answers of a project (`cache/http/`),
+ * or the record of a project that is gone.
+ */
 export interface PruneItem {
-  readonly kind: "install" | "artifact" | "record";
+  readonly kind: "install" | "artifact" | "answers" | "record";
   readonly path: string;
   /** The path inside the store, as printed (`tools/hello/1.2.0-0123456789ab`). */
   readonly label: string;
@@ -24,8 +27,9 @@ const RECORD_FILES = [PROJECT_FILE_NAME, LOCKFILE_NAME, SHIM_ANSWERS_NAME];
  * What `prune` would remove (issue 31 item 3): every install (`tools/<name>/<version>-<digest12>/`) and cached
  * artifact (`cache/sha256/<digest>`) that no live project's current `toolmgr.lock` pins for any platform it
  * records, nor the user toolset's lock. Projects are known from the store's own records (`projects/<dir>/`); a
- * record whose project directory, `toolmgr.toml` or `toolmgr.lock` is gone protects nothing and is removed too.
- * Entries starting with `.` (downloads and unpackings in progress) are `sync`'s sweep's, never prune's.
+ * record whose project directory, `toolmgr.toml` or `toolmgr.lock` is gone protects nothing and is removed too, with
+ * the project's remembered API answers (`cache/http/`). Entries starting with `.` (downloads, unpackings and
+ * answers being written) are `sync`'s sweep's (leftovers.ts), never prune's.
  *
  * @throws {LockfileError} when a live project's lock does not parse: what it pins cannot be told, so nothing goes
  */
@@ -35,13 +39,16 @@ export async function planPrune(
 ): Promise<PruneItem[]> {
   const records = await findRecords(layout.projectsDir);
   const locks = new Set<string>();
+  const answers = new Set<string>();
   const items: PruneItem[] = [];
   for (const record of records) {
     const project = projectDirOf(relative(layout.projectsDir, record));
     const live =
       (await isFile(join(project, PROJECT_FILE_NAME))) && (await isFile(join(project, LOCKFILE_NAME)));
-    if (live) locks.add(join(project, LOCKFILE_NAME));
-    else
+    if (live) {
+      locks.add(join(project, LOCKFILE_NAME));
+      answers.add(httpCacheFile(layout, join(project, PROJECT_FILE_NAME)));
+    } else
       items.push({
         kind: "record",
         path: record,
@@ -50,6 +57,7 @@ export async function planPrune(
       });
   }
   if (await isFile(options.userToolset)) {
+    answers.add(httpCacheFile(layout, options.userToolset));
     const lock = join(dirname(options.userToolset), LOCKFILE_NAME);
     if (await isFile(lock)) locks.add(lock);
   }
@@ -85,6 +93,19 @@ export async function planPrune(
     const path = join(layout.cacheDir, digest);
     items.push({ kind: "artifact", path, label: labelOf(layout, path), bytes: await sizeOf(path) });
   }
+  // `cache/http/<sha256 of a project file's path>.json` (layout.ts): a project's remembered API answers, written only
+  // by its `lock`, which records the project. The file of a project that is not live (its record is gone or going,
+  // above) is never read again: no project file has that path any more, or the project is not known here. Removing
+  // it can never make an answer wrong, since a remembered body is only ever used after the host confirmed it with a
+  // 304 (http/client.ts), so the rule is the one that keeps exactly what a live project or the user toolset would
+  // send: liveness, not age. An age rule would keep a deleted project's file for weeks and drop a quiet live
+  // project's (which then pays its full requests again); the 30-day expiry inside a file (response-cache.ts) already
+  // drops the entries a live project stopped asking for.
+  for (const name of await names(layout.httpCacheDir)) {
+    const path = join(layout.httpCacheDir, name);
+    if (answers.has(path)) continue;
+    items.push({ kind: "answers", path, label: labelOf(layout, path), bytes: await sizeOf(path) });
+  }
   return items.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 }
 
@@ -102,8 +123,8 @@ export async function applyPrune(layout: StoreLayout, items: readonly PruneItem[
       await rename(item.path, aside);
       await rm(aside, { recursive: true, force: true });
       await rmdir(dirname(item.path)).catch(() => {}); // the tool's directory, when it is now empty
-    } else if (item.kind === "artifact") {
-      await rm(item.path, { force: true });
+    } else if (item.kind === "artifact" || item.kind === "answers") {
+      await rm(item.path, { force: true, recursive: true });
     } else {
       await Promise.all(RECORD_FILES.map((name) => rm(join(item.path, name), { force: true })));
       // Empty directories up to projects/ go too; one holding a nested project's record stays.

@@ -117,6 +117,13 @@ test("waiting ends with a StoreError after the timeout", async () => {
   await writeFile(join(activityDir(layout), "prune"), `${RUNNING}\n`);
   await assert.rejects(
     asSync(layout, async () => "never", options({ timeoutMs: 100 })),
-    (e) => e instanceof StoreError && /a `toolmgr prune` of .* is still running after 0.1 s/.test(e.message),
+    (e) =>
+      e instanceof StoreError &&
+      /^Cannot sync: a `toolmgr prune` of .* is still running after 0.1 s/.test(e.message),
+  );
+  // A lock waits as a sync does, and says it is the lock.
+  await assert.rejects(
+    asSync(layout, async () => "never", options({ timeoutMs: 100, command: "lock" })),
+    (e) => e instanceof StoreError && /^Cannot lock: a `toolmgr prune` of /.test(e.message),
   );
 });

@@ -5,8 +5,10 @@ import type { Processes } from "../deps.js";
 import { StoreError } from "../errors.js";
 import type { StoreLayout } from "./layout.js";
 
-// Who is changing the store: `sync` (any number at once) and `prune` (alone), so that a prune beside a sync never
-// leaves a pinned tool half-removed or missing (issue 31 item 3).
+// Who is changing the store: `sync` and `lock` (any number at once) and `prune` (alone), so that a prune beside a
+// sync never leaves a pinned tool half-removed or missing, and one beside a lock never removes what the lock
+// downloads and pins before its project is recorded (issue 31 item 3). A `lock` always runs as a marked sync
+// (`asSync`): its downloads cannot be run again cheaply, and it writes the lock and the record anyway.
 //
 // A sync first runs optimistically, writing no marker (a second sync writes no file: nao1215/block
 // e2e/atago/sync.atago.yaml), and checks afterwards that no prune ran meanwhile: none is running and the prune
@@ -30,6 +32,8 @@ export function activityDir(layout: StoreLayout): string {
 
 /** What waiting looks like: the time source and a note for the user once a wait begins. */
 export interface WaitOptions {
+  /** The command waiting, for messages. @default "sync" */
+  readonly command?: "sync" | "lock";
   readonly now: () => number;
   readonly processes: Processes;
   /** Longest wait, in milliseconds, before giving up with an error. */
@@ -85,7 +89,7 @@ export async function asSync<T>(
     options,
     () =>
       new StoreError(
-        `Cannot sync: a \`toolmgr prune\` of "${layout.home}" is still running after ${options.timeoutMs / 1000} s; wait for it, or remove ${join(dir, PRUNE_MARKER)} if no prune runs`,
+        `Cannot ${options.command ?? "sync"}: a \`toolmgr prune\` of "${layout.home}" is still running after ${options.timeoutMs / 1000} s; wait for it, or remove ${join(dir, PRUNE_MARKER)} if no prune runs`,
       ),
   );
   try {
@@ -95,8 +99,16 @@ export async function asSync<T>(
   }
 }
 
+/** `WaitOptions` for a command, from its deps (the clock and the processes). */
+export function waitOptions(
+  deps: { readonly now: () => Date; readonly processes: Processes },
+  options: Omit<WaitOptions, "now" | "processes">,
+): WaitOptions {
+  return { ...options, now: () => deps.now().getTime(), processes: deps.processes };
+}
+
 /**
- * Runs `work` as the store's only prune, once no sync runs.
+ * Runs `work` as the store's only prune, once no sync or lock runs.
  *
  * @throws {StoreError} when another prune runs, or a sync is still running after `timeoutMs`
  */
@@ -137,12 +149,14 @@ export async function asPrune<T>(
         for (const name of names.filter((n) => n.startsWith(SYNC_PREFIX))) {
           if (await isLive(join(dir, name), options)) live++;
         }
-        return live === 0 ? undefined : `${live} sync${live === 1 ? "" : "s"} of this store running`;
+        return live === 0
+          ? undefined
+          : `${live} sync${live === 1 ? "" : "s"} or lock${live === 1 ? "" : "s"} of this store running`;
       },
       options,
       () =>
         new StoreError(
-          `Cannot prune "${layout.home}": a \`toolmgr sync\` is still running after ${options.timeoutMs / 1000} s; try again when it is done`,
+          `Cannot prune "${layout.home}": a \`toolmgr sync\` or \`toolmgr lock\` is still running after ${options.timeoutMs / 1000} s; try again when it is done`,
         ),
     );
     // Before anything is removed: an optimistic sync that overlaps this prune sees the count change.

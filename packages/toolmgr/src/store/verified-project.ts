@@ -1,4 +1,4 @@
-import { mkdir, realpath } from "node:fs/promises";
+import { mkdir, realpath, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { LOCKFILE_NAME, type Lockfile, lockedArtifact } from "../lockfile.js";
 import type { Platform } from "../platform.js";
@@ -46,26 +46,34 @@ export function shimAnswers(lock: Lockfile, platform: Platform): string {
  * need the TOML parser and sha256, which the shim does not have, so without this record every call of such a tool's
  * shim would start Node. Staleness depends on nothing but the two texts, so identical texts mean the same verdict.
  * Written atomically; a failure only costs the shim the slower path, so it is ignored.
+ *
+ * The record is also how `prune` knows the project (prune.ts). `lock` records every project it locks, so a project
+ * that was only locked keeps the artifacts its lock pins; when the lock is not current for this machine's platform
+ * (`platform` undefined: a lock for other platforms only, or an unsupported machine) the record has no shim answers,
+ * and the shim decides from the project's own files as it would without a record.
  */
 export async function recordVerifiedProject(
   layout: StoreLayout,
   locked: LockedProject,
-  where: { readonly cwd: string; readonly pwd?: string | undefined; readonly platform: Platform },
+  where: { readonly cwd: string; readonly pwd?: string | undefined; readonly platform: Platform | undefined },
 ): Promise<void> {
-  const answers = shimAnswers(locked.lock, where.platform);
+  const answers = where.platform === undefined ? undefined : shimAnswers(locked.lock, where.platform);
   const dirs = [verifiedProjectDir(layout, locked.project.path)];
   const logical = await logicalProjectDir(dirname(locked.project.path), where);
   if (logical !== undefined) dirs.push(join(layout.projectsDir, logical));
   for (const dir of dirs) {
     try {
       await mkdir(dir, { recursive: true });
+      // Answers of an earlier record must never pair with the new copies: they go before the copies change.
+      if (answers === undefined) await rm(join(dir, SHIM_ANSWERS_NAME), { force: true });
       await Promise.all([
         updateFile(join(dir, PROJECT_FILE_NAME), locked.projectText),
         updateFile(join(dir, LOCKFILE_NAME), locked.lockText),
-        updateFile(join(dir, SHIM_ANSWERS_NAME), answers),
+        ...(answers === undefined ? [] : [updateFile(join(dir, SHIM_ANSWERS_NAME), answers)]),
       ]);
     } catch {
-      // The record is an optimisation: without it the shim asks `toolmgr exec`, which decides exactly.
+      // For the shim an optimisation: without it the shim asks `toolmgr exec`, which decides exactly. For `prune`, a
+      // project without a record is unknown, which can cost its next `sync` downloads and installs again.
     }
   }
 }

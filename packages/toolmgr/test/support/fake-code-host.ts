@@ -72,6 +72,7 @@ export class FakeCodeHost {
   #assets = new Map<number, { repo: string; asset: FakeAsset; tag: string }>();
   #nextId = 1;
   #failures: Failure[] = [];
+  #holds: { readonly prefix: string; readonly gate: Promise<void> }[] = [];
 
   private constructor() {
     this.#api = createServer((req, res) => void this.#handleApi(req, res));
@@ -141,6 +142,23 @@ export class FakeCodeHost {
     });
   }
 
+  /**
+   * Holds every API request whose path starts with `prefix` (after counting it) until the returned function is
+   * called: a `lock` kept half-way, to run something beside it at a known point.
+   */
+  hold(prefix: string): () => void {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held = { prefix, gate };
+    this.#holds.push(held);
+    return () => {
+      this.#holds = this.#holds.filter((h) => h !== held);
+      release();
+    };
+  }
+
   /** Requests whose path starts with `prefix`. */
   count(prefix: string): number {
     let n = 0;
@@ -171,6 +189,7 @@ export class FakeCodeHost {
     const path = decodeURIComponent(url.pathname);
     this.requests.set(path, (this.requests.get(path) ?? 0) + 1);
     if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+    await this.#holds.find((h) => path.startsWith(h.prefix))?.gate;
     const failure = this.#failures.find((f) => path.startsWith(f.prefix) && f.remaining > 0);
     if (failure) {
       failure.remaining--;
