@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
+import { connect as netConnect } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { connect as tlsConnect } from "node:tls";
@@ -14,7 +15,9 @@ import { PEER_GATEWAY, startPeerGateway } from "./support/peers.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { parseAnswer } from "./support/raw-http.js";
 import { runUntilExit } from "./support/run-until-exit.js";
+import { startTap } from "./support/tcp-tap.js";
 import { withTempDir } from "./support/temp-dir.js";
+import { tlsAttempt } from "./support/tls-attempt.js";
 
 const DATA = fileURLToPath(new URL("../../test/fixtures/web-config/", import.meta.url));
 const file = (name: string) => join(DATA, name);
@@ -248,3 +251,155 @@ test("over TLS both offer HTTP/2 by ALPN and answer on it; with http2: false nei
     await off.stop();
   }
 });
+
+test("a plain HTTP request on the TLS port: the same bytes from both, then a close; other bytes closed unanswered", async () => {
+  const g = await both(file("web_config_noAuth.good.yml"));
+  try {
+    for (const bytes of [
+      "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n",
+      "PUT /metrics/job/x HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\na 1\n",
+      "DELETE /metrics/job/x HTTP/1.1\r\nHost: x\r\n\r\n",
+      "hello there\n",
+    ]) {
+      const [peer, ours] = await Promise.all(
+        [g.peer, g.ours].map((base) => rawUntilClose(Number(new URL(base).port), bytes)),
+      );
+      assert.equal(ours, peer, bytes);
+    }
+    assert.equal(
+      await rawUntilClose(Number(new URL(g.peer).port), "GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+      "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n",
+    );
+  } finally {
+    await g.stop();
+  }
+});
+
+test("a refused client certificate: on TLS 1.2 the same alert bytes and client error from both; on TLS 1.3 no answer from either", async () => {
+  const g = await both(file("tls_config_noAuth.requireandverifyclientcert.good.yml"));
+  const taps = await Promise.all([g.peer, g.ours].map((base) => startTap(Number(new URL(base).port))));
+  try {
+    for (const cert of [undefined, "client2_selfsigned"]) {
+      const seen = [];
+      for (const tap of taps) {
+        const next = tap.next();
+        const outcome = await tlsAttempt(tap.port, {
+          maxVersion: "TLSv1.2",
+          ...(cert ? { cert: file(cert) } : {}),
+        });
+        const connection = await next;
+        await connection.serverClosed;
+        seen.push({ ...outcome, last: connection.fromServer().subarray(-7).toString("hex") });
+      }
+      assert.deepEqual(seen[1], seen[0], String(cert));
+      assert.deepEqual(
+        seen[0],
+        {
+          handshake: false,
+          error: "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE",
+          status: undefined,
+          last: "1503030002022a",
+        },
+        String(cert),
+      );
+      for (const tap of taps) {
+        const next = tap.next();
+        const late = await tlsAttempt(tap.port, cert ? { cert: file(cert) } : {});
+        assert.equal(late.status, undefined, `TLS 1.3 ${String(cert)}`);
+        await next;
+      }
+    }
+  } finally {
+    await Promise.all(taps.map((t) => t.close()));
+    await g.stop();
+  }
+});
+
+test("a web config turned invalid while running: the next handshake gets the same internal_error alert from both", async () => {
+  await withTempDir("pg-web-peers-invalid-", async (dir) => {
+    for (const f of ["server.crt", "server.key"]) await copyFile(file(f), join(dir, f));
+    const config = join(dir, "web.yml");
+    const good = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
+    await writeFile(config, good);
+    const g = await both(config);
+    const taps = await Promise.all([g.peer, g.ours].map((base) => startTap(Number(new URL(base).port))));
+    try {
+      await writeFile(config, "tls_server_config: [\n");
+      const seen = [];
+      for (const tap of taps) {
+        const next = tap.next();
+        const outcome = await tlsAttempt(tap.port);
+        seen.push({ ...outcome, bytes: (await next).fromServer().toString("hex") });
+      }
+      assert.deepEqual(seen[1], seen[0]);
+      assert.deepEqual(seen[0], {
+        handshake: false,
+        error: "ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR",
+        status: undefined,
+        bytes: "15030100020250",
+      });
+      await writeFile(config, good);
+      for (const tap of taps) assert.equal((await tlsAttempt(tap.port)).status, "HTTP/1.1 200 OK");
+    } finally {
+      await Promise.all(taps.map((t) => t.close()));
+      await g.stop();
+    }
+  });
+});
+
+test("a handshake held while the file changes is judged by the file it started with, on both", async () => {
+  await withTempDir("pg-web-peers-midshake-", async (dir) => {
+    for (const f of ["server.crt", "server.key", "client_selfsigned.pem"])
+      await copyFile(file(f), join(dir, f));
+    const config = join(dir, "web.yml");
+    const open = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
+    const strict = `${open}  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: client_selfsigned.pem\n`;
+    await writeFile(config, open);
+    const g = await both(config);
+    const taps = await Promise.all(
+      [g.peer, g.ours].map((base) => startTap(Number(new URL(base).port), { hold: true })),
+    );
+    try {
+      for (const [from, to, expected] of [
+        [open, strict, "HTTP/1.1 200 OK"],
+        [strict, open, undefined],
+      ] as const)
+        for (const [i, tap] of taps.entries()) {
+          await writeFile(config, from);
+          const next = tap.next();
+          const held = tlsAttempt(tap.port);
+          const connection = await next;
+          await connection.answered;
+          await writeFile(config, to);
+          // Another connection meanwhile, straight to the gateway, is judged by the new file.
+          const meanwhile = await tlsAttempt(Number(new URL([g.peer, g.ours][i] ?? "").port));
+          assert.equal(meanwhile.status, to === open ? "HTTP/1.1 200 OK" : undefined);
+          connection.release();
+          assert.equal(
+            (await held).status,
+            expected,
+            `${i === 0 ? "peer" : "ours"}, ${from === open ? "open first" : "strict first"}`,
+          );
+        }
+    } finally {
+      await Promise.all(taps.map((t) => t.close()));
+      await g.stop();
+    }
+  });
+});
+
+/** Writes `bytes` on a plain TCP connection and reads until the server closes (at most 5 s). */
+function rawUntilClose(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ port, host: "127.0.0.1" }, () => socket.write(bytes));
+    let text = "";
+    socket.setTimeout(5000, () =>
+      socket.destroy(new Error(`no close within 5 s after ${JSON.stringify(text)}`)),
+    );
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
+    socket.on("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? resolve(text) : reject(e)));
+    socket.on("close", () => resolve(text));
+  });
+}

@@ -7,13 +7,16 @@ import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
+import { connect as netConnect } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { http2Get } from "./support/http2-get.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { runUntilExit } from "./support/run-until-exit.js";
+import { startTap } from "./support/tcp-tap.js";
 import { withTempDir } from "./support/temp-dir.js";
+import { tlsAttempt } from "./support/tls-attempt.js";
 
 const DATA = fileURLToPath(new URL("../../test/fixtures/web-config/", import.meta.url));
 const file = (name: string) => join(DATA, name);
@@ -565,3 +568,147 @@ test("http_server_config.http2: HTTP/2 offered over TLS by default (ALPN h2), HT
     await off.stop();
   }
 });
+
+// Go's refusals at the TLS port, byte for byte as Debian's 1.5.1 sends them (web-config.peers.test.ts compares).
+const PLAIN_HTTP_400 = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
+/** A fatal alert record in plaintext: bad_certificate on TLS 1.2, internal_error before a version is agreed. */
+const TLS12_BAD_CERTIFICATE = "1503030002022a";
+const INTERNAL_ERROR_BEFORE_HELLO = "15030100020250";
+
+test("a plain HTTP request on the TLS port gets net/http's 400 and a close; other bytes a close; TLS clients still served", async () => {
+  const g = await gatewayWith(file("web_config_noAuth.good.yml"));
+  try {
+    for (const [bytes, answer] of [
+      ["GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n", PLAIN_HTTP_400],
+      ["PUT /metrics/job/x HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\na 1\n", PLAIN_HTTP_400],
+      ["OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", PLAIN_HTTP_400],
+      // net/http answers only what starts as one of its five prefixes; "DELET" is not one.
+      ["DELETE /metrics/job/x HTTP/1.1\r\nHost: x\r\n\r\n", ""],
+      ["hello there\n", ""],
+    ] as const)
+      assert.equal(await rawUntilClose(g.port, bytes), answer, bytes);
+    assert.equal((await tlsGet(g.port)).body, "OK");
+  } finally {
+    await g.stop();
+  }
+});
+
+test("a refused client certificate fails the TLS 1.2 handshake with Go's bad_certificate alert", async () => {
+  const verify = await gatewayWith(file("tls_config_noAuth.requireandverifyclientcert.good.yml"));
+  const sans = await gatewayWith(file("web_config_auth_client_san.bad.yaml"));
+  const tapVerify = await startTap(verify.port);
+  const tapSans = await startTap(sans.port);
+  try {
+    for (const [tap, cert, what] of [
+      [tapVerify, undefined, "no certificate"],
+      [tapVerify, "client2_selfsigned", "certificate of another CA"],
+      [tapSans, "client2_selfsigned", "SAN not in client_allowed_sans"],
+    ] as const) {
+      const next = tap.next();
+      const seen = await tlsAttempt(tap.port, {
+        maxVersion: "TLSv1.2",
+        ...(cert ? { cert: file(cert) } : {}),
+      });
+      assert.deepEqual(
+        seen,
+        { handshake: false, error: "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE", status: undefined },
+        what,
+      );
+      const connection = await next;
+      await connection.serverClosed;
+      assert.equal(connection.fromServer().subarray(-7).toString("hex"), TLS12_BAD_CERTIFICATE, what);
+    }
+    // TLS 1.3: the client's side of the handshake ends before its certificate is judged; no answer follows.
+    const late = await tlsAttempt(tapVerify.port, { cert: file("client2_selfsigned") });
+    assert.equal(late.status, undefined);
+    // The CA's own certificate is served, on both versions.
+    for (const maxVersion of ["TLSv1.2", "TLSv1.3"] as const)
+      assert.equal(
+        (await tlsAttempt(verify.port, { cert: file("client_selfsigned"), maxVersion })).status,
+        "HTTP/1.1 200 OK",
+      );
+  } finally {
+    await Promise.all([tapVerify.close(), tapSans.close(), verify.stop(), sans.stop()]);
+  }
+});
+
+test("a web config that turns invalid refuses the next handshake with Go's internal_error alert", async () => {
+  await withTempDir("pg-invalid-tls-", async (dir) => {
+    for (const f of ["server.crt", "server.key"]) await copyFile(file(f), join(dir, f));
+    const config = join(dir, "web.yml");
+    const good = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
+    await writeFile(config, good);
+    const g = await gatewayWith(config);
+    const tap = await startTap(g.port);
+    try {
+      for (const broken of ["tls_server_config: [\n", "tls_server_config:\n  cert_file: server.crt\n"]) {
+        await writeFile(config, broken);
+        const next = tap.next();
+        const seen = await tlsAttempt(tap.port);
+        assert.deepEqual(
+          seen,
+          { handshake: false, error: "ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR", status: undefined },
+          broken,
+        );
+        assert.equal((await next).fromServer().toString("hex"), INTERNAL_ERROR_BEFORE_HELLO, broken);
+      }
+      await writeFile(config, good);
+      assert.equal((await tlsAttempt(g.port)).status, "HTTP/1.1 200 OK");
+    } finally {
+      await tap.close();
+      await g.stop();
+    }
+  });
+});
+
+test("each TLS connection is judged by the web config its handshake started with, whatever the file says by its end", async () => {
+  await withTempDir("pg-midshake-", async (dir) => {
+    for (const f of ["server.crt", "server.key", "client_selfsigned.pem"])
+      await copyFile(file(f), join(dir, f));
+    const config = join(dir, "web.yml");
+    const open = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
+    const strict = `${open}  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: client_selfsigned.pem\n`;
+    await writeFile(config, open);
+    const g = await gatewayWith(config);
+    const tap = await startTap(g.port, { hold: true });
+    try {
+      for (const [from, to, expected] of [
+        [open, strict, "HTTP/1.1 200 OK"],
+        [strict, open, undefined],
+      ] as const) {
+        await writeFile(config, from);
+        // A client without a certificate: its ClientHello reaches the gateway, the rest of its handshake waits.
+        const next = tap.next();
+        const held = tlsAttempt(tap.port);
+        const connection = await next;
+        await connection.answered;
+        await writeFile(config, to);
+        // Another connection meanwhile is judged by the new file...
+        const meanwhile = await tlsAttempt(g.port);
+        assert.equal(meanwhile.status, to === open ? "HTTP/1.1 200 OK" : undefined);
+        // ...and the held one, once it goes on, by the file its handshake started with.
+        connection.release();
+        assert.equal((await held).status, expected, `started with ${from === open ? "open" : "strict"}`);
+      }
+    } finally {
+      await tap.close();
+      await g.stop();
+    }
+  });
+});
+
+/** Writes `bytes` on a plain TCP connection and reads until the server closes (at most 5 s). */
+function rawUntilClose(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ port, host: "127.0.0.1" }, () => socket.write(bytes));
+    let text = "";
+    socket.setTimeout(5000, () =>
+      socket.destroy(new Error(`no close within 5 s after ${JSON.stringify(text)}`)),
+    );
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
+    socket.on("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? resolve(text) : reject(e)));
+    socket.on("close", () => resolve(text));
+  });
+}
