@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
+import { GO_CIPHER_CHOICES, negotiatedCipher } from "./support/cipher-choice.js";
 import { http2Get } from "./support/http2-get.js";
 import { PEER_GATEWAY, startPeerGateway } from "./support/peers.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
@@ -403,3 +404,20 @@ function rawUntilClose(port: number, bytes: string): Promise<string> {
     socket.on("close", () => resolve(text));
   });
 }
+
+test("the TLS suite picked for each client offer is the same from both", async () => {
+  for (const config of new Set(GO_CIPHER_CHOICES.map(([c]) => c))) {
+    const g = await both(file(config));
+    try {
+      for (const [, offer, expected] of GO_CIPHER_CHOICES.filter(([c]) => c === config)) {
+        const [peer, ours] = await Promise.all(
+          [g.peer, g.ours].map((base) => negotiatedCipher(Number(new URL(base).port), offer)),
+        );
+        assert.equal(peer, expected, `1.5.1: ${config} ${JSON.stringify(offer)}`);
+        assert.equal(ours, peer, `${config} ${JSON.stringify(offer)}`);
+      }
+    } finally {
+      await g.stop();
+    }
+  }
+});

@@ -11,6 +11,7 @@ import { connect as netConnect } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { GO_CIPHER_CHOICES, negotiatedCipher } from "./support/cipher-choice.js";
 import { http2Get } from "./support/http2-get.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { runUntilExit } from "./support/run-until-exit.js";
@@ -257,7 +258,7 @@ test("exporter-toolkit: some ciphers: a common one is used, none in common fails
   } finally {
     await g.stop();
   }
-  // prefer_server_cipher_suites: false, the client chooses.
+  // prefer_server_cipher_suites: false and the list in the other order: Go (>= 1.17) still picks by its own order.
   const n = await gatewayWith(file("web_config_noAuth_someCiphers_noOrder.good.yml"));
   try {
     const both = await tlsGet(n.port, {
@@ -712,3 +713,15 @@ function rawUntilClose(port: number, bytes: string): Promise<string> {
     socket.on("close", () => resolve(text));
   });
 }
+
+test("the TLS suite is Go's choice: its own preference order over the allowed ones, ChaCha20 when the client prefers it", async () => {
+  for (const config of new Set(GO_CIPHER_CHOICES.map(([c]) => c))) {
+    const g = await gatewayWith(file(config));
+    try {
+      for (const [, offer, expected] of GO_CIPHER_CHOICES.filter(([c]) => c === config))
+        assert.equal(await negotiatedCipher(g.port, offer), expected, `${config} ${JSON.stringify(offer)}`);
+    } finally {
+      await g.stop();
+    }
+  }
+});
