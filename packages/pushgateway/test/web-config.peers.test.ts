@@ -5,16 +5,16 @@
 import assert from "node:assert/strict";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
-import { connect as netConnect } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { GO_CIPHER_CHOICES, negotiatedCipher } from "./support/cipher-choice.js";
+import { heldHandshake, OPEN_TLS, STRICT_TLS } from "./support/held-handshake.js";
 import { http2Get } from "./support/http2-get.js";
 import { PEER_GATEWAY, startPeerGateway } from "./support/peers.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
-import { parseAnswer } from "./support/raw-http.js";
+import { parseAnswer, rawUntilClose } from "./support/raw-http.js";
 import { runUntilExit } from "./support/run-until-exit.js";
 import { startTap } from "./support/tcp-tap.js";
 import { withTempDir } from "./support/temp-dir.js";
@@ -353,34 +353,21 @@ test("a handshake held while the file changes is judged by the file it started w
     for (const f of ["server.crt", "server.key", "client_selfsigned.pem"])
       await copyFile(file(f), join(dir, f));
     const config = join(dir, "web.yml");
-    const open = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
-    const strict = `${open}  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: client_selfsigned.pem\n`;
-    await writeFile(config, open);
+    await writeFile(config, OPEN_TLS);
     const g = await both(config);
-    const taps = await Promise.all(
-      [g.peer, g.ours].map((base) => startTap(Number(new URL(base).port), { hold: true })),
-    );
+    const bases = [g.peer, g.ours];
+    const taps = await Promise.all(bases.map((base) => startTap(Number(new URL(base).port), { hold: true })));
     try {
       for (const [from, to, expected] of [
-        [open, strict, "HTTP/1.1 200 OK"],
-        [strict, open, undefined],
+        [OPEN_TLS, STRICT_TLS, "HTTP/1.1 200 OK"],
+        [STRICT_TLS, OPEN_TLS, undefined],
       ] as const)
         for (const [i, tap] of taps.entries()) {
-          await writeFile(config, from);
-          const next = tap.next();
-          const held = tlsAttempt(tap.port);
-          const connection = await next;
-          await connection.answered;
-          await writeFile(config, to);
-          // Another connection meanwhile, straight to the gateway, is judged by the new file.
-          const meanwhile = await tlsAttempt(Number(new URL([g.peer, g.ours][i] ?? "").port));
-          assert.equal(meanwhile.status, to === open ? "HTTP/1.1 200 OK" : undefined);
-          connection.release();
-          assert.equal(
-            (await held).status,
-            expected,
-            `${i === 0 ? "peer" : "ours"}, ${from === open ? "open first" : "strict first"}`,
-          );
+          const port = Number(new URL(bases[i] ?? "").port);
+          const seen = await heldHandshake({ config, from, to, tap, port });
+          const what = `${i === 0 ? "1.5.1" : "ours"}, ${from === OPEN_TLS ? "open" : "strict"} first`;
+          assert.equal(seen.meanwhile.status, to === OPEN_TLS ? "HTTP/1.1 200 OK" : undefined, what);
+          assert.equal(seen.held.status, expected, what);
         }
     } finally {
       await Promise.all(taps.map((t) => t.close()));
@@ -388,22 +375,6 @@ test("a handshake held while the file changes is judged by the file it started w
     }
   });
 });
-
-/** Writes `bytes` on a plain TCP connection and reads until the server closes (at most 5 s). */
-function rawUntilClose(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = netConnect({ port, host: "127.0.0.1" }, () => socket.write(bytes));
-    let text = "";
-    socket.setTimeout(5000, () =>
-      socket.destroy(new Error(`no close within 5 s after ${JSON.stringify(text)}`)),
-    );
-    socket.on("data", (c: Buffer) => {
-      text += c.toString("latin1");
-    });
-    socket.on("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? resolve(text) : reject(e)));
-    socket.on("close", () => resolve(text));
-  });
-}
 
 test("the TLS suite picked for each client offer is the same from both", async () => {
   for (const config of new Set(GO_CIPHER_CHOICES.map(([c]) => c))) {

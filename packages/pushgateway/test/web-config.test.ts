@@ -7,13 +7,14 @@ import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
-import { connect as netConnect } from "node:net";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { GO_CIPHER_CHOICES, negotiatedCipher } from "./support/cipher-choice.js";
+import { heldHandshake, OPEN_TLS, STRICT_TLS } from "./support/held-handshake.js";
 import { http2Get } from "./support/http2-get.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
+import { rawUntilClose } from "./support/raw-http.js";
 import { runUntilExit } from "./support/run-until-exit.js";
 import { startTap } from "./support/tcp-tap.js";
 import { withTempDir } from "./support/temp-dir.js";
@@ -667,29 +668,20 @@ test("each TLS connection is judged by the web config its handshake started with
     for (const f of ["server.crt", "server.key", "client_selfsigned.pem"])
       await copyFile(file(f), join(dir, f));
     const config = join(dir, "web.yml");
-    const open = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
-    const strict = `${open}  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: client_selfsigned.pem\n`;
-    await writeFile(config, open);
+    await writeFile(config, OPEN_TLS);
     const g = await gatewayWith(config);
     const tap = await startTap(g.port, { hold: true });
     try {
+      // A client without a certificate: its ClientHello reaches the gateway, the rest of its handshake waits while
+      // the file changes and another connection is judged by the new file; then it goes on, judged by the old one.
       for (const [from, to, expected] of [
-        [open, strict, "HTTP/1.1 200 OK"],
-        [strict, open, undefined],
+        [OPEN_TLS, STRICT_TLS, "HTTP/1.1 200 OK"],
+        [STRICT_TLS, OPEN_TLS, undefined],
       ] as const) {
-        await writeFile(config, from);
-        // A client without a certificate: its ClientHello reaches the gateway, the rest of its handshake waits.
-        const next = tap.next();
-        const held = tlsAttempt(tap.port);
-        const connection = await next;
-        await connection.answered;
-        await writeFile(config, to);
-        // Another connection meanwhile is judged by the new file...
-        const meanwhile = await tlsAttempt(g.port);
-        assert.equal(meanwhile.status, to === open ? "HTTP/1.1 200 OK" : undefined);
-        // ...and the held one, once it goes on, by the file its handshake started with.
-        connection.release();
-        assert.equal((await held).status, expected, `started with ${from === open ? "open" : "strict"}`);
+        const seen = await heldHandshake({ config, from, to, tap, port: g.port });
+        const what = `${from === OPEN_TLS ? "open" : "strict"} first`;
+        assert.equal(seen.meanwhile.status, to === OPEN_TLS ? "HTTP/1.1 200 OK" : undefined, what);
+        assert.equal(seen.held.status, expected, what);
       }
     } finally {
       await tap.close();
@@ -697,22 +689,6 @@ test("each TLS connection is judged by the web config its handshake started with
     }
   });
 });
-
-/** Writes `bytes` on a plain TCP connection and reads until the server closes (at most 5 s). */
-function rawUntilClose(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = netConnect({ port, host: "127.0.0.1" }, () => socket.write(bytes));
-    let text = "";
-    socket.setTimeout(5000, () =>
-      socket.destroy(new Error(`no close within 5 s after ${JSON.stringify(text)}`)),
-    );
-    socket.on("data", (c: Buffer) => {
-      text += c.toString("latin1");
-    });
-    socket.on("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? resolve(text) : reject(e)));
-    socket.on("close", () => resolve(text));
-  });
-}
 
 test("the TLS suite is Go's choice: its own preference order over the allowed ones, ChaCha20 when the client prefers it", async () => {
   for (const config of new Set(GO_CIPHER_CHOICES.map(([c]) => c))) {
