@@ -392,3 +392,27 @@ test("the TLS suite picked for each client offer is the same from both", async (
     }
   }
 });
+
+test("VerifyClientCertIfGiven without a CA: both check a given certificate against their root store", async () => {
+  // Go's system roots come from SSL_CERT_FILE, node's store takes NODE_EXTRA_CA_CERTS: the same one certificate.
+  process.env.SSL_CERT_FILE = file("client_selfsigned.pem");
+  process.env.NODE_EXTRA_CA_CERTS = file("client_selfsigned.pem");
+  const g = await both(file("web_config_noAuth.good.yml")).finally(() => {
+    delete process.env.SSL_CERT_FILE;
+    delete process.env.NODE_EXTRA_CA_CERTS;
+  });
+  try {
+    for (const base of [g.peer, g.ours]) {
+      const port = Number(new URL(base).port);
+      assert.equal(
+        (await tlsAttempt(port, { cert: file("client_selfsigned") })).status,
+        "HTTP/1.1 200 OK",
+        base,
+      );
+      assert.equal((await tlsAttempt(port, { cert: file("client2_selfsigned") })).status, undefined, base);
+      assert.equal((await tlsAttempt(port)).status, "HTTP/1.1 200 OK", base);
+    }
+  } finally {
+    await g.stop();
+  }
+});

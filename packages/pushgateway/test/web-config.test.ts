@@ -701,3 +701,28 @@ test("the TLS suite is Go's choice: its own preference order over the allowed on
     }
   }
 });
+
+test("without client_ca_file a given client certificate is checked against the root store, as Go checks the system roots", async () => {
+  // web_config_noAuth.good.yml: VerifyClientCertIfGiven, no CA. client_selfsigned is in no root store...
+  const plain = await gatewayWith(file("web_config_noAuth.good.yml"));
+  try {
+    assert.equal((await tlsAttempt(plain.port)).status, "HTTP/1.1 200 OK");
+    assert.equal((await tlsAttempt(plain.port, { cert: file("client_selfsigned") })).status, undefined);
+  } finally {
+    await plain.stop();
+  }
+  // ...until node's store has it (NODE_EXTRA_CA_CERTS, as SSL_CERT_FILE for Go: web-config.peers.test.ts).
+  process.env.NODE_EXTRA_CA_CERTS = file("client_selfsigned.pem");
+  const extra = await gatewayWith(file("web_config_noAuth.good.yml")).finally(() => {
+    delete process.env.NODE_EXTRA_CA_CERTS;
+  });
+  try {
+    assert.equal(
+      (await tlsAttempt(extra.port, { cert: file("client_selfsigned") })).status,
+      "HTTP/1.1 200 OK",
+    );
+    assert.equal((await tlsAttempt(extra.port, { cert: file("client2_selfsigned") })).status, undefined);
+  } finally {
+    await extra.stop();
+  }
+});

@@ -75,7 +75,7 @@ export function clientCertRefusal(
     policy.clientAuth === "VerifyClientCertIfGiven" || policy.clientAuth === "RequireAndVerifyClientCert";
   if (given && verifies && !(policy.hasCa && peer.authorized))
     return {
-      reason: `tls: failed to verify client certificate: ${peer.authorizationError ?? "no certificate authority configured"}`,
+      reason: `tls: failed to verify client certificate: ${peer.authorizationError ?? "the configured CA bundle holds no certificate"}`,
       alert: true,
     };
   if (policy.allowedSans === undefined) return undefined;

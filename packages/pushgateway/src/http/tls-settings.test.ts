@@ -26,7 +26,8 @@ test("client_auth_type's five values (and the old alias), verification and the C
     const s = settings(`${PAIR}${written ? `  client_auth_type: ${written}\n` : ""}`);
     assert.equal(s.clientAuth, clientAuth, written);
     assert.equal(s.verify, verify, written);
-    assert.equal(s.hasCa, false);
+    // No CA configured: Go's system roots, node's root store.
+    assert.equal(s.hasCa, true);
   }
   const withCa = settings(
     `${PAIR}  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: client_selfsigned.pem\n`,

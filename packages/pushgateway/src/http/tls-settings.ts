@@ -11,7 +11,11 @@ export interface TlsSettings {
   readonly clientAuth: ClientAuth;
   /** Whether client certificates are verified against `client_ca_file`/`client_ca`. */
   readonly verify: boolean;
-  /** False when the configured CA bundle holds no certificate: Go's empty pool verifies no client. */
+  /**
+   * Whether a client certificate can verify at all: false when a configured CA bundle holds no certificate (Go's
+   * empty pool verifies no client). Without `client_ca_file`/`client_ca` Go verifies against the system roots; node's
+   * root store (Mozilla's list, as Debian's system store, plus NODE_EXTRA_CA_CERTS) stands for them.
+   */
   readonly hasCa: boolean;
   readonly allowedSans: readonly string[] | undefined;
 }
@@ -151,7 +155,7 @@ export function buildTlsSettings(tls: TlsServerConfig, options: { http2: boolean
     context,
     clientAuth,
     verify: clientAuth === "VerifyClientCertIfGiven" || clientAuth === "RequireAndVerifyClientCert",
-    hasCa: ca.length > 0,
+    hasCa: tls.clientCaFile !== "" || tls.clientCa !== "" ? ca.length > 0 : true,
     allowedSans: tls.clientAllowedSans,
   };
 }
