@@ -11,7 +11,7 @@ const DATA = fileURLToPath(new URL("../../../test/fixtures/web-config/", import.
 test("the first record: TLS, a plain HTTP request (net/http's five prefixes), SSLv2, anything else", () => {
   const head = (s: string | number[]) => Buffer.from(typeof s === "string" ? Buffer.from(s, "latin1") : s);
   assert.equal(classifyFirstRecord(head([22, 3, 1, 0, 200])), "tls");
-  assert.equal(classifyFirstRecord(head([21, 3, 3, 0, 2])), "tls");
+  assert.equal(classifyFirstRecord(head([21, 3, 3, 0, 2])), "alert");
   // A version from 16.0 up is no TLS client (crypto/tls readRecordOrCCS).
   assert.equal(classifyFirstRecord(head([22, 0x10, 0, 0, 2])), "other");
   assert.equal(classifyFirstRecord(head([0x80, 0x2e, 1, 3, 1])), "sslv2");

@@ -31,17 +31,18 @@ const INTERNAL_ERROR = 80;
 const FIRST_BYTES_TIMEOUT_MS = 120_000;
 
 /** How the first record header of a connection reads to Go (crypto/tls conn.go `readRecordOrCCS`, net/http). */
-export type FirstRecord = "tls" | "http" | "sslv2" | "other";
+export type FirstRecord = "tls" | "alert" | "http" | "sslv2" | "other";
 
 /**
  * Go's checks of a server connection's first five bytes: 0x80 is an SSLv2 hello (refused with a protocol_version
  * alert); a record that is neither a handshake nor an alert, or claims a version from 16.0 up, is "not a TLS
- * handshake" (net/http answers it with {@link PLAIN_HTTP_ANSWER} when it starts as a request, else just closes).
+ * handshake" (net/http answers it with {@link PLAIN_HTTP_ANSWER} when it starts as a request, else just closes). An
+ * alert before any handshake ends Go's handshake without a word, where OpenSSL would answer unexpected_message.
  */
 export function classifyFirstRecord(header: Buffer): FirstRecord {
   const type = header[0];
   if (type === 0x80) return "sslv2";
-  if ((type === 22 || type === 21) && header.readUInt16BE(1) < 0x1000) return "tls";
+  if ((type === 22 || type === 21) && header.readUInt16BE(1) < 0x1000) return type === 22 ? "tls" : "alert";
   return HTTP_STARTS.has(header.toString("latin1", 0, 5)) ? "http" : "other";
 }
 
@@ -131,7 +132,7 @@ export function serveTls<T extends TlsServer>(
       const kind = classifyFirstRecord(header);
       if (kind === "http") return answerAndClose(socket, PLAIN_HTTP_ANSWER);
       if (kind === "sslv2") return answerAndClose(socket, alertRecord(0x0301, PROTOCOL_VERSION));
-      if (kind === "other") {
+      if (kind === "other" || kind === "alert") {
         socket.destroy();
         return;
       }

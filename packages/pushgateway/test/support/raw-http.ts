@@ -62,7 +62,7 @@ export function rawExchange(
  * Writes `bytes` on a plain TCP connection and reads until the server closes; fails when it has not closed within 5 s
  * (a reset after the answer counts as a close).
  */
-export function rawUntilClose(port: number, bytes: string): Promise<string> {
+export function rawUntilClose(port: number, bytes: string | Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ port, host: "127.0.0.1" }, () => socket.write(bytes));
     let text = "";
