@@ -9,12 +9,16 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import { fileURLToPath } from "node:url";
+import { GO_CIPHER_CHOICES, negotiatedCipher } from "./support/cipher-choice.js";
+import { heldHandshake, OPEN_TLS, STRICT_TLS } from "./support/held-handshake.js";
 import { http2Get } from "./support/http2-get.js";
 import { PEER_GATEWAY, startPeerGateway } from "./support/peers.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
-import { parseAnswer } from "./support/raw-http.js";
+import { parseAnswer, rawUntilClose } from "./support/raw-http.js";
 import { runUntilExit } from "./support/run-until-exit.js";
+import { startTap } from "./support/tcp-tap.js";
 import { withTempDir } from "./support/temp-dir.js";
+import { tlsAttempt } from "./support/tls-attempt.js";
 
 const DATA = fileURLToPath(new URL("../../test/fixtures/web-config/", import.meta.url));
 const file = (name: string) => join(DATA, name);
@@ -246,5 +250,173 @@ test("over TLS both offer HTTP/2 by ALPN and answer on it; with http2: false nei
       await assert.rejects(http2Get(base.replace("http:", "https:")), Error, base);
   } finally {
     await off.stop();
+  }
+});
+
+test("a plain HTTP request on the TLS port: the same bytes from both, then a close; other bytes closed unanswered", async () => {
+  const g = await both(file("web_config_noAuth.good.yml"));
+  try {
+    for (const bytes of [
+      "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n",
+      "PUT /metrics/job/x HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\na 1\n",
+      "DELETE /metrics/job/x HTTP/1.1\r\nHost: x\r\n\r\n",
+      "hello there\n",
+      // An SSLv2 hello (protocol_version alert), a record version from 16.0 up, application data, close_notify.
+      ...["802e0100020015000000100000", "16100000020000", "1703030005aaaaaaaaaa", "15030300020100"].map(
+        (hex) => Buffer.from(hex, "hex"),
+      ),
+    ]) {
+      const [peer, ours] = await Promise.all(
+        [g.peer, g.ours].map((base) => rawUntilClose(Number(new URL(base).port), bytes)),
+      );
+      assert.equal(ours, peer, bytes.toString("hex"));
+    }
+    assert.equal(
+      await rawUntilClose(Number(new URL(g.peer).port), "GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+      "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n",
+    );
+  } finally {
+    await g.stop();
+  }
+});
+
+test("a refused client certificate: on TLS 1.2 the same alert bytes and client error from both; on TLS 1.3 no answer from either", async () => {
+  const g = await both(file("tls_config_noAuth.requireandverifyclientcert.good.yml"));
+  const taps = await Promise.all([g.peer, g.ours].map((base) => startTap(Number(new URL(base).port))));
+  try {
+    for (const cert of [undefined, "client2_selfsigned"]) {
+      const seen = [];
+      for (const tap of taps) {
+        const next = tap.next();
+        const outcome = await tlsAttempt(tap.port, {
+          maxVersion: "TLSv1.2",
+          ...(cert ? { cert: file(cert) } : {}),
+        });
+        const connection = await next;
+        await connection.serverClosed;
+        seen.push({ ...outcome, last: connection.fromServer().subarray(-7).toString("hex") });
+      }
+      assert.deepEqual(seen[1], seen[0], String(cert));
+      assert.deepEqual(
+        seen[0],
+        {
+          handshake: false,
+          error: "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE",
+          status: undefined,
+          last: "1503030002022a",
+        },
+        String(cert),
+      );
+      for (const tap of taps) {
+        const next = tap.next();
+        const late = await tlsAttempt(tap.port, cert ? { cert: file(cert) } : {});
+        assert.equal(late.status, undefined, `TLS 1.3 ${String(cert)}`);
+        await next;
+      }
+    }
+  } finally {
+    await Promise.all(taps.map((t) => t.close()));
+    await g.stop();
+  }
+});
+
+test("a web config turned invalid while running: the next handshake gets the same internal_error alert from both", async () => {
+  await withTempDir("pg-web-peers-invalid-", async (dir) => {
+    for (const f of ["server.crt", "server.key"]) await copyFile(file(f), join(dir, f));
+    const config = join(dir, "web.yml");
+    const good = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
+    await writeFile(config, good);
+    const g = await both(config);
+    const taps = await Promise.all([g.peer, g.ours].map((base) => startTap(Number(new URL(base).port))));
+    try {
+      await writeFile(config, "tls_server_config: [\n");
+      const seen = [];
+      for (const tap of taps) {
+        const next = tap.next();
+        const outcome = await tlsAttempt(tap.port);
+        seen.push({ ...outcome, bytes: (await next).fromServer().toString("hex") });
+      }
+      assert.deepEqual(seen[1], seen[0]);
+      assert.deepEqual(seen[0], {
+        handshake: false,
+        error: "ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR",
+        status: undefined,
+        bytes: "15030100020250",
+      });
+      await writeFile(config, good);
+      for (const tap of taps) assert.equal((await tlsAttempt(tap.port)).status, "HTTP/1.1 200 OK");
+    } finally {
+      await Promise.all(taps.map((t) => t.close()));
+      await g.stop();
+    }
+  });
+});
+
+test("a handshake held while the file changes is judged by the file it started with, on both", async () => {
+  await withTempDir("pg-web-peers-midshake-", async (dir) => {
+    for (const f of ["server.crt", "server.key", "client_selfsigned.pem"])
+      await copyFile(file(f), join(dir, f));
+    const config = join(dir, "web.yml");
+    await writeFile(config, OPEN_TLS);
+    const g = await both(config);
+    const bases = [g.peer, g.ours];
+    const taps = await Promise.all(bases.map((base) => startTap(Number(new URL(base).port), { hold: true })));
+    try {
+      for (const [from, to, expected] of [
+        [OPEN_TLS, STRICT_TLS, "HTTP/1.1 200 OK"],
+        [STRICT_TLS, OPEN_TLS, undefined],
+      ] as const)
+        for (const [i, tap] of taps.entries()) {
+          const port = Number(new URL(bases[i] ?? "").port);
+          const seen = await heldHandshake({ config, from, to, tap, port });
+          const what = `${i === 0 ? "1.5.1" : "ours"}, ${from === OPEN_TLS ? "open" : "strict"} first`;
+          assert.equal(seen.meanwhile.status, to === OPEN_TLS ? "HTTP/1.1 200 OK" : undefined, what);
+          assert.equal(seen.held.status, expected, what);
+        }
+    } finally {
+      await Promise.all(taps.map((t) => t.close()));
+      await g.stop();
+    }
+  });
+});
+
+test("the TLS suite picked for each client offer is the same from both", async () => {
+  for (const config of new Set(GO_CIPHER_CHOICES.map(([c]) => c))) {
+    const g = await both(file(config));
+    try {
+      for (const [, offer, expected] of GO_CIPHER_CHOICES.filter(([c]) => c === config)) {
+        const [peer, ours] = await Promise.all(
+          [g.peer, g.ours].map((base) => negotiatedCipher(Number(new URL(base).port), offer)),
+        );
+        assert.equal(peer, expected, `1.5.1: ${config} ${JSON.stringify(offer)}`);
+        assert.equal(ours, peer, `${config} ${JSON.stringify(offer)}`);
+      }
+    } finally {
+      await g.stop();
+    }
+  }
+});
+
+test("VerifyClientCertIfGiven without a CA: both check a given certificate against their root store", async () => {
+  // Go's system roots come from SSL_CERT_FILE, node's store takes NODE_EXTRA_CA_CERTS: the same one certificate.
+  process.env.SSL_CERT_FILE = file("client_selfsigned.pem");
+  process.env.NODE_EXTRA_CA_CERTS = file("client_selfsigned.pem");
+  const g = await both(file("web_config_noAuth.good.yml")).finally(() => {
+    delete process.env.SSL_CERT_FILE;
+    delete process.env.NODE_EXTRA_CA_CERTS;
+  });
+  try {
+    for (const base of [g.peer, g.ours]) {
+      const port = Number(new URL(base).port);
+      assert.equal(
+        (await tlsAttempt(port, { cert: file("client_selfsigned") })).status,
+        "HTTP/1.1 200 OK",
+        base,
+      );
+      assert.equal((await tlsAttempt(port, { cert: file("client2_selfsigned") })).status, undefined, base);
+      assert.equal((await tlsAttempt(port)).status, "HTTP/1.1 200 OK", base);
+    }
+  } finally {
+    await g.stop();
   }
 });

@@ -10,10 +10,15 @@ import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { GO_CIPHER_CHOICES, negotiatedCipher } from "./support/cipher-choice.js";
+import { heldHandshake, OPEN_TLS, STRICT_TLS } from "./support/held-handshake.js";
 import { http2Get } from "./support/http2-get.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
+import { rawUntilClose } from "./support/raw-http.js";
 import { runUntilExit } from "./support/run-until-exit.js";
+import { startTap } from "./support/tcp-tap.js";
 import { withTempDir } from "./support/temp-dir.js";
+import { tlsAttempt } from "./support/tls-attempt.js";
 
 const DATA = fileURLToPath(new URL("../../test/fixtures/web-config/", import.meta.url));
 const file = (name: string) => join(DATA, name);
@@ -254,7 +259,7 @@ test("exporter-toolkit: some ciphers: a common one is used, none in common fails
   } finally {
     await g.stop();
   }
-  // prefer_server_cipher_suites: false, the client chooses.
+  // prefer_server_cipher_suites: false and the list in the other order: Go (>= 1.17) still picks by its own order.
   const n = await gatewayWith(file("web_config_noAuth_someCiphers_noOrder.good.yml"));
   try {
     const both = await tlsGet(n.port, {
@@ -563,5 +568,164 @@ test("http_server_config.http2: HTTP/2 offered over TLS by default (ALPN h2), HT
     assert.equal((await tlsGet(off.port, { maxVersion: "TLSv1.2" })).body, "OK");
   } finally {
     await off.stop();
+  }
+});
+
+// Go's refusals at the TLS port, byte for byte as Debian's 1.5.1 sends them (web-config.peers.test.ts compares).
+const PLAIN_HTTP_400 = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
+/** A fatal alert record in plaintext: bad_certificate on TLS 1.2, internal_error before a version is agreed. */
+const TLS12_BAD_CERTIFICATE = "1503030002022a";
+const INTERNAL_ERROR_BEFORE_HELLO = "15030100020250";
+
+test("a plain HTTP request on the TLS port gets net/http's 400 and a close; other bytes a close; TLS clients still served", async () => {
+  const g = await gatewayWith(file("web_config_noAuth.good.yml"));
+  try {
+    for (const [bytes, answer] of [
+      ["GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n", PLAIN_HTTP_400],
+      ["PUT /metrics/job/x HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\na 1\n", PLAIN_HTTP_400],
+      ["OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", PLAIN_HTTP_400],
+      // net/http answers only what starts as one of its five prefixes; "DELET" is not one.
+      ["DELETE /metrics/job/x HTTP/1.1\r\nHost: x\r\n\r\n", ""],
+      ["hello there\n", ""],
+      // As 1.5.1 (web-config.peers.test.ts): an SSLv2 hello gets protocol_version, an alert first a silent close.
+      [Buffer.from("802e0100020015000000100000", "hex"), "\x15\x03\x01\x00\x02\x02\x46"],
+      [Buffer.from("15030300020100", "hex"), ""],
+    ] as const)
+      assert.equal(await rawUntilClose(g.port, bytes), answer, bytes.toString("hex"));
+    assert.equal((await tlsGet(g.port)).body, "OK");
+  } finally {
+    await g.stop();
+  }
+});
+
+test("a refused client certificate fails the TLS 1.2 handshake with Go's bad_certificate alert", async () => {
+  const verify = await gatewayWith(file("tls_config_noAuth.requireandverifyclientcert.good.yml"));
+  const sans = await gatewayWith(file("web_config_auth_client_san.bad.yaml"));
+  const tapVerify = await startTap(verify.port);
+  const tapSans = await startTap(sans.port);
+  try {
+    for (const [tap, cert, what] of [
+      [tapVerify, undefined, "no certificate"],
+      [tapVerify, "client2_selfsigned", "certificate of another CA"],
+      [tapSans, "client2_selfsigned", "SAN not in client_allowed_sans"],
+    ] as const) {
+      const next = tap.next();
+      const seen = await tlsAttempt(tap.port, {
+        maxVersion: "TLSv1.2",
+        ...(cert ? { cert: file(cert) } : {}),
+      });
+      assert.deepEqual(
+        seen,
+        { handshake: false, error: "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE", status: undefined },
+        what,
+      );
+      const connection = await next;
+      await connection.serverClosed;
+      assert.equal(connection.fromServer().subarray(-7).toString("hex"), TLS12_BAD_CERTIFICATE, what);
+    }
+    // TLS 1.3: the client's side of the handshake ends before its certificate is judged; no answer follows.
+    const late = await tlsAttempt(tapVerify.port, { cert: file("client2_selfsigned") });
+    assert.equal(late.status, undefined);
+    // The CA's own certificate is served, on both versions.
+    for (const maxVersion of ["TLSv1.2", "TLSv1.3"] as const)
+      assert.equal(
+        (await tlsAttempt(verify.port, { cert: file("client_selfsigned"), maxVersion })).status,
+        "HTTP/1.1 200 OK",
+      );
+  } finally {
+    await Promise.all([tapVerify.close(), tapSans.close(), verify.stop(), sans.stop()]);
+  }
+});
+
+test("a web config that turns invalid refuses the next handshake with Go's internal_error alert", async () => {
+  await withTempDir("pg-invalid-tls-", async (dir) => {
+    for (const f of ["server.crt", "server.key"]) await copyFile(file(f), join(dir, f));
+    const config = join(dir, "web.yml");
+    const good = 'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n';
+    await writeFile(config, good);
+    const g = await gatewayWith(config);
+    const tap = await startTap(g.port);
+    try {
+      for (const broken of ["tls_server_config: [\n", "tls_server_config:\n  cert_file: server.crt\n"]) {
+        await writeFile(config, broken);
+        const next = tap.next();
+        const seen = await tlsAttempt(tap.port);
+        assert.deepEqual(
+          seen,
+          { handshake: false, error: "ERR_SSL_TLSV1_ALERT_INTERNAL_ERROR", status: undefined },
+          broken,
+        );
+        assert.equal((await next).fromServer().toString("hex"), INTERNAL_ERROR_BEFORE_HELLO, broken);
+      }
+      await writeFile(config, good);
+      assert.equal((await tlsAttempt(g.port)).status, "HTTP/1.1 200 OK");
+    } finally {
+      await tap.close();
+      await g.stop();
+    }
+  });
+});
+
+test("each TLS connection is judged by the web config its handshake started with, whatever the file says by its end", async () => {
+  await withTempDir("pg-midshake-", async (dir) => {
+    for (const f of ["server.crt", "server.key", "client_selfsigned.pem"])
+      await copyFile(file(f), join(dir, f));
+    const config = join(dir, "web.yml");
+    await writeFile(config, OPEN_TLS);
+    const g = await gatewayWith(config);
+    const tap = await startTap(g.port, { hold: true });
+    try {
+      // A client without a certificate: its ClientHello reaches the gateway, the rest of its handshake waits while
+      // the file changes and another connection is judged by the new file; then it goes on, judged by the old one.
+      for (const [from, to, expected] of [
+        [OPEN_TLS, STRICT_TLS, "HTTP/1.1 200 OK"],
+        [STRICT_TLS, OPEN_TLS, undefined],
+      ] as const) {
+        const seen = await heldHandshake({ config, from, to, tap, port: g.port });
+        const what = `${from === OPEN_TLS ? "open" : "strict"} first`;
+        assert.equal(seen.meanwhile.status, to === OPEN_TLS ? "HTTP/1.1 200 OK" : undefined, what);
+        assert.equal(seen.held.status, expected, what);
+      }
+    } finally {
+      await tap.close();
+      await g.stop();
+    }
+  });
+});
+
+test("the TLS suite is Go's choice: its own preference order over the allowed ones, ChaCha20 when the client prefers it", async () => {
+  for (const config of new Set(GO_CIPHER_CHOICES.map(([c]) => c))) {
+    const g = await gatewayWith(file(config));
+    try {
+      for (const [, offer, expected] of GO_CIPHER_CHOICES.filter(([c]) => c === config))
+        assert.equal(await negotiatedCipher(g.port, offer), expected, `${config} ${JSON.stringify(offer)}`);
+    } finally {
+      await g.stop();
+    }
+  }
+});
+
+test("without client_ca_file a given client certificate is checked against the root store, as Go checks the system roots", async () => {
+  // web_config_noAuth.good.yml: VerifyClientCertIfGiven, no CA. client_selfsigned is in no root store...
+  const plain = await gatewayWith(file("web_config_noAuth.good.yml"));
+  try {
+    assert.equal((await tlsAttempt(plain.port)).status, "HTTP/1.1 200 OK");
+    assert.equal((await tlsAttempt(plain.port, { cert: file("client_selfsigned") })).status, undefined);
+  } finally {
+    await plain.stop();
+  }
+  // ...until node's store has it (NODE_EXTRA_CA_CERTS, as SSL_CERT_FILE for Go: web-config.peers.test.ts).
+  process.env.NODE_EXTRA_CA_CERTS = file("client_selfsigned.pem");
+  const extra = await gatewayWith(file("web_config_noAuth.good.yml")).finally(() => {
+    delete process.env.NODE_EXTRA_CA_CERTS;
+  });
+  try {
+    assert.equal(
+      (await tlsAttempt(extra.port, { cert: file("client_selfsigned") })).status,
+      "HTTP/1.1 200 OK",
+    );
+    assert.equal((await tlsAttempt(extra.port, { cert: file("client2_selfsigned") })).status, undefined);
+  } finally {
+    await extra.stop();
   }
 });

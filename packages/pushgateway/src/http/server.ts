@@ -6,10 +6,8 @@ import {
 } from "node:http";
 import { createSecureServer } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
-import type { Socket } from "node:net";
 import { type Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { TLSSocket } from "node:tls";
 import { constants, createGzip, gzipSync } from "node:zlib";
 import { cleanPath } from "@local/go-compat/clean-path";
 import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
@@ -21,8 +19,7 @@ import type { Log } from "../logger.js";
 import type { BasicAuth } from "./basic-auth.js";
 import type { LiveWebConfig } from "./live-web-config.js";
 import type { RateLimiter } from "./rate-limiter.js";
-import type { TlsSettings } from "./tls-settings.js";
-import { subjectAltNames } from "./tls-settings.js";
+import { serveTls, type TlsServer, tlsServerOptions } from "./serve-tls.js";
 
 /** `--web.config.file` at work: the file, the basic-auth checker and the rate limiter built from it at start. */
 export interface WebGuard {
@@ -67,13 +64,17 @@ export function startServer(options: {
     // types describe only the HTTP/2 ones, hence the cast.
     const h2 = createSecureServer({ ...tlsServerOptions(tls), allowHTTP1: true }, listener as never);
     Object.assign(h2, GO_PARSER_LIMITS);
-    server = serveTls(h2 as unknown as Server & { setSecureContext(o: object): void }, options.web, tls);
+    server = serveTls(h2 as unknown as TlsServer, {
+      config: options.web.config,
+      initial: tls,
+      log: options.web.log,
+    });
   } else if (options.web !== undefined && tls !== undefined) {
-    server = serveTls(
-      createHttpsServer({ ...tlsServerOptions(tls), ...GO_PARSER_LIMITS }, listener),
-      options.web,
-      tls,
-    );
+    server = serveTls(createHttpsServer({ ...tlsServerOptions(tls), ...GO_PARSER_LIMITS }, listener), {
+      config: options.web.config,
+      initial: tls,
+      log: options.web.log,
+    });
   } else {
     server = createHttpServer(GO_PARSER_LIMITS, listener);
   }
@@ -276,82 +277,6 @@ async function guard(
   }
   if (await web.auth.check(config.users, req.headers.authorization)) return true;
   return refuse(401, "Unauthorized", { "WWW-Authenticate": "Basic" });
-}
-
-/** node's server options for TLS settings: client certificates asked for when the policy wants them. */
-function tlsServerOptions(tls: TlsSettings) {
-  // Verification is judged in serveTls's secureConnection hook, by the policy of the moment.
-  return { ...tls.context, requestCert: tls.clientAuth !== "NoClientCert", rejectUnauthorized: false };
-}
-
-/**
- * Makes a TLS server follow the web config as upstream's `GetConfigForClient` does: before each handshake the file is
- * read again and its certificate, key, CA, versions, ciphers and curves apply to that connection; a file that no
- * longer yields TLS settings refuses the connection. After the handshake the client certificate is judged by
- * `client_auth_type` and `client_allowed_sans`.
- */
-function serveTls<T extends Server & { setSecureContext(o: object): void; requestCert?: boolean }>(
-  server: T,
-  web: WebGuard,
-  initial: TlsSettings,
-): T {
-  let current = initial;
-  server.prependListener("connection", (socket: Socket) => {
-    const next = web.config.forConnection();
-    if (next instanceof WebConfigError) {
-      web.log("error", "Unable to parse configuration", { err: next.message });
-      socket.destroy();
-      return;
-    }
-    if (next !== current) {
-      current = next;
-      server.setSecureContext(tlsServerOptions(next));
-      // node's tls.Server reads requestCert for each new connection; setSecureContext does not change it.
-      server.requestCert = next.clientAuth !== "NoClientCert";
-    }
-  });
-  server.prependListener("secureConnection", (socket: TLSSocket) => {
-    // The TLS socket node makes for each connection does not allow half-open ones: a client's close_notify and FIN
-    // right after its request would end it before the answer (see httpAllowHalfOpen in startServer).
-    socket.allowHalfOpen = true;
-    const policy = current;
-    const peer = socket.getPeerCertificate();
-    const raw = peer && "raw" in peer ? (peer.raw as Buffer | undefined) : undefined;
-    const given = raw !== undefined;
-    const verified = given && policy.hasCa && socket.authorized;
-    let ok: boolean;
-    switch (policy.clientAuth) {
-      case "NoClientCert":
-      case "RequestClientCert":
-        ok = true;
-        break;
-      case "RequireAnyClientCert":
-        ok = given;
-        break;
-      case "VerifyClientCertIfGiven":
-        ok = !given || verified;
-        break;
-      case "RequireAndVerifyClientCert":
-        ok = verified;
-        break;
-    }
-    if (ok && given && policy.allowedSans !== undefined) {
-      const sans = subjectAltNames(raw);
-      ok = sans.some((san) => policy.allowedSans?.includes(san));
-    }
-    if (!ok) {
-      web.log("debug", "TLS handshake refused: client certificate", {
-        client_auth_type: policy.clientAuth,
-        error: socket.authorizationError
-          ? String(socket.authorizationError)
-          : given
-            ? "SAN not allowed"
-            : "none given",
-      });
-      socket.destroy();
-    }
-  });
-  return server;
 }
 
 /**

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { constants } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -25,7 +26,8 @@ test("client_auth_type's five values (and the old alias), verification and the C
     const s = settings(`${PAIR}${written ? `  client_auth_type: ${written}\n` : ""}`);
     assert.equal(s.clientAuth, clientAuth, written);
     assert.equal(s.verify, verify, written);
-    assert.equal(s.hasCa, false);
+    // No CA configured: Go's system roots, node's root store.
+    assert.equal(s.hasCa, true);
   }
   const withCa = settings(
     `${PAIR}  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: client_selfsigned.pem\n`,
@@ -44,12 +46,39 @@ test("ciphers: Go's names become OpenSSL's for TLS 1.2, TLS 1.3's suites are kep
   );
   assert.equal(
     s.context.ciphers,
-    "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256:ECDHE-RSA-AES128-GCM-SHA256",
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-RSA-AES128-GCM-SHA256",
   );
   assert.equal(s.context.ecdhCurve, "P-521:X25519");
   assert.equal(s.context.minVersion, "TLSv1.2");
   assert.equal(s.context.maxVersion, "TLSv1.2");
   assert.equal(s.context.honorCipherOrder, true);
+});
+
+test("ciphers in Go's preference order whatever the file's order; Go's ECDHE defaults; ChaCha20 when the client prefers it", () => {
+  const listed = settings(
+    `${PAIR}  cipher_suites: [TLS_RSA_WITH_AES_128_CBC_SHA, TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]
+  prefer_server_cipher_suites: false
+`,
+  );
+  assert.equal(
+    listed.context.ciphers,
+    "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384:AES128-SHA",
+  );
+  // prefer_server_cipher_suites has no effect on Go's choice since Go 1.17.
+  assert.equal(listed.context.honorCipherOrder, true);
+  assert.equal(
+    settings(PAIR).context.ciphers,
+    [
+      "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256",
+      "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384",
+      "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305",
+      "ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES256-SHA",
+    ].join(":"),
+  );
+  assert.equal(
+    (settings(PAIR).context.secureOptions ?? 0) & constants.SSL_OP_PRIORITIZE_CHACHA,
+    constants.SSL_OP_PRIORITIZE_CHACHA,
+  );
 });
 
 test("upstream's refusals, in upstream's order and words", () => {

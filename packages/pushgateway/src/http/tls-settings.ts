@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from "node:crypto";
+import { createPrivateKey, constants as cryptoConstants, X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createSecureContext, type SecureContextOptions } from "node:tls";
 import { goPathError } from "@local/go-compat/os-error";
@@ -11,16 +11,49 @@ export interface TlsSettings {
   readonly clientAuth: ClientAuth;
   /** Whether client certificates are verified against `client_ca_file`/`client_ca`. */
   readonly verify: boolean;
-  /** False when the configured CA bundle holds no certificate: Go's empty pool verifies no client. */
+  /**
+   * Whether a client certificate can verify at all: false when a configured CA bundle holds no certificate (Go's
+   * empty pool verifies no client). Without `client_ca_file`/`client_ca` Go verifies against the system roots; node's
+   * root store (Mozilla's list, as Debian's system store, plus NODE_EXTRA_CA_CERTS) stands for them.
+   */
   readonly hasCa: boolean;
   readonly allowedSans: readonly string[] | undefined;
 }
 
 /**
- * node's TLS 1.3 suites, kept whatever `cipher_suites` says: Go's `tls.Config.CipherSuites` does not apply to TLS 1.3,
- * and node turns TLS 1.3 off when the cipher string names none.
+ * Go's choice of a TLS 1.3 suite (crypto/tls handshake_server_tls13.go): AES-128-GCM first, then AES-256-GCM, then
+ * ChaCha20 unless the client lists ChaCha20 first (SSL_OP_PRIORITIZE_CHACHA below). Kept whatever `cipher_suites`
+ * says: tls.Config.CipherSuites does not apply to TLS 1.3, and node turns TLS 1.3 off when the cipher string names none.
  */
-const TLS13_SUITES = "TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256";
+const TLS13_SUITES = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
+
+/**
+ * crypto/tls `cipherSuitesPreferenceOrder` (cipher_suites.go) over the suites Go serves: since Go 1.17 the server
+ * picks by this order, whatever order `cipher_suites` lists and whatever `prefer_server_cipher_suites` says (both have
+ * no effect on the choice any more); the configured list only says which are allowed.
+ */
+const GO_TLS12_ORDER = [
+  "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+  "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+  "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+  "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+  "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+  "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+  "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA",
+  "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
+  "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
+  "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
+  "TLS_RSA_WITH_AES_128_GCM_SHA256",
+  "TLS_RSA_WITH_AES_256_GCM_SHA384",
+  "TLS_RSA_WITH_AES_128_CBC_SHA",
+  "TLS_RSA_WITH_AES_256_CBC_SHA",
+];
+
+/**
+ * Go's TLS 1.2 suites when `cipher_suites` is not set (crypto/tls defaults.go as upstream 1.11 is built: ECDHE only,
+ * no RSA key exchange, no 3DES), where node's default list would add CBC-SHA384 and other suites Go never serves.
+ */
+const GO_DEFAULT_TLS12 = new Set(GO_TLS12_ORDER.filter((s) => s.startsWith("TLS_ECDHE_")));
 
 /** Go's http2.ConfigureServer refuses a cipher list without one of these when HTTP/2 is on. */
 const HTTP2_REQUIRED = ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"];
@@ -97,16 +130,17 @@ export function buildTlsSettings(tls: TlsServerConfig, options: { http2: boolean
   }
   if (tls.minVersion === "TLSv1.3" && tls.maxVersion === "TLSv1.2")
     throw new WebConfigError("min_version TLS13 is above max_version TLS12: no TLS version is left to serve");
-  const tls12 = tls.cipherSuites
-    .map((c) => GO_CIPHER_SUITES.get(c))
-    .filter((c): c is string => c !== undefined);
+  const allowed = tls.cipherSuites.length > 0 ? new Set(tls.cipherSuites) : GO_DEFAULT_TLS12;
+  const tls12 = GO_TLS12_ORDER.filter((c) => allowed.has(c)).map((c) => GO_CIPHER_SUITES.get(c));
   const context: SecureContextOptions = {
     cert,
     key,
     minVersion: tls.minVersion,
     maxVersion: tls.maxVersion,
-    honorCipherOrder: tls.preferServerCipherSuites,
-    ...(tls.cipherSuites.length > 0 ? { ciphers: [TLS13_SUITES, ...tls12].join(":") } : {}),
+    // Go's order, not the client's; ChaCha20 first when the client lists it first, as Go's `aesgcmPreferred`.
+    honorCipherOrder: true,
+    secureOptions: cryptoConstants.SSL_OP_PRIORITIZE_CHACHA,
+    ciphers: [TLS13_SUITES, ...tls12].join(":"),
     ...(tls.curvePreferences.length > 0
       ? { ecdhCurve: tls.curvePreferences.map((c) => GO_CURVES.get(c)).join(":") }
       : {}),
@@ -121,7 +155,7 @@ export function buildTlsSettings(tls: TlsServerConfig, options: { http2: boolean
     context,
     clientAuth,
     verify: clientAuth === "VerifyClientCertIfGiven" || clientAuth === "RequireAndVerifyClientCert",
-    hasCa: ca.length > 0,
+    hasCa: tls.clientCaFile !== "" || tls.clientCa !== "" ? ca.length > 0 : true,
     allowedSans: tls.clientAllowedSans,
   };
 }

@@ -19,13 +19,9 @@ export type GobValue =
   | { readonly kind: "float"; readonly value: number }
   | { readonly kind: "bool"; readonly value: boolean };
 
-/** Go's predefined type ids (encoding/gob type.go). */
-const BOOL = 1;
-const INT = 2;
-const UINT = 3;
-const FLOAT = 4;
-const BYTES = 5;
-const STRING = 6;
+/** Go's predefined type ids (encoding/gob type.go), for the decoder here and the definitions a writer refers to. */
+export const GOB_TYPE_ID = { BOOL: 1, INT: 2, UINT: 3, FLOAT: 4, BYTES: 5, STRING: 6 } as const;
+const { BOOL, INT, UINT, FLOAT, BYTES, STRING } = GOB_TYPE_ID;
 
 type WireType =
   | { kind: "struct"; fields: { name: string; id: number }[] }

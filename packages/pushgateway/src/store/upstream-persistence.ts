@@ -1,7 +1,7 @@
 import type { MetricFamily } from "../exposition/metric-family.js";
 import { parseDelimitedProtobuf } from "../exposition/parse-protobuf.js";
 import { writeDelimitedProtobuf } from "../exposition/write-protobuf.js";
-import { decodeGob, GobError, type GobValue, GobWriter } from "./go-gob.js";
+import { decodeGob, GOB_TYPE_ID, GobError, type GobValue, GobWriter } from "./go-gob.js";
 import type { PersistedGroup } from "./metric-store.js";
 import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "./metric-store.js";
 
@@ -67,7 +67,7 @@ export async function encodeUpstreamPersistence(groups: readonly PersistedGroup[
   const TIMESTAMPED = 67;
   const TIME = 68;
   const FAMILY = 69;
-  const STRING = 6;
+  const { STRING } = GOB_TYPE_ID;
   const gob = new GobWriter();
   gob.define(GROUPS, { map: [STRING, GROUP], name: "GroupingKeyToMetricGroup" });
   gob.define(GROUP, {

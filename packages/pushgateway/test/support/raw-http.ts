@@ -58,6 +58,25 @@ export function rawExchange(
   });
 }
 
+/**
+ * Writes `bytes` on a plain TCP connection and reads until the server closes; fails when it has not closed within 5 s
+ * (a reset after the answer counts as a close).
+ */
+export function rawUntilClose(port: number, bytes: string | Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: "127.0.0.1" }, () => socket.write(bytes));
+    let text = "";
+    socket.setTimeout(5000, () =>
+      socket.destroy(new Error(`no close within 5 s after ${JSON.stringify(text)}`)),
+    );
+    socket.on("data", (c: Buffer) => {
+      text += c.toString("latin1");
+    });
+    socket.on("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? resolve(text) : reject(e)));
+    socket.on("close", () => resolve(text));
+  });
+}
+
 /** The payload of a chunked body. */
 export function dechunk(data: Buffer): Buffer {
   const parts: Buffer[] = [];
