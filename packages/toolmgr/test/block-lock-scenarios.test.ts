@@ -4,7 +4,13 @@ import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildArtifact } from "./support/archives.js";
-import { type BlockProject, blockProject, startBlockHost } from "./support/block-project.js";
+import {
+  type BlockProject,
+  blockProject,
+  blockTool,
+  publishBlockTool,
+  startBlockHost,
+} from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
 
 // nao1215/block e2e/atago/lock.atago.yaml, lock_check.atago.yaml, channel.atago.yaml and contract.atago.yaml,
@@ -20,36 +26,6 @@ after(async () => {
   await host.close();
 });
 
-/** Publishes `acme/<name>` release `v<version>` (or `tag`) with a linux/amd64 tar.gz that has a host digest. */
-async function publish(
-  name: string,
-  version: string,
-  options: { tag?: string; asset?: string } = {},
-): Promise<void> {
-  host.addRelease(`acme/${name}`, {
-    tag: options.tag ?? `v${version}`,
-    assets: [
-      {
-        name: options.asset ?? `${name}_${version}_linux_amd64.tar.gz`,
-        data: await buildArtifact("tar.gz", { name, version }),
-        digest: true,
-      },
-    ],
-  });
-}
-
-/** A project-local tool `name` from `acme/<name>` under `version`, with extra source lines. */
-function tool(name: string, version: string, extra = ""): string {
-  return `[tools.${name}]
-version = "${version}"
-[tools.${name}.source]
-type = "github_release"
-repo = "acme/${name}"
-asset = "${name}_{version}_{os}_{arch}.tar.gz"
-bin = ["${name}"]
-${extra}`;
-}
-
 const PLATFORM = 'platforms = ["linux/amd64"]\n';
 
 async function setToml(p: BlockProject, toml: string): Promise<void> {
@@ -59,9 +35,9 @@ async function setToml(p: BlockProject, toml: string): Promise<void> {
 test("lock: a no-op when nothing moved, moves every pin within its constraint, re-resolves a changed one, drops a removed tool", async () => {
   host.addRepo("acme/alpha");
   host.addRepo("acme/beta");
-  await publish("alpha", "1.0.0");
-  await publish("beta", "2.0.0");
-  const p = await blockProject(host, PLATFORM + tool("alpha", "1") + tool("beta", "2"));
+  await publishBlockTool(host, "alpha", "1.0.0");
+  await publishBlockTool(host, "beta", "2.0.0");
+  const p = await blockProject(host, PLATFORM + blockTool("alpha", "1") + blockTool("beta", "2"));
   const first = await p.run("lock");
   assert.equal(first.stdout, "alpha  locked 1.0.0\nbeta   locked 2.0.0\nwrote toolmgr.lock\n", first.stderr);
   const lockPath = join(p.dir, "toolmgr.lock");
@@ -73,9 +49,9 @@ test("lock: a no-op when nothing moved, moves every pin within its constraint, r
   assert.equal(again.stderr, "");
   assert.equal((await stat(lockPath)).mtimeMs, before.mtimeMs, "an up-to-date lock is not rewritten");
 
-  await publish("alpha", "1.1.0");
-  await publish("alpha", "2.0.0"); // outside "1": never taken
-  await publish("beta", "2.0.1");
+  await publishBlockTool(host, "alpha", "1.1.0");
+  await publishBlockTool(host, "alpha", "2.0.0"); // outside "1": never taken
+  await publishBlockTool(host, "beta", "2.0.1");
   const check = await p.run("lock", "--check");
   assert.equal(check.code, 3);
   assert.equal(check.stdout, "alpha  1.0.0 -> 1.1.0\nbeta   2.0.0 -> 2.0.1\n");
@@ -84,7 +60,7 @@ test("lock: a no-op when nothing moved, moves every pin within its constraint, r
   assert.equal(moved.stdout, "alpha  1.0.0 -> 1.1.0\nbeta   2.0.0 -> 2.0.1\nwrote toolmgr.lock\n");
 
   // lock_check.atago.yaml "the manifest changed since the lock": a changed constraint and a removed tool.
-  await setToml(p, PLATFORM + tool("alpha", "1.0"));
+  await setToml(p, PLATFORM + blockTool("alpha", "1.0"));
   const changed = await p.run("lock", "--check");
   assert.equal(changed.code, 3);
   assert.equal(changed.stdout, "alpha  1.1.0 -> 1.0.0\nbeta   2.0.1 (no longer in toolmgr.toml)\n");
@@ -96,7 +72,7 @@ test("lock: a no-op when nothing moved, moves every pin within its constraint, r
   assert.doesNotMatch(await readFile(lockPath, "utf8"), /beta/);
 
   // "only metadata would change": the same version under a new constraint still rewrites the lock.
-  await setToml(p, PLATFORM + tool("alpha", "1.0.0"));
+  await setToml(p, PLATFORM + blockTool("alpha", "1.0.0"));
   const metadata = await p.run("lock", "--check");
   assert.equal(metadata.code, 3);
   assert.equal(metadata.stdout, "alpha  1.0.0 (artifacts would change)\n");
@@ -104,13 +80,16 @@ test("lock: a no-op when nothing moved, moves every pin within its constraint, r
   assert.match(await readFile(lockPath, "utf8"), /constraint = "1\.0\.0"/);
 
   // "a project-local source changed": --check says so; a bin list naming one command twice is refused.
-  await setToml(p, PLATFORM + tool("alpha", "1.0.0").replace('bin = ["alpha"]', 'bin = ["alpha", "alpha"]'));
+  await setToml(
+    p,
+    PLATFORM + blockTool("alpha", "1.0.0").replace('bin = ["alpha"]', 'bin = ["alpha", "alpha"]'),
+  );
   const twice = await p.run("lock", "--check");
   assert.equal(twice.code, 1);
   assert.match(twice.stderr, /\[tools\.alpha\.source\]: "bin" names the same command twice/);
   await setToml(
     p,
-    PLATFORM + tool("alpha", "1.0.0").replace('bin = ["alpha"]', 'bin = ["alpha", "alpha-helper"]'),
+    PLATFORM + blockTool("alpha", "1.0.0").replace('bin = ["alpha"]', 'bin = ["alpha", "alpha-helper"]'),
   );
   const source = await p.run("lock", "--check");
   assert.equal(source.code, 3, source.stderr);
@@ -123,13 +102,13 @@ test("lock: a no-op when nothing moved, moves every pin within its constraint, r
 
 test("a source without the v tag prefix, a constraint nothing satisfies, and a rate limit during --check", async () => {
   host.addRepo("acme/bare");
-  await publish("bare", "3.1.0", { tag: "3.1.0" });
-  const p = await blockProject(host, PLATFORM + tool("bare", "3", 'tag_prefix = ""\n'));
+  await publishBlockTool(host, "bare", "3.1.0", { tag: "3.1.0" });
+  const p = await blockProject(host, PLATFORM + blockTool("bare", "3", 'tag_prefix = ""\n'));
   const locked = await p.run("lock");
   assert.equal(locked.stdout, "bare  locked 3.1.0\nwrote toolmgr.lock\n", locked.stderr);
   assert.match(await readFile(join(p.dir, "toolmgr.lock"), "utf8"), /\/releases\/download\/3\.1\.0\//);
 
-  await setToml(p, PLATFORM + tool("bare", "4", 'tag_prefix = ""\n'));
+  await setToml(p, PLATFORM + blockTool("bare", "4", 'tag_prefix = ""\n'));
   const none = await p.run("lock");
   assert.equal(none.code, 1);
   assert.match(none.stderr, /Cannot resolve "bare@4": no published stable release of "acme\/bare" matches/);
@@ -173,7 +152,7 @@ for (const [label, edit, message] of [
   ],
 ] as const) {
   test(`toolmgr.toml with ${label} is refused naming the key, before any request; no lock is written`, async () => {
-    let toml = PLATFORM + tool("foo", "1.2");
+    let toml = PLATFORM + blockTool("foo", "1.2");
     if (edit.endsWith("\n")) toml += edit;
     else if (edit === "shell" || edit === "cargo") toml = toml.replace('"github_release"', `"${edit}"`);
     else if (edit === "tool") toml = `${PLATFORM}[tool]\nfoo = "1.2"\n`;
@@ -212,9 +191,9 @@ test("a channel pin: locked through the moving tag, installed under its pinned t
   };
   const first = await publishNightly("build-1");
   host.addRepo("acme/stable");
-  await publish("stable", "1.13.0");
-  const night = `${tool("night", "nightly")}[tools.night.source.channels.nightly]\nasset = "night_nightly_{os}_{arch}.tar.gz"\n`;
-  const p = await blockProject(host, PLATFORM + night + tool("stable", "1.13"));
+  await publishBlockTool(host, "stable", "1.13.0");
+  const night = `${blockTool("night", "nightly")}[tools.night.source.channels.nightly]\nasset = "night_nightly_{os}_{arch}.tar.gz"\n`;
+  const p = await blockProject(host, PLATFORM + night + blockTool("stable", "1.13"));
   const locked = await p.run("lock");
   assert.equal(
     locked.stdout,
@@ -239,7 +218,7 @@ test("a channel pin: locked through the moving tag, installed under its pinned t
   assert.equal((await p.run("lock", "--check")).code, 0, "the tag has not moved");
 
   const second = await publishNightly("build-2");
-  await publish("stable", "1.13.1");
+  await publishBlockTool(host, "stable", "1.13.1");
   const lockBefore = await readFile(join(p.dir, "toolmgr.lock"), "utf8");
   const check = await p.run("lock", "--check");
   assert.equal(check.code, 3);
@@ -251,7 +230,7 @@ test("a channel pin: locked through the moving tag, installed under its pinned t
     new RegExp(`^night   nightly-${first} -> nightly-${second}\nstable  1\\.13\\.0 -> 1\\.13\\.1\n`),
   );
 
-  await setToml(p, PLATFORM + tool("stable", "nightly"));
+  await setToml(p, PLATFORM + blockTool("stable", "nightly"));
   const noChannels = await p.run("lock");
   assert.equal(noChannels.code, 1);
   assert.match(
@@ -262,11 +241,11 @@ test("a channel pin: locked through the moving tag, installed under its pinned t
 
 test("a pin survives a new upstream release until lock moves it (sync and exec never resolve)", async () => {
   host.addRepo("acme/pinned");
-  await publish("pinned", "1.7.4");
-  const p = await blockProject(host, PLATFORM + tool("pinned", "1.7"));
+  await publishBlockTool(host, "pinned", "1.7.4");
+  const p = await blockProject(host, PLATFORM + blockTool("pinned", "1.7"));
   assert.equal((await p.run("lock")).code, 0);
   assert.match((await p.run("sync")).stdout, /^pinned {2}installed 1\.7\.4\n/);
-  await publish("pinned", "1.7.5");
+  await publishBlockTool(host, "pinned", "1.7.5");
   assert.match((await p.run("sync")).stdout, /^pinned {2}present 1\.7\.4\n/);
   assert.equal((await p.run("exec", "pinned")).stdout, "pinned 1.7.4 \n");
   assert.equal((await p.shim("pinned")).stdout, "pinned 1.7.4 \n");

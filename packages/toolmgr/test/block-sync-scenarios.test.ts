@@ -7,8 +7,13 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { buildArtifact } from "./support/archives.js";
-import { type BlockProject, blockProject, startBlockHost } from "./support/block-project.js";
+import {
+  type BlockProject,
+  blockProject,
+  blockTool,
+  publishBlockTool,
+  startBlockHost,
+} from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
 import { runCli, TOOLMGR_BIN } from "./support/run-cli.js";
 import { writeTar } from "./support/tar-writer.js";
@@ -30,18 +35,16 @@ before(async () => {
   await new Promise<void>((resolve) => redirector.listen(0, "127.0.0.1", resolve));
   host.addRepo("acme/kit");
   // Two tools' worth of commands in one archive, one of them under bin/, and a wrapping directory.
-  await publish(
-    "kit",
-    "2.0.0",
-    writeTar([
+  await publishBlockTool(host, "kit", "2.0.0", {
+    data: writeTar([
       { name: "kit-2.0.0/", type: "directory" },
       { name: "kit-2.0.0/bin/kit-cli", ...script('echo "kit-cli 2.0.0 $*"; exit 0') },
       { name: "kit-2.0.0/bin/kit-exit", ...script('echo "exiting $1"; exit "$1"') },
       { name: "kit-2.0.0/bin/kit-stdio", ...script('cat; echo "to stderr" >&2') },
     ]),
-  );
+  });
   host.addRepo("acme/plain");
-  await publish("plain", "1.0.0");
+  await publishBlockTool(host, "plain", "1.0.0");
 });
 
 after(async () => {
@@ -49,31 +52,6 @@ after(async () => {
   redirector.closeAllConnections();
   await new Promise((resolve) => redirector.close(resolve));
 });
-
-/** Publishes `acme/<name>` `v<version>` with `data` (a tar.gz holding `name` by default) for linux/amd64. */
-async function publish(name: string, version: string, data?: Buffer): Promise<void> {
-  host.addRelease(`acme/${name}`, {
-    tag: `v${version}`,
-    assets: [
-      {
-        name: `${name}_${version}_linux_amd64.tar.gz`,
-        data: data ?? (await buildArtifact("tar.gz", { name, version })),
-        digest: true,
-      },
-    ],
-  });
-}
-
-function tool(name: string, version: string, bin = `["${name}"]`): string {
-  return `[tools.${name}]
-version = "${version}"
-[tools.${name}.source]
-type = "github_release"
-repo = "acme/${name}"
-asset = "${name}_{version}_{os}_{arch}.tar.gz"
-bin = ${bin}
-`;
-}
 
 const PLATFORM = 'platforms = ["linux/amd64"]\n';
 const script = (text: string) => ({ content: `#!/bin/sh\n${text}\n`, mode: 0o755 });
@@ -101,7 +79,7 @@ repo = "acme/kit"
 asset = "kit_{version}_{os}_{arch}.tar.gz"
 strip_components = 1
 bin = ["bin/kit-cli", "bin/kit-exit", "bin/kit-stdio"]
-${tool("plain", "1")}`;
+${blockTool("plain", "1")}`;
 
 test("executables under bin/ of a wrapped archive are installed, and every command of every tool is on exec's PATH", async () => {
   const p = await locked(KIT);
@@ -153,7 +131,7 @@ test("executables under bin/ of a wrapped archive are installed, and every comma
 });
 
 test("sync and exec need no code host: a cold store installs from the locked URLs; exec and status stay offline", async () => {
-  const p = await locked(`${PLATFORM}${tool("plain", "1")}`);
+  const p = await locked(`${PLATFORM}${blockTool("plain", "1")}`);
   const env = {
     TOOLMGR_HOME: join(p.dir, "cold"),
     CODEHOST_API_URL: "http://127.0.0.1:1",
@@ -175,7 +153,7 @@ test("sync and exec need no code host: a cold store installs from the locked URL
   assert.equal(host.count("/"), apiBefore, "no API request");
 
   // sync.atago.yaml "two projects share one store and the second never downloads".
-  const second = await blockProject(host, `${PLATFORM}${tool("plain", "1")}`);
+  const second = await blockProject(host, `${PLATFORM}${blockTool("plain", "1")}`);
   await writeFile(lockPath(second), await readFile(lockPath(p), "utf8"));
   const shared = await runCli(["sync"], { cwd: second.dir, env });
   assert.match(shared.stdout, /^plain {2}present 1\.0\.0\n/);
@@ -186,7 +164,7 @@ test("sync and exec need no code host: a cold store installs from the locked URL
 });
 
 test("a checksum mismatch installs nothing and leaves an existing install alone; a redirect to plain http is refused naming the tool", async () => {
-  const p = await locked(`${PLATFORM}${tool("plain", "1")}`);
+  const p = await locked(`${PLATFORM}${blockTool("plain", "1")}`);
   assert.equal((await p.run("sync")).code, 0);
   const good = await readFile(lockPath(p), "utf8");
   await editLock(p, /sha256 = "[0-9a-f]{4}/, 'sha256 = "0000');
@@ -271,7 +249,7 @@ for (const [label, from, to, message] of [
   ],
 ] as const) {
   test(`a hand-edited lock with ${label} is refused by sync and exec before any request`, async () => {
-    const p = await locked(`${PLATFORM}${tool("plain", "1")}`);
+    const p = await locked(`${PLATFORM}${blockTool("plain", "1")}`);
     await editLock(p, from, to);
     const requests = host.count("/") + host.count("web:");
     for (const command of [["sync"], ["exec", "plain"]]) {
@@ -286,14 +264,14 @@ for (const [label, from, to, message] of [
 }
 
 test("sync without a lock, with a platforms list that leaves this machine out, or with a lock made for another machine", async () => {
-  const p = await blockProject(host, `${PLATFORM}${tool("plain", "1")}`);
+  const p = await blockProject(host, `${PLATFORM}${blockTool("plain", "1")}`);
   const none = await p.run("sync");
   assert.equal(none.code, 1);
   assert.match(none.stderr, /^toolmgr: Cannot find .*toolmgr\.lock: run `toolmgr lock` first\n$/);
 
   const fix =
     /the lock has no artifact for linux\/amd64; add "linux\/amd64" to platforms in toolmgr\.toml and run `toolmgr lock`/;
-  await writeFile(join(p.dir, "toolmgr.toml"), `platforms = ["darwin/arm64"]\n${tool("mac", "1")}`);
+  await writeFile(join(p.dir, "toolmgr.toml"), `platforms = ["darwin/arm64"]\n${blockTool("mac", "1")}`);
   host.addRepo("acme/mac");
   host.addRelease("acme/mac", {
     tag: "v1.0.1",
@@ -313,7 +291,7 @@ test("sync without a lock, with a platforms list that leaves this machine out, o
   );
 
   // A lock made elsewhere, and a project file without a platforms list: still "run toolmgr lock".
-  await writeFile(join(p.dir, "toolmgr.toml"), tool("mac", "1"));
+  await writeFile(join(p.dir, "toolmgr.toml"), blockTool("mac", "1"));
   const elsewhere = await p.run("sync");
   assert.equal(elsewhere.code, 1);
   assert.match(elsewhere.stderr, /mac: the lock has no artifact for linux\/amd64.*run `toolmgr lock`/);
@@ -399,10 +377,8 @@ test("archives: Windows drive and UNC entry names are refused on every platform,
   ] as const) {
     host.addRepo(`acme/${name}`);
     const content = "#!/bin/sh\necho evil\n";
-    await publish(
-      name,
-      "1.0.0",
-      writeTar(
+    await publishBlockTool(host, name, "1.0.0", {
+      data: writeTar(
         entry === undefined
           ? [{ name: "README.md", content: "docs\n", mode: 0o644 }]
           : [
@@ -410,8 +386,8 @@ test("archives: Windows drive and UNC entry names are refused on every platform,
               { name: entry, content, mode: 0o755 },
             ],
       ),
-    );
-    const p = await locked(`${PLATFORM}${tool(name, "1")}`);
+    });
+    const p = await locked(`${PLATFORM}${blockTool(name, "1")}`);
     const r = await p.run("sync");
     assert.equal(r.code, 1, r.stdout);
     if (entry === undefined)
@@ -438,7 +414,7 @@ test("exec before sync refuses without downloading; sync refuses a tool toolmgr.
   assert.equal(nowhere.code, 127);
   assert.match(nowhere.stderr, /cannot run "no-such-tool": not found on PATH/);
 
-  await writeFile(join(p.dir, "toolmgr.toml"), `${PLATFORM}${tool("plain", "1")}`);
+  await writeFile(join(p.dir, "toolmgr.toml"), `${PLATFORM}${blockTool("plain", "1")}`);
   const removed = await p.run("sync");
   assert.equal(removed.code, 1);
   assert.match(removed.stderr, /out of date:\n {2}kit: no longer in toolmgr\.toml; run `toolmgr lock`\n/);
@@ -464,24 +440,34 @@ test("SIGTERM reaches the child, which shuts down and sets toolmgr's exit status
         PATH: "/usr/bin:/bin",
         XDG_CONFIG_HOME: join(p.dir, "config"),
       },
+      detached: true,
     },
   );
   let stdout = "";
-  const ready = new Promise<void>((resolve) =>
+  const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  // "ready", or the end of toolmgr: either way the wait is over (it never outlasts the deadline below).
+  const ready = new Promise<void>((resolve) => {
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       if (stdout.includes("ready")) resolve();
-    }),
-  );
-  const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  const deadline = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    });
+    void closed.then(() => resolve());
+  });
+  // toolmgr runs in a process group of its own, so whatever happens the group (the shell too) is ended afterwards.
+  const endGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  };
+  const deadline = setTimeout(endGroup, 10_000);
   try {
     await ready;
     child.kill("SIGTERM");
-    assert.equal(await closed, 7);
+    assert.equal(await closed, 7, stdout);
     assert.match(stdout, /stopping/);
   } finally {
     clearTimeout(deadline);
-    child.kill("SIGKILL");
+    endGroup();
   }
 });
