@@ -75,7 +75,7 @@ test("lock: a no-op when nothing moved, moves every pin within its constraint, r
   await setToml(p, PLATFORM + blockTool("alpha", "1.0.0"));
   const metadata = await p.run("lock", "--check");
   assert.equal(metadata.code, 3);
-  assert.equal(metadata.stdout, "alpha  1.0.0 (artifacts would change)\n");
+  assert.equal(metadata.stdout, "alpha  1.0.0 (constraint)\n");
   assert.equal((await p.run("lock")).stdout, "alpha  1.0.0\nwrote toolmgr.lock\n");
   assert.match(await readFile(lockPath, "utf8"), /constraint = "1\.0\.0"/);
 
@@ -93,7 +93,7 @@ test("lock: a no-op when nothing moved, moves every pin within its constraint, r
   );
   const source = await p.run("lock", "--check");
   assert.equal(source.code, 3, source.stderr);
-  assert.equal(source.stdout, "alpha  1.0.0 (artifacts would change)\n");
+  assert.equal(source.stdout, "alpha  1.0.0 (bin, source)\n");
 
   const undeclared = await p.run("lock", "gamma");
   assert.equal(undeclared.code, 1);
@@ -255,4 +255,37 @@ test("a pin survives a new upstream release until lock moves it (sync and exec n
   assert.equal((await p.run("lock")).stdout, "pinned  1.7.4 -> 1.7.5\nwrote toolmgr.lock\n");
   assert.match((await p.run("sync")).stdout, /^pinned {2}installed 1\.7\.5\n/);
   assert.equal((await p.run("exec", "pinned")).stdout, "pinned 1.7.5 \n");
+});
+
+test("a changed project-local source re-locks an unchanged URL from the recorded digest; it is never fetched twice", async () => {
+  host.addRepo("acme/tofu");
+  host.addRelease("acme/tofu", {
+    tag: "v1.2.0",
+    assets: [
+      {
+        name: "tofu_1.2.0_linux_amd64.tar.gz",
+        data: await buildArtifact("tar.gz", { name: "tofu", version: "1.2.0" }),
+        digest: false,
+      },
+    ],
+  });
+  const download = "web:/acme/tofu/releases/download/v1.2.0/tofu_1.2.0_linux_amd64.tar.gz";
+  const p = await blockProject(host, PLATFORM + blockTool("tofu", "1.2"));
+  const first = await p.run("lock");
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(host.count(download), 1, "no host digest: downloaded once (trust on first use)");
+  const digest = /sha256 = "([0-9a-f]{64})"/.exec(await readFile(join(p.dir, "toolmgr.lock"), "utf8"))?.[1];
+
+  await setToml(
+    p,
+    PLATFORM + blockTool("tofu", "1.2").replace('bin = ["tofu"]', 'bin = ["bin/tofu"]\nstrip_components = 0'),
+  );
+  const check = await p.run("lock", "--check");
+  assert.equal(check.code, 3);
+  assert.equal(check.stdout, "tofu  1.2.0 (bin, source)\n");
+  const relocked = await p.run("lock");
+  assert.equal(relocked.code, 0, relocked.stderr);
+  assert.equal(relocked.stderr, "", "nothing downloaded");
+  assert.equal(host.count(download), 1, "the unchanged URL was not fetched again");
+  assert.match(await readFile(join(p.dir, "toolmgr.lock"), "utf8"), new RegExp(`sha256 = "${digest}"`));
 });
