@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -85,6 +85,37 @@ test("toolmgr exec forwards SIGTERM to the child and exits 128 + signal", async 
   child.kill("SIGTERM");
   const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
   assert.equal(code, 143);
+});
+
+test("a SIGTERM that arrives while exec starts the child is passed on to it, not lost", async () => {
+  // The handlers must be there before the child runs: a signal sent the moment the child is up (it may already have
+  // said "ready") would otherwise end toolmgr by the default action and orphan the child (block signal.atago.yaml).
+  const handlers = new Map<string, () => void>();
+  const sent: string[] = [];
+  const signalling = await makeProject(host, toml, {
+    onSignal: (signal, handler) => {
+      handlers.set(signal, handler);
+      return () => handlers.delete(signal);
+    },
+    spawn: ((command: string, args: readonly string[], options: object) => {
+      handlers.get("SIGTERM")?.(); // the signal arrives while the child is being started
+      const child = spawn(command, args, options);
+      const kill = child.kill.bind(child);
+      child.kill = (signal?: NodeJS.Signals | number) => {
+        sent.push(String(signal));
+        return kill(signal);
+      };
+      return child;
+    }) as typeof spawn,
+  });
+  await writeFile(
+    join(signalling.dir, "toolmgr.lock"),
+    await readFile(join(project.dir, "toolmgr.lock"), "utf8"),
+  );
+  const r = await signalling.run(["exec", "sh", "-c", "sleep 5"], { TOOLMGR_HOME: project.home });
+  assert.deepEqual(sent, ["SIGTERM"]);
+  assert.equal(r.code, 143, "the child ended by the forwarded SIGTERM, well before its 5 s");
+  assert.equal(handlers.size, 0, "the handlers are removed afterwards");
 });
 
 test("toolmgr exec forwards SIGINT once; a child that handles it and exits 0 leaves toolmgr's status 0", async () => {

@@ -90,7 +90,7 @@ test("lock <tool> keeps the other pins, which still gain artifacts for newly dec
   assert.equal(check.code, 3);
   assert.equal(
     check.stdout,
-    `one  ${pinnedOne} (artifacts would change)\ntwo  1.0.0 (artifacts would change)\n`,
+    `one  ${pinnedOne} (artifact for darwin/arm64 added)\ntwo  1.0.0 (artifact for darwin/arm64 added)\n`,
   );
   host.addRelease("acme/one", release("one", "1.9.0"));
   host.addRelease("acme/two", release("two", "1.9.0"));

@@ -28,21 +28,32 @@ export async function execCommand(args: CommandArgs, deps: Deps): Promise<number
       .split(delimiter)
       .filter((p) => p !== "" && p !== shimsDir && p !== `${shimsDir}/`),
   ].join(delimiter);
-  const child = deps.spawn(pinned?.path ?? command, rest, {
-    stdio: "inherit",
-    env: { ...deps.env, PATH: path },
-  });
-  const forward = (signal: "SIGINT" | "SIGTERM") => () => child.kill(signal);
+  // The handlers are in place before the child exists: a SIGTERM that arrives once the child runs (it may already
+  // have said "ready" to whoever sends it) but before they were installed would end toolmgr by the default action and
+  // leave the child running, orphaned (nao1215/block e2e/atago/signal.atago.yaml, on a loaded machine). A signal
+  // before the spawn is passed on right after it.
+  let child: ReturnType<Deps["spawn"]> | undefined;
+  let early: "SIGINT" | "SIGTERM" | undefined;
+  const forward = (signal: "SIGINT" | "SIGTERM") => () => {
+    if (child === undefined) early = signal;
+    else child.kill(signal);
+  };
   const off = [deps.onSignal("SIGINT", forward("SIGINT")), deps.onSignal("SIGTERM", forward("SIGTERM"))];
   try {
+    child = deps.spawn(pinned?.path ?? command, rest, {
+      stdio: "inherit",
+      env: { ...deps.env, PATH: path },
+    });
+    if (early !== undefined) child.kill(early);
+    const started = child;
     return await new Promise<number>((resolve) => {
-      child.on("error", (error: NodeJS.ErrnoException) => {
+      started.on("error", (error: NodeJS.ErrnoException) => {
         deps.io.stderr.write(
           `toolmgr: cannot run "${command}": ${error.code === "ENOENT" ? "not found on PATH" : error.message}\n`,
         );
         resolve(error.code === "ENOENT" ? 127 : 126);
       });
-      child.on("close", (code, signal) => resolve(code ?? 128 + (SIGNAL_NUMBERS[signal ?? ""] ?? 1)));
+      started.on("close", (code, signal) => resolve(code ?? 128 + (SIGNAL_NUMBERS[signal ?? ""] ?? 1)));
     });
   } finally {
     for (const unsubscribe of off) unsubscribe();

@@ -166,8 +166,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
   ): Promise<HttpResponse> {
     let current = url;
+    let from: URL | undefined;
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      checkScheme(current);
+      checkScheme(current, from);
       const headers: Record<string, string> = { accept: request.accept, "user-agent": "toolmgr" };
       if (options.token && current.origin === apiOrigin) headers.authorization = `Bearer ${options.token}`;
       else if (request.authorization !== undefined && current.origin === url.origin)
@@ -185,6 +186,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             `Cannot follow the redirect from ${redact(current)} to ${redact(next)}: it leaves https`,
           );
         }
+        from = current;
         current = next;
         continue;
       }
@@ -305,9 +307,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   };
 }
 
-function checkScheme(url: URL): void {
+// Plain http only on loopback. `from` is the URL that redirected here: a redirect to plain http is refused, not
+// followed, and the message says it was a redirect (nao1215/block e2e/atago/sync.atago.yaml).
+function checkScheme(url: URL, from?: URL): void {
   if (url.protocol === "https:") return;
   if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return;
+  if (from !== undefined)
+    throw new HttpError(
+      `Cannot follow the redirect from ${redact(from)} to ${redact(url)}: only https URLs are allowed`,
+    );
   throw new HttpError(`Cannot download ${redact(url)}: only https URLs are allowed`);
 }
 

@@ -14,7 +14,7 @@ export type RelockPlan =
   | { readonly kind: "keep"; readonly tool: LockedTool }
   | {
       readonly kind: "resolve";
-      /** The entry whose digests are reused for unchanged URLs (same source definition). */
+      /** The entry whose digests are reused for unchanged URLs (whatever else changed: the URL names the bytes). */
       readonly previous: LockedTool | undefined;
       /** Re-resolve at exactly this version (a kept pin gaining platforms) instead of the newest match. */
       readonly pin: string | undefined;
@@ -49,8 +49,10 @@ export function relockPlan(
   }
   return {
     kind: "resolve",
-    // Digests stay valid across a constraint change as long as the definition (the fingerprint) is the same.
-    previous: samePin || previous?.source === tool.fingerprint ? previous : undefined,
+    // Checksum rule 4: a digest stays valid for its URL across any change of the constraint or the definition (a bin
+    // list, strip_components): an unchanged URL is never fetched twice (nao1215/block lock_check.atago.yaml, "a
+    // project-local source changed", fetched it again before). A changed URL finds no digest to reuse.
+    previous,
     pin: keep ? previous.version : undefined,
   };
 }

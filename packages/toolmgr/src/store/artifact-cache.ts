@@ -125,6 +125,19 @@ export async function fetchArtifact(
         ref.sha256 !== undefined
       )
         throw vanished(ref, error.status);
+      // A refusal of the client (plain http along a redirect, too many redirects) says nothing of which tool it was
+      // downloading: with many tools, the reader needs the name (nao1215/block sync.atago.yaml names it too).
+      if (
+        error instanceof HttpError &&
+        error.status === undefined &&
+        !error.message.includes(`"${ref.tool}"`)
+      )
+        throw new HttpError(
+          `Cannot download "${ref.tool}"${ref.version ? ` ${ref.version}` : ""}: ${error.message}`,
+          {
+            cause: error,
+          },
+        );
       if (error instanceof ToolmgrError) throw error;
       if (attempt >= options.client.retries) {
         throw new HttpError(

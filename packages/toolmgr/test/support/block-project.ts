@@ -86,3 +86,40 @@ export async function blockProject(host: FakeCodeHost, toml: string): Promise<Bl
     },
   };
 }
+
+/**
+ * A project-local tool `name` from `acme/<name>`, its assets named the way block's fake names them
+ * (`<name>_<version>_<os>_<arch>.tar.gz`), with `extra` source lines.
+ */
+export function blockTool(name: string, version: string, extra = ""): string {
+  return `[tools.${name}]
+version = "${version}"
+[tools.${name}.source]
+type = "github_release"
+repo = "acme/${name}"
+asset = "${name}_{version}_{os}_{arch}.tar.gz"
+bin = ["${name}"]
+${extra}`;
+}
+
+/**
+ * Publishes release `v<version>` (or `tag`) of `acme/<name>` with one linux/amd64 tar.gz that has a host digest:
+ * `data`, else an archive holding the fake tool `name`.
+ */
+export async function publishBlockTool(
+  host: FakeCodeHost,
+  name: string,
+  version: string,
+  options: { tag?: string; data?: Buffer } = {},
+): Promise<void> {
+  host.addRelease(`acme/${name}`, {
+    tag: options.tag ?? `v${version}`,
+    assets: [
+      {
+        name: `${name}_${version}_linux_amd64.tar.gz`,
+        data: options.data ?? (await buildArtifact("tar.gz", { name, version })),
+        digest: true,
+      },
+    ],
+  });
+}

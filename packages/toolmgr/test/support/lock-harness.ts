@@ -19,12 +19,16 @@ export interface Project {
 
 /**
  * Creates a project whose commands talk to `host` and run as linux/amd64, or on `machine` (as Node names platforms),
- * starting processes with `spawn` (node's by default).
+ * starting processes with `spawn` (node's by default) and subscribing to signals with `onSignal` (none by default).
  */
 export async function makeProject(
   host: FakeCodeHost,
   toml: string,
-  options: { machine?: { platform: string; arch: string }; spawn?: typeof spawn } = {},
+  options: {
+    machine?: { platform: string; arch: string };
+    spawn?: typeof spawn;
+    onSignal?: Deps["onSignal"];
+  } = {},
 ): Promise<Project> {
   const dir = await mkdtemp(join(tmpdir(), "toolmgr-project-"));
   const home = await mkdtemp(join(tmpdir(), "toolmgr-home-"));
@@ -48,7 +52,7 @@ export async function makeProject(
         now: () => new Date("2026-11-23T00:00:00Z"),
         runtime: { ...(options.machine ?? { platform: "linux", arch: "x64" }), homedir: home },
         spawn: options.spawn ?? spawn,
-        onSignal: () => () => {},
+        onSignal: options.onSignal ?? (() => () => {}),
         processes: { pid: process.pid, isRunning: () => true },
       };
       const code = await main(args, deps);
