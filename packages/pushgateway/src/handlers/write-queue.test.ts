@@ -12,7 +12,7 @@ function manualQueue(sliceMs = 2) {
     advance: (ms: number) => {
       now += ms;
     },
-    /** Runs the slice scheduled last; whether there was one. */
+    /** Runs the slice scheduled first; whether there was one. */
     slice: () => {
       const drain = drains.shift();
       drain?.();

@@ -6,8 +6,8 @@ const SLICE_MS = 2;
  *
  * Why: node reads every socket that became readable in one poll and, without this, ran each push whole (parse,
  * consistency check, store update) in its socket's callback, so a scrape read in the same poll waited behind every
- * push read before it, and one read just after behind all of them (bench/pushgateway auth.mjs: 20-30 pushes, up to
- * 60 ms). Queued, a push costs its poll only the reading of its request: a scrape is answered in the poll that reads
+ * push read before it, and one read just after behind all of them (bench/pushgateway auth.mjs: 20-34 pushes, up to
+ * 63 ms). Queued, a push costs its poll only the reading of its request: a scrape is answered in the poll that reads
  * it, and the queued writes run after the poll, about {@link SLICE_MS} at a time, the loop polling again between
  * slices. Upstream's handlers likewise hand each write to the storage loop (storage/diskmetricstore.go `loop`) while
  * scrapes are served on other goroutines.
