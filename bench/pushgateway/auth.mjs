@@ -1,8 +1,14 @@
 // Side-by-side benchmark of basic auth (issue 30 item 2): Debian's prometheus-pushgateway (1.5.1) and ours, each
 // started in the same run with the same --web.config.file (one user, a bcrypt hash of cost 10, as `htpasswd -nBC 10`
 // makes). Measures authenticated PUT throughput (CLIENTS clients × PUTS sequential PUTs each, every client its own
-// group) and, while those pushes run, the latency of authenticated scrapes (one every 20 ms).
-// Usage: node bench/pushgateway/auth.mjs [--clients=20] [--puts=50] [--rounds=3]
+// group) and, while those pushes run, the latency of authenticated scrapes (one every 20 ms). The scraper runs on a
+// thread of its own, as Prometheus is a process of its own: on the pushers' event loop a scrape's answer waited
+// behind the bench's own handling of 20 pushers' answers, most of the time it measured (README, 2026-11-27 05:10).
+// --scraper=shared puts it back on the pushers' event loop, as runs before that date measured. --rate=N paces the
+// pushes to N per second in all (each client starts its i-th push on schedule), so both servers' scrapes are
+// measured under the same load; without it every client pushes as fast as it is answered (closed loop: the faster
+// server gets more pushes and the bench process more work).
+// Usage: node bench/pushgateway/auth.mjs [--clients=20] [--puts=50] [--rounds=3] [--scraper=thread|shared] [--rate=N]
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -10,11 +16,38 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+
+/** Authenticated scrapes of `base`, one every 20 ms, until `stopped()`; their latencies in ms. */
+async function scrapeLoop(base, auth, stopped) {
+  const latencies = [];
+  while (!stopped()) {
+    const t = performance.now();
+    const r = await fetch(`${base}/metrics`, { headers: { Authorization: auth } });
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`scrape ${r.status}`);
+    latencies.push(performance.now() - t);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return latencies;
+}
+
+if (!isMainThread) {
+  // The scraper thread: scrapes until the main thread says stop, then sends its latencies.
+  let stop = false;
+  parentPort.once("message", () => {
+    stop = true;
+  });
+  parentPort.postMessage(await scrapeLoop(workerData.base, workerData.auth, () => stop));
+  process.exit(0);
+}
 
 const arg = (name, def) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? def);
 const CLIENTS = arg("clients", 20);
 const PUTS = arg("puts", 50);
 const ROUNDS = arg("rounds", 3);
+const SHARED = process.argv.includes("--scraper=shared");
+const RATE = arg("rate", 0);
 const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
 // bcryptjs from the pushgateway package (its dependency), to make the hash as htpasswd would.
 const bcrypt = createRequire(new URL("../../packages/pushgateway/package.json", import.meta.url))("bcryptjs");
@@ -66,21 +99,25 @@ async function measure(name, command, args) {
   const { child, base } = await start(command, args);
   try {
     let pushing = true;
-    const scrapes = [];
-    const scraper = (async () => {
-      while (pushing) {
-        const t = performance.now();
-        const r = await fetch(`${base}/metrics`, { headers: { Authorization: AUTH } });
-        await r.arrayBuffer();
-        if (r.status !== 200) throw new Error(`${name}: scrape ${r.status}`);
-        scrapes.push(performance.now() - t);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
+    let scraper;
+    if (SHARED) {
+      scraper = scrapeLoop(base, AUTH, () => !pushing);
+    } else {
+      const worker = new Worker(fileURLToPath(import.meta.url), { workerData: { base, auth: AUTH } });
+      scraper = new Promise((resolve, reject) => {
+        worker.once("message", resolve);
+        worker.once("error", reject);
+      });
+      scraper.stop = () => worker.postMessage("stop");
+    }
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CLIENTS }, async (_, c) => {
         for (let i = 0; i < PUTS; i++) {
+          if (RATE > 0) {
+            const due = t0 + ((i * CLIENTS + c) / RATE) * 1000 - performance.now();
+            if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+          }
           const r = await fetch(`${base}/metrics/job/auth/instance/c${c}`, {
             method: "PUT",
             body: body(c, i),
@@ -93,7 +130,8 @@ async function measure(name, command, args) {
     );
     const seconds = (performance.now() - t0) / 1000;
     pushing = false;
-    await scraper;
+    scraper.stop?.();
+    const scrapes = await scraper;
     return {
       name,
       rps: (CLIENTS * PUTS) / seconds,
@@ -108,7 +146,7 @@ async function measure(name, command, args) {
 
 try {
   console.log(
-    `${CLIENTS} clients × ${PUTS} authenticated PUTs (bcrypt cost 10), scrapes every 20 ms meanwhile\n`,
+    `${CLIENTS} clients × ${PUTS} authenticated PUTs (bcrypt cost 10), scrapes every 20 ms meanwhile (scraper: ${SHARED ? "on the pushers' event loop" : "own thread"}${RATE > 0 ? `; pushes paced at ${RATE}/s` : ""})\n`,
   );
   console.log("| round | server | PUT/s | scrape median ms | scrape max ms | scrapes |");
   console.log("|---|---|---|---|---|---|");

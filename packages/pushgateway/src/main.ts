@@ -3,6 +3,7 @@ import { systemdActivation } from "@local/go-compat/systemd-activation";
 import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import type { GatewayContext } from "./handlers/responses.js";
+import { WriteQueue } from "./handlers/write-queue.js";
 import { createBasicAuth } from "./http/basic-auth.js";
 import { LiveWebConfig } from "./http/live-web-config.js";
 import { RateLimiter } from "./http/rate-limiter.js";
@@ -107,6 +108,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   };
   const ctx: GatewayContext = {
     store: opened.store,
+    writes: new WriteQueue(),
     now: deps.now,
     check: !config.disableConsistencyCheck,
     utf8Names: config.utf8Names,

@@ -178,3 +178,33 @@ test("beyond upstream: --push.group-ttl drops groups after their last push", asy
     ttl.child.kill("SIGTERM");
   }
 });
+
+test("push_time_seconds and push_failure_time_seconds follow every change of the group, scrapes in between", async () => {
+  const times = async () => {
+    const text = await scrape();
+    const value = (name: string) =>
+      Number(new RegExp(`^${name}\\{instance="",job="times"\\} (\\S+)$`, "m").exec(text)?.[1]);
+    return { push: value("push_time_seconds"), failure: value("push_failure_time_seconds") };
+  };
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal((await push("PUT", "/metrics/job/times", "times_metric 1\n")).status, 200);
+  const first = await times();
+  assert.ok(first.push > 0);
+  assert.equal(first.failure, 0);
+  await pause();
+  assert.equal((await push("PUT", "/metrics/job/times", "times_metric 2\n")).status, 200);
+  const second = await times();
+  assert.ok(second.push > first.push, `${second.push} after ${first.push}`);
+  await pause();
+  // Refused by the store (a timestamp), which records the failure time; a body the parser refuses would not.
+  assert.equal((await push("PUT", "/metrics/job/times", "times_metric 3 1000\n")).status, 400);
+  const third = await times();
+  assert.equal(third.push, second.push);
+  assert.ok(third.failure > second.push, `${third.failure} after ${second.push}`);
+  assert.equal((await fetch(`${base}/metrics/job/times`, { method: "DELETE" })).status, 202);
+  await pause();
+  assert.equal((await push("PUT", "/metrics/job/times", "times_metric 4\n")).status, 200);
+  const fourth = await times();
+  assert.ok(fourth.push > third.failure);
+  assert.equal(fourth.failure, 0, "a new group starts without a failure time");
+});

@@ -1,7 +1,7 @@
 import { ParseError } from "../errors.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
 import { isLegacyMetricName, isUtf8Name } from "./metric-names.js";
-import { loadCodec } from "./protobuf-codec.js";
+import { type Codec, loadCodec } from "./protobuf-codec.js";
 
 /** Whether a Content-Type announces varint-delimited `MetricFamily` protobuf (what Go clients push). */
 export function isDelimitedProtobuf(contentType: string): boolean {
@@ -21,7 +21,20 @@ export async function parseDelimitedProtobuf(
   body: Uint8Array,
   options: { utf8?: boolean } = {},
 ): Promise<MetricFamily[]> {
-  const { family: familyType } = await loadCodec();
+  return decodeDelimitedProtobuf(body, { ...options, codec: await loadCodec() });
+}
+
+/**
+ * {@link parseDelimitedProtobuf} with the codec already loaded, synchronously: a queued push parses and applies in one
+ * go, so pushes reach the store in the order they were queued (handlers/write-queue.ts).
+ *
+ * @throws {ParseError}
+ */
+export function decodeDelimitedProtobuf(
+  body: Uint8Array,
+  options: { utf8?: boolean; codec: Codec },
+): MetricFamily[] {
+  const familyType = options.codec.family;
   const byName = new Map<string, MetricFamily>();
   let at = 0;
   while (at < body.length) {

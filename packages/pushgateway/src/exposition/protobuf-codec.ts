@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import type protobuf from "protobufjs";
 
 // io.prometheus.client.MetricFamily, as in prometheus/client_model metrics.proto (current master: native histogram
@@ -38,17 +39,23 @@ message Metric {
 message MetricFamily { optional string name = 1; optional string help = 2; optional MetricType type = 3; repeated Metric metric = 4; }
 `;
 
-let codec:
-  | { family: protobuf.Type; reader: typeof protobuf.Reader; writer: typeof protobuf.Writer }
-  | undefined;
+/** protobufjs's reader and writer and the compiled `MetricFamily` type. */
+export interface Codec {
+  readonly family: protobuf.Type;
+  readonly reader: typeof protobuf.Reader;
+  readonly writer: typeof protobuf.Writer;
+}
+
+let codec: Codec | undefined;
 
 /**
  * protobufjs and the compiled schema, loaded on the first protobuf push or scrape: a gateway that only sees text never pays the
- * library's ~9 MB of resident memory.
+ * library's ~9 MB of resident memory. Synchronous (protobufjs is CommonJS), so a queued push parses and submits in
+ * one run and reaches the store in its turn (handlers/write-queue.ts).
  */
-export async function loadCodec(): Promise<NonNullable<typeof codec>> {
+export function protobufCodec(): Codec {
   if (codec === undefined) {
-    const { default: pb } = await import("protobufjs");
+    const pb = createRequire(import.meta.url)("protobufjs") as typeof protobuf;
     codec = {
       family: pb.parse(PROTO).root.lookupType("io.prometheus.client.MetricFamily"),
       reader: pb.Reader,
@@ -56,4 +63,9 @@ export async function loadCodec(): Promise<NonNullable<typeof codec>> {
     };
   }
   return codec;
+}
+
+/** {@link protobufCodec} for callers that await. */
+export async function loadCodec(): Promise<Codec> {
+  return protobufCodec();
 }

@@ -29,13 +29,16 @@ export function apiOptions(): GatewayResponse {
 }
 
 /** `PUT /api/v1/admin/wipe` (only with `--web.enable-admin-api`): deletes every group, 202 (upstream handler/wipe.go). */
-export async function wipe(ctx: GatewayContext): Promise<GatewayResponse> {
-  try {
-    await ctx.store.wipe();
-  } catch (error) {
-    return errorResponse(error);
-  }
-  return { status: 202, headers: {}, body: "" };
+export function wipe(ctx: GatewayContext): Promise<GatewayResponse> {
+  // Behind the writes that came before (handlers/write-queue.ts); the store is called before the first await.
+  return ctx.writes.run(async () => {
+    try {
+      await ctx.store.wipe();
+    } catch (error) {
+      return errorResponse(error);
+    }
+    return { status: 202, headers: {}, body: "" };
+  });
 }
 
 /** The `/api/v1/metrics` shape of upstream (api/v1/api.go): values as Go-formatted strings, per-family timestamps. */

@@ -3,13 +3,17 @@ import { errorResponse, type GatewayContext, type GatewayResponse } from "./resp
 
 /**
  * `DELETE /metrics/job/...`: removes exactly the group of that grouping key and answers 202 whether or not it
- * existed (upstream handler/delete.go queues the delete and does not wait); 400 for a bad grouping key.
+ * existed (upstream handler/delete.go queues the delete and does not wait); 400 for a bad grouping key. It waits its
+ * turn behind the writes that came before (handlers/write-queue.ts), so it never overtakes an earlier push.
  */
-export async function deleteGroup(rest: string, ctx: GatewayContext): Promise<GatewayResponse> {
-  try {
-    await ctx.store.delete(parseGroupingKey(rest, { utf8: ctx.utf8Names }));
-  } catch (error) {
-    return errorResponse(error);
-  }
-  return { status: 202, headers: {}, body: "" };
+export function deleteGroup(rest: string, ctx: GatewayContext): Promise<GatewayResponse> {
+  return ctx.writes.run(async () => {
+    try {
+      // The store is called before the first await: queued writes reach it in order.
+      await ctx.store.delete(parseGroupingKey(rest, { utf8: ctx.utf8Names }));
+    } catch (error) {
+      return errorResponse(error);
+    }
+    return { status: 202, headers: {}, body: "" };
+  });
 }

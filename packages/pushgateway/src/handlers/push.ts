@@ -1,10 +1,12 @@
 import { gunzipSync } from "node:zlib";
 import { BodyTooLargeError, ConsistencyError, LimitError, ParseError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
-import { isDelimitedProtobuf, parseDelimitedProtobuf } from "../exposition/parse-protobuf.js";
+import { decodeDelimitedProtobuf, isDelimitedProtobuf } from "../exposition/parse-protobuf.js";
 import { parseText } from "../exposition/parse-text.js";
+import { protobufCodec } from "../exposition/protobuf-codec.js";
 import { type GroupingLabels, parseGroupingKey } from "../grouping-key.js";
 import { decodeSnappyFrames } from "../snappy-frames.js";
+import type { PushRejection } from "../store/metric-store.js";
 import {
   errorResponse,
   type GatewayContext,
@@ -15,12 +17,24 @@ import {
 /**
  * `PUT` (replace the group) and `POST` (replace the pushed families inside it) on `/metrics/job/...`, as upstream's
  * handler/push.go: decode the body, parse the grouping key, parse text or delimited protobuf, and submit; 200 once
- * applied, 202 without the consistency check, 400 with the parser's or the check's message.
+ * applied, 202 without the consistency check, 400 with the parser's or the check's message. The work is queued
+ * behind the writes that came before (handlers/write-queue.ts), so a scrape does not wait for it.
  */
-export async function push(
+export function push(
   req: GatewayRequest,
   options: { ctx: GatewayContext; rest: string; replace: boolean },
 ): Promise<GatewayResponse> {
+  return options.ctx.writes.run(() => applyPush(req, options));
+}
+
+/**
+ * The push itself, synchronous up to the store's call (no await before it), so the store sees the queued writes in
+ * their order.
+ */
+function applyPush(
+  req: GatewayRequest,
+  options: { ctx: GatewayContext; rest: string; replace: boolean },
+): GatewayResponse | Promise<GatewayResponse> {
   const { ctx } = options;
   let labels: GroupingLabels;
   let families: MetricFamily[];
@@ -54,14 +68,14 @@ export async function push(
     }
     const contentType = req.headers["content-type"] ?? "";
     families = isDelimitedProtobuf(contentType)
-      ? await parseDelimitedProtobuf(body, { utf8: ctx.utf8Names })
+      ? decodeDelimitedProtobuf(body, { utf8: ctx.utf8Names, codec: protobufCodec() })
       : parseText(body.toString("utf8"), { utf8: ctx.utf8Names });
   } catch (error) {
     return errorResponse(error);
   }
-  let rejected: Awaited<ReturnType<GatewayContext["store"]["push"]>>;
+  let rejected: ReturnType<GatewayContext["store"]["push"]>;
   try {
-    rejected = await ctx.store.push({
+    rejected = ctx.store.push({
       labels,
       families,
       replace: options.replace,
@@ -71,6 +85,13 @@ export async function push(
   } catch (error) {
     return errorResponse(error);
   }
+  // A shared store (Redis) confirms later; the memory store has applied the push already.
+  return rejected instanceof Promise
+    ? rejected.then((r) => pushAnswer(r, ctx), errorResponse)
+    : pushAnswer(rejected, ctx);
+}
+
+function pushAnswer(rejected: PushRejection | undefined, ctx: GatewayContext): GatewayResponse {
   // Unchecked, upstream answers 202 before the write is looked at; a push with timestamps is then dropped silently
   // (only its failure time is set), as the store did above.
   if (rejected !== undefined && !(rejected.kind === "inconsistent" && !ctx.check)) {

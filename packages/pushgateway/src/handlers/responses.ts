@@ -2,6 +2,7 @@ import { goMarshal } from "@local/go-compat/json";
 import { httpStatus, PushgatewayError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import type { MetricStore } from "../store/metric-store.js";
+import type { WriteQueue } from "./write-queue.js";
 
 /** A request as the handlers see it. */
 export interface GatewayRequest {
@@ -27,6 +28,8 @@ export interface GatewayResponse {
 /** What the handlers need. */
 export interface GatewayContext {
   readonly store: MetricStore;
+  /** Where pushes, deletes and wipes wait their turn, in arrival order, so scrapes do not wait for them. */
+  readonly writes: WriteQueue;
   readonly now: () => Date;
   /** `--push.disable-consistency-check` turned off. */
   readonly check: boolean;

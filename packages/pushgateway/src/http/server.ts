@@ -49,9 +49,27 @@ export function startServer(options: {
   web: WebGuard | undefined;
   ctx: GatewayContext;
 }): Promise<Server> {
+  // Go's server handles a connection's requests one after the other; node emits pipelined ones at once, and a
+  // request with a shorter body could reach the write queue (handlers/write-queue.ts) before the one sent before it.
+  // So an HTTP/1.x request waits for the one before it on its connection (pipelining only: a client that waits for
+  // each answer never finds one in flight).
+  const inFlight = new WeakMap<object, Promise<void>>();
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     // A client that goes away mid-body rejects the body read: that request ends there, not the server.
-    serve(req, res, options).catch(() => res.destroy());
+    const handle = () =>
+      serve(req, res, options).catch(() => {
+        res.destroy();
+      });
+    if (req.httpVersionMajor !== 1) {
+      void handle();
+      return;
+    }
+    const before = inFlight.get(req.socket);
+    const current = before === undefined ? handle() : before.then(handle);
+    inFlight.set(req.socket, current);
+    void current.then(() => {
+      if (inFlight.get(req.socket) === current) inFlight.delete(req.socket);
+    });
   };
   const tls = options.web?.config.initialTls;
   let server: Server;

@@ -37,7 +37,7 @@ export function idleSession(port: number): Promise<string[]> {
  */
 export function rawExchange(
   port: number,
-  bytes: string,
+  bytes: string | Buffer,
   options: { halfClose?: boolean } = {},
 ): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -4,6 +4,7 @@
 import type { RenderedFamily } from "../../src/exposition/rendered-family.js";
 import type { GroupingLabels } from "../../src/grouping-key.js";
 import type { GatewayContext, GatewayRequest } from "../../src/handlers/responses.js";
+import { WriteQueue } from "../../src/handlers/write-queue.js";
 import type { Group, MetricStore, PushRejection, PushRequest } from "../../src/store/metric-store.js";
 
 /** One call a handler made on the store. */
@@ -54,6 +55,7 @@ export function recordingContext(overrides: Partial<GatewayContext> = {}): {
   const quits: number[] = [];
   const ctx: GatewayContext = {
     store,
+    writes: new WriteQueue(),
     now: () => new Date("2026-01-02T03:04:05.678Z"),
     check: true,
     utf8Names: false,
