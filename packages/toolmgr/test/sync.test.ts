@@ -144,7 +144,7 @@ test("a shim steps aside outside a project and exits 127 when nothing else is on
   );
 });
 
-test("a shim refuses a pinned tool that is not installed, naming toolmgr sync", async () => {
+test("a shim refuses a pinned tool that is not installed in exec's words, naming toolmgr sync", async () => {
   const p = await makeProject(
     host,
     tool("hello", { version: "1", repo: "acme/raw", asset: "hello-{version}-{os}" }),
@@ -154,7 +154,12 @@ test("a shim refuses a pinned tool that is not installed, naming toolmgr sync", 
   await rm(join(p.home, "tools"), { recursive: true });
   const r = await runShim(p.home, "hello", { cwd: p.dir });
   assert.equal(r.code, 1, "exit 1 as `toolmgr exec` (issue 10)");
-  assert.match(r.stderr, /pinned to hello 1\.0\.0 .* missing or damaged; run `toolmgr sync`/);
+  // The project is recorded (sync ran), so this is the shim's own check without Node; issue 31 item 2 asks for
+  // exec's refusal, word for word.
+  assert.equal(r.stderr, 'toolmgr: "hello" 1.0.0 is not installed; run `toolmgr sync`\n');
+  const viaExec = await p.run(["exec", "hello"]);
+  assert.equal(viaExec.code, r.code);
+  assert.equal(viaExec.stderr, r.stderr);
 });
 
 for (const damage of ["marker", "executable"] as const) {
@@ -169,7 +174,8 @@ for (const damage of ["marker", "executable"] as const) {
     await rm(join(p.home, "tools", "hello", install, damage === "marker" ? ".toolmgr-install" : "hello"));
     const refused = await runShim(p.home, "hello", { cwd: p.dir });
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /missing or damaged; run `toolmgr sync`/);
+    assert.match(refused.stderr, /^toolmgr: "hello" 1\.0\.0 is damaged: .*; run `toolmgr sync`\n$/);
+    assert.equal((await p.run(["exec", "hello"])).stderr, refused.stderr, "exec's words");
     const r = await p.run(["sync"]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^hello {2}installed 1\.0\.0$/m);

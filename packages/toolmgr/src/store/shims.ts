@@ -250,11 +250,8 @@ for scope in project user; do
       [ "$kind" = C ] && target=$install/$bin
       continue
     fi
-    if [ "$kind" = C ]; then
-      echo "toolmgr: $cmd is pinned to $name \${ver%-*} in $lock but that install is missing or damaged; run \\\`toolmgr sync$g\\\` (it is $problem)" >&2
-    else
-      echo "toolmgr: \\"$name\\" \${ver%-*} is $problem; run \\\`toolmgr sync$g\\\`" >&2
-    fi
+    # exec's words (toolchain.ts), for the command's own tool as for any other: the same refusal from both doors.
+    echo "toolmgr: \\"$name\\" \${ver%-*} is $problem; run \\\`toolmgr sync$g\\\`" >&2
     exit 1
   done
   if [ -n "$target" ]; then exec "$target" "$@"; fi
