@@ -13,6 +13,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** Debian's `systemd-socket-activate` (package `systemd`), for the activation scenarios. */
+const SOCKET_ACTIVATE = "/usr/bin/systemd-socket-activate";
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const binary = process.argv[2];
 if (binary === undefined) {
@@ -24,7 +26,10 @@ const version = execFileSync(binary, ["-version"], { encoding: "utf8" }).trim();
 const scenarios = {};
 for (const scenario of SCENARIOS) {
   process.stderr.write(`${scenario.name}\n`);
-  scenarios[scenario.name] = await runScenario(scenario, [binary]);
+  scenarios[scenario.name] = await runScenario(scenario, {
+    command: [binary],
+    socketActivate: SOCKET_ACTIVATE,
+  });
 }
 const out = join(packageDir, "test/fixtures/master/answers.json");
 mkdirSync(dirname(out), { recursive: true });

@@ -4,4 +4,10 @@
 import { OUR_WEBHOOK } from "./support/binaries.js";
 import { compareWithMaster } from "./support/master-scenarios.js";
 
-compareWithMaster((scenario) => scenario.activate !== undefined, [process.execPath, OUR_WEBHOOK]);
+/** Debian's `systemd-socket-activate` (package `systemd`), which passes listening sockets as systemd does. */
+const SOCKET_ACTIVATE = "/usr/bin/systemd-socket-activate";
+
+compareWithMaster((scenario) => scenario.activate !== undefined, {
+  command: [process.execPath, OUR_WEBHOOK],
+  socketActivate: SOCKET_ACTIVATE,
+});

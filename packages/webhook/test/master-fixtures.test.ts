@@ -4,4 +4,7 @@
 import { OUR_WEBHOOK } from "./support/binaries.js";
 import { compareWithMaster } from "./support/master-scenarios.js";
 
-compareWithMaster((scenario) => scenario.activate === undefined, [process.execPath, OUR_WEBHOOK]);
+// No socket-activation launcher is given: this side starts nothing but Node.
+compareWithMaster((scenario) => scenario.activate === undefined, {
+  command: [process.execPath, OUR_WEBHOOK],
+});

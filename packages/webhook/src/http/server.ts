@@ -52,19 +52,9 @@ export async function startServer(
   };
   let server: Server;
   if (config.secure) {
-    const { cert, key } = await readPair(config);
+    const secure = await secureContextOptions(config);
     try {
-      server = createHttpsServer(
-        {
-          cert,
-          key,
-          minVersion: tlsVersion(config.tlsMinVersion),
-          ALPNProtocols: ["http/1.1"],
-          ...cipherOption(config.cipherSuites),
-          ...GO_PARSER_LIMITS,
-        },
-        listener,
-      );
+      server = createHttpsServer({ ...secure, ALPNProtocols: ["http/1.1"], ...GO_PARSER_LIMITS }, listener);
     } catch (cause) {
       throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
     }
@@ -120,13 +110,7 @@ const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
  * @throws {TlsError} saying what is wrong with the new pair
  */
 export async function reloadCertificate(server: Server, config: Config): Promise<void> {
-  const { cert, key } = await readPair(config);
-  const options = {
-    cert,
-    key,
-    minVersion: tlsVersion(config.tlsMinVersion),
-    ...cipherOption(config.cipherSuites),
-  };
+  const options = await secureContextOptions(config);
   try {
     // createSecureContext refuses what setSecureContext would half-apply: checked first, then swapped.
     createSecureContext(options);
@@ -137,16 +121,21 @@ export async function reloadCertificate(server: Server, config: Config): Promise
 }
 
 /**
- * Reads `-cert` and `-key`.
+ * The TLS settings of the server, at start and at each reload: `-cert` and `-key` read, `-tls-min-version` and
+ * `-cipher-suites` applied.
  *
- * @throws {TlsError} worded as Go's `open <path>: <errno text>`
+ * @throws {TlsError} worded as Go's `open <path>: <errno text>` for a file it cannot read
  */
-async function readPair(config: Config): Promise<{ cert: Buffer; key: Buffer }> {
+async function secureContextOptions(config: Config): Promise<SecureContextOptions> {
+  let cert: Buffer;
+  let key: Buffer;
   try {
-    return { cert: await readFile(config.cert), key: await readFile(config.key) };
+    cert = await readFile(config.cert);
+    key = await readFile(config.key);
   } catch (cause) {
     throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
   }
+  return { cert, key, minVersion: tlsVersion(config.tlsMinVersion), ...cipherOption(config.cipherSuites) };
 }
 
 /**

@@ -13,8 +13,15 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 
-/** Debian's `systemd-socket-activate` (package `systemd`), which passes listening sockets as systemd does. */
-export const SOCKET_ACTIVATE = "/usr/bin/systemd-socket-activate";
+/**
+ * How a scenario's server is started: `command` is the server's argv prefix (`[node, ours]` or `[master]`);
+ * `socketActivate` is the program that passes listening sockets as systemd does (Debian's systemd-socket-activate),
+ * given only where the activation scenarios run, so the npm-test side names no program outside Node.
+ */
+export interface Launch {
+  readonly command: readonly string[];
+  readonly socketActivate?: string;
+}
 
 /** One scenario: files to write, how the server is started, the raw requests sent one per connection. */
 export interface Scenario {
@@ -261,10 +268,13 @@ function stop(child: ChildProcess): Promise<number | null> {
 }
 
 /**
- * Runs a scenario with `command` (the server's argv prefix: `[node, ours]` or `[master]`) and returns what came
- * back, with placeholders for what differs between runs. Every process it starts is stopped before it settles.
+ * Runs a scenario as `launch` says and returns what came back, with placeholders for what differs between runs.
+ * Every process it starts is stopped before it settles.
  */
-export async function runScenario(scenario: Scenario, command: readonly string[]): Promise<Recorded> {
+export async function runScenario(scenario: Scenario, launch: Launch): Promise<Recorded> {
+  const { command, socketActivate } = launch;
+  if (scenario.activate !== undefined && socketActivate === undefined)
+    throw new Error(`${scenario.name} needs a socket-activation launcher (socketActivate)`);
   const dir = await mkdtemp(join(tmpdir(), "webhook-master-"));
   const port = String(await freePort());
   const port2 = String(await freePort());
@@ -284,10 +294,10 @@ export async function runScenario(scenario: Scenario, command: readonly string[]
     }
     const env = Object.fromEntries(Object.entries(scenario.env).map(([k, v]) => [k, fill(v)]));
     const args = [...command.slice(1), ...scenario.args.map(fill)];
-    if (scenario.activate !== undefined) {
+    if (scenario.activate !== undefined && socketActivate !== undefined) {
       const listen = scenario.activate.flatMap((a) => ["-l", fill(a)]);
       const setenv = Object.entries(env).flatMap(([k, v]) => ["-E", `${k}=${v}`]);
-      child = spawn(SOCKET_ACTIVATE, [...listen, ...setenv, "--", command[0] as string, ...args], {
+      child = spawn(socketActivate, [...listen, ...setenv, "--", command[0] as string, ...args], {
         cwd: dir,
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
         stdio: ["ignore", "ignore", "pipe"],
@@ -318,10 +328,10 @@ export async function runScenario(scenario: Scenario, command: readonly string[]
 }
 
 /**
- * Declares one test per scenario `which` selects, comparing ours (`command`) with the recorded answers of upstream
- * master in test/fixtures/master/answers.json.
+ * Declares one test per scenario `which` selects, comparing ours (started as `launch` says) with the recorded
+ * answers of upstream master in test/fixtures/master/answers.json.
  */
-export function compareWithMaster(which: (scenario: Scenario) => boolean, command: readonly string[]): void {
+export function compareWithMaster(which: (scenario: Scenario) => boolean, launch: Launch): void {
   const fixture = JSON.parse(
     readFileSync(new URL("../../../test/fixtures/master/answers.json", import.meta.url), "utf8"),
   ) as { recordedWith: string; scenarios: Record<string, Recorded> };
@@ -332,7 +342,7 @@ export function compareWithMaster(which: (scenario: Scenario) => boolean, comman
         expected !== undefined,
         `no recorded answers for ${scenario.name}: run the recording script again`,
       );
-      assert.deepEqual(await runScenario(scenario, command), expected);
+      assert.deepEqual(await runScenario(scenario, launch), expected);
     });
   }
 }
