@@ -25,6 +25,10 @@ import { goLogStamp, Logger } from "./logger.js";
 import { HookMetrics } from "./metrics.js";
 import { createPidfile } from "./pidfile.js";
 
+/** Upstream's refusal of `-socket` with `-setuid`/`-setgid` (platform_unix.go), two spaces and all. */
+const SOCKET_WITH_PRIVILEGE_DROP =
+  "-setuid and -setgid options are not compatible with -socket.  If you need to bind a socket as root but run webhook as a different user, consider using systemd activation";
+
 /** The version `-version` prints: that of the Debian/Ubuntu package this replaces (research §0); features of 2.8.1/2.8.2 are a superset. */
 export const VERSION = "2.8.0";
 
@@ -159,6 +163,21 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     return fatal(new ListenError(`error listening on socket: ${message}`), "stderr");
   }
   const activatedFd = activation.fds[0];
+  if (activatedFd === undefined && config.socket !== "" && (config.setuid !== 0 || config.setgid !== 0)) {
+    // 2.8.1+ refuse -socket with a privilege drop (platform_unix.go trySocketListener); the drop is still tried
+    // after the failed listen, so a user who may not switch gets its line too (webhook.go's logQueue).
+    const refusal = new ListenError(`error listening on socket: ${SOCKET_WITH_PRIVILEGE_DROP}`);
+    if (config.setuid !== 0) {
+      try {
+        deps.dropPrivileges(config.setuid, config.setgid);
+      } catch (cause) {
+        deps.stderr.write(logger.format(refusal.message));
+        const message = `error dropping privileges: ${goErrnoText(cause as NodeJS.ErrnoException)}`;
+        return fatal(new PrivilegeError(message, { cause }), "stderr");
+      }
+    }
+    return fatal(refusal, "stderr");
+  }
   try {
     if (tlsSettingsError !== undefined) throw tlsSettingsError;
     server = await startServer(

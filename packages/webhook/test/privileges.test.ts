@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -80,14 +81,32 @@ test("-setuid and -setgid drop to that user and group after listening; commands 
   );
 });
 
+/** Runs the built server until it exits (20 s at most); resolves with its exit code and stderr. */
+function runToExit(args: readonly string[], options: { uid?: number; gid?: number } = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    cwd: dir,
+    ...options,
+  });
+  children.push(child);
+  let log = "";
+  child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
+  return new Promise<{ code: number | null; log: string }>((resolve, reject) => {
+    const deadline = setTimeout(() => reject(new Error(`no exit within 20 s; stderr: ${log}`)), 20_000);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(deadline);
+      resolve({ code, log });
+    });
+  });
+}
+
 test("a drop that is not permitted is upstream's error line and exit 1", { skip }, async () => {
   const port = await freePort();
   // Started as nobody by node itself (spawn's uid/gid also clear the supplementary groups, as runuser does), so the
   // test needs no program beyond Node.
-  const child = spawn(
-    process.execPath,
+  const { code, log } = await runToExit(
     [
-      BIN,
       "-hooks",
       join(dir, "hooks.json"),
       "-ip",
@@ -99,22 +118,32 @@ test("a drop that is not permitted is upstream's error line and exit 1", { skip 
       "-setgid",
       "1",
     ],
-    { stdio: ["ignore", "ignore", "pipe"], cwd: dir, uid: NOBODY, gid: NOBODY },
+    { uid: NOBODY, gid: NOBODY },
   );
-  children.push(child);
-  let log = "";
-  child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`no exit within 20 s; stderr: ${log}`)), 20_000);
-    child.on("error", reject);
-    child.on("exit", (exitCode) => {
-      clearTimeout(deadline);
-      resolve(exitCode);
-    });
-  });
   assert.equal(code, 1);
   assert.match(
     log,
     /^\[webhook\] \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d error dropping privileges: operation not permitted$/m,
   );
+});
+
+test("-socket with -setuid/-setgid is refused as 2.8.1+ refuse it, binding nothing", async () => {
+  const socket = join(dir, "refused.sock");
+  const { code, log } = await runToExit([
+    "-hooks",
+    join(dir, "hooks.json"),
+    "-socket",
+    socket,
+    "-setuid",
+    String(NOBODY),
+    "-setgid",
+    String(NOBODY),
+  ]);
+  assert.equal(code, 1);
+  // platform_unix.go's words; a user who may not switch also gets the failed drop's line after it (webhook.go).
+  assert.match(
+    log,
+    /^\[webhook\] \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d error listening on socket: -setuid and -setgid options are not compatible with -socket\. {2}If you need to bind a socket as root but run webhook as a different user, consider using systemd activation$/m,
+  );
+  assert.equal(existsSync(socket), false);
 });
