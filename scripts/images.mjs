@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run images` (after `npm ci`): builds the webhook and pushgateway container images (README "Install",
-// "Container image") from packages/<tool>/Containerfile, each on a build context holding only its release tarball
+// `npm run images` (after `npm ci`; the npm script builds first, as `npm run release` does): builds the webhook and
+// pushgateway container images (README "Install", "Container image") from packages/<tool>/Containerfile, each on a
+// build context holding only its release tarball
 // (built here with scripts/release.mjs), with no network: the tarballs carry every dependency.
 //   node scripts/images.mjs [--engine podman|docker] [--node-image IMAGE] [--tag-prefix PREFIX] [--tools a,b]
 // The engine defaults to $CONTAINER_ENGINE, else podman when installed, else docker. --node-image sets the

@@ -56,6 +56,13 @@ function manifest(dir) {
   return JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
 }
 
+/** The first line a tool run by node prints for `--version`. */
+function versionLine(tool) {
+  return execFileSync(process.execPath, [join(root, "packages", tool, "bin", `${tool}.js`), "--version"], {
+    encoding: "utf8",
+  }).split("\n")[0];
+}
+
 /**
  * The version a tool prints must be the version in its file names and its package.json: `--version` is each tool's
  * own format (upstream's for webhook and pushgateway, which scripts parse), so the check finds the version there as
@@ -63,20 +70,14 @@ function manifest(dir) {
  */
 function checkVersion(tool) {
   const { version } = manifest(join(root, "packages", tool));
-  const printed = execFileSync(
-    process.execPath,
-    [join(root, "packages", tool, "bin", `${tool}.js`), "--version"],
-    {
-      encoding: "utf8",
-    },
-  ).split("\n")[0];
+  const printed = versionLine(tool);
   const word = new RegExp(`(^|[ v])${version.replaceAll(".", "\\.")}($|[ (,])`);
   if (!word.test(printed)) {
     throw new Error(
       `${tool} prints "${printed}" for --version but packages/${tool}/package.json says ${version}: make them agree`,
     );
   }
-  return version;
+  return { version, printed };
 }
 
 /** The package.json a tarball carries: what npm needs to install and run it, nothing of the workspace. */
@@ -123,8 +124,7 @@ function lockedVersion(lock, tool, name) {
  * dependencies (@local/go-compat) are packed first and installed from their own tarball; the registry ones at the
  * versions package-lock.json pins for the tool. Returns the tarball's file name.
  */
-function packTool(tool, stageRoot) {
-  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8"));
+function packTool(tool, { stageRoot, lock }) {
   const stage = join(stageRoot, tool);
   const pkg = stagePackage(join(root, "packages", tool), stage);
   const dependencies = {};
@@ -225,7 +225,7 @@ function seaPlugin(tool) {
   };
 }
 
-async function singleExecutable(tool, stageRoot) {
+async function singleExecutable(tool, { stageRoot, expected }) {
   const dir = join(stageRoot, `${tool}-sea`);
   mkdirSync(dir, { recursive: true });
   const result = await build({
@@ -272,13 +272,6 @@ async function singleExecutable(tool, stageRoot) {
   );
   // The executable must start as the program it replaces: same version line as the tool run by node.
   const printed = execFileSync(target, ["--version"], { encoding: "utf8" }).split("\n")[0];
-  const expected = execFileSync(
-    process.execPath,
-    [join(root, "packages", tool, "bin", `${tool}.js`), "--version"],
-    {
-      encoding: "utf8",
-    },
-  ).split("\n")[0];
   if (printed !== expected) throw new Error(`${target} --version printed "${printed}", not "${expected}"`);
   return target;
 }
@@ -298,17 +291,22 @@ function writeChecksums() {
 }
 
 async function release() {
-  for (const tool of TOOLS) checkVersion(tool);
+  // Each tool's version line, checked once and kept: the single executables must print the same.
+  const versionLines = new Map(TOOLS.map((tool) => [tool, checkVersion(tool).printed]));
   // release/ is rewritten whole; another --out must be new or empty, so a mistyped path deletes nothing.
   if (out === join(root, "release")) rmSync(out, { recursive: true, force: true });
   else if (existsSync(out) && readdirSync(out).length > 0) throw new Error(`--out ${out} is not empty`);
   mkdirSync(out, { recursive: true });
   const stageRoot = mkdtempSync(join(tmpdir(), "release-"));
   try {
-    for (const tool of TOOLS) process.stdout.write(`${packTool(tool, stageRoot)}\n`);
+    // Read once for all tools: the versions npm ci installed.
+    const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8"));
+    for (const tool of TOOLS) process.stdout.write(`${packTool(tool, { stageRoot, lock })}\n`);
     if (process.platform === "linux" && process.arch === "x64") {
-      for (const tool of SINGLE_FILES.filter((t) => TOOLS.includes(t)))
-        process.stdout.write(`${(await singleExecutable(tool, stageRoot)).slice(out.length + 1)}\n`);
+      for (const tool of SINGLE_FILES.filter((t) => TOOLS.includes(t))) {
+        const target = await singleExecutable(tool, { stageRoot, expected: versionLines.get(tool) });
+        process.stdout.write(`${target.slice(out.length + 1)}\n`);
+      }
     } else {
       process.stderr.write(
         `single executables are built on linux/x64 only (this is ${process.platform}/${process.arch})\n`,
@@ -322,7 +320,7 @@ async function release() {
 }
 
 if (options["check-versions"]) {
-  for (const tool of TOOLS) process.stdout.write(`${tool} ${checkVersion(tool)}\n`);
+  for (const tool of TOOLS) process.stdout.write(`${tool} ${checkVersion(tool).version}\n`);
 } else {
   await release();
 }

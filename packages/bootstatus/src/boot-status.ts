@@ -78,7 +78,6 @@ function collectErrors(v1: StatusV1): {
   stageErrors: StageErrors[];
   recoverable: RecoverableLevel[];
 } {
-  const errors: string[] = [];
   const stageErrors: StageErrors[] = [];
   const byLevel = new Map<string, string[]>();
   // status.py get_errors walks sorted(status_v1.items()): keys in Python's code point order.
@@ -86,7 +85,6 @@ function collectErrors(v1: StatusV1): {
   for (const key of keys) {
     const stage = v1.stages.get(key);
     if (stage === undefined) continue;
-    errors.push(...stage.errors);
     if (stage.errors.length > 0) stageErrors.push({ stage: key, messages: stage.errors });
     for (const [level, messages] of stage.recoverableErrors) {
       const merged = byLevel.get(level);
@@ -94,6 +92,8 @@ function collectErrors(v1: StatusV1): {
       else merged.push(...messages);
     }
   }
+  // The flat list is the stages' lists in order: derived here, so the two cannot disagree.
+  const errors = stageErrors.flatMap((s) => s.messages);
   return { errors, stageErrors, recoverable: [...byLevel].map(([level, messages]) => ({ level, messages })) };
 }
 

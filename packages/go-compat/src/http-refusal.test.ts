@@ -10,7 +10,9 @@ import {
   goParserRefusal,
   goParserRefusalStatus,
   MISSING_HOST_REFUSAL,
+  PLAIN_HTTP_ON_TLS_ANSWER,
   refuseMissingHost,
+  tlsRecordHeaderLooksLikeHttp,
 } from "./http-refusal.js";
 
 test("goErrorResponse() writes the status text as the body and closes, as Go's server does", () => {
@@ -114,5 +116,23 @@ test("answerClientError() refuses a request it cannot read with Go's answer and 
       answer: goErrorResponse("400 Bad Request"),
       closed: true,
     },
+  );
+});
+
+test("tlsRecordHeaderLooksLikeHttp() takes the five request starts net/http answers with its plain-HTTP text", () => {
+  for (const start of [
+    "GET / HTTP/1.1\r\n",
+    "HEAD /x",
+    "POST /hooks/a",
+    "PUT /metrics",
+    "OPTIONS * HTTP/1.1",
+  ])
+    assert.equal(tlsRecordHeaderLooksLikeHttp(Buffer.from(start, "latin1")), true, start);
+  // A TLS handshake record, other methods, a short read and a lower-case method are not answered (Go closes).
+  for (const start of ["\x16\x03\x01\x02\x00", "DELETE /x", "PATCH /x", "GET ", "get / HTTP/1.1", "GET\t/"])
+    assert.equal(tlsRecordHeaderLooksLikeHttp(Buffer.from(start, "latin1")), false, JSON.stringify(start));
+  assert.equal(
+    PLAIN_HTTP_ON_TLS_ANSWER,
+    "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n",
   );
 });

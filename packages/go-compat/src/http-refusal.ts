@@ -122,3 +122,21 @@ export function answerClientError(
   }
   endAndClose(socket, goParserRefusal(error, options));
 }
+
+/**
+ * net/http's answer to a plain HTTP request on a TLS listener (server.go `(c *conn) serve`, on a
+ * tls.RecordHeaderError whose record header looks like HTTP), written on the raw connection before it is closed.
+ */
+export const PLAIN_HTTP_ON_TLS_ANSWER =
+  "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
+
+/** server.go `tlsRecordHeaderLooksLikeHTTP`: the five first bytes of the requests net/http answers that way. */
+const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
+
+/**
+ * True when the first five bytes of a connection to a TLS listener are a plain HTTP request's, as net/http's
+ * `tlsRecordHeaderLooksLikeHTTP` decides: then {@link PLAIN_HTTP_ON_TLS_ANSWER} is the answer, else a bare close.
+ */
+export function tlsRecordHeaderLooksLikeHttp(header: Buffer): boolean {
+  return header.length >= 5 && HTTP_STARTS.has(header.toString("latin1", 0, 5));
+}

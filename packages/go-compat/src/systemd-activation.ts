@@ -7,7 +7,7 @@
 const LISTEN_FDS_START = 3;
 
 /** The variables go-systemd unsets whether or not they were meant for this process. */
-export const ACTIVATION_VARIABLES = ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] as const;
+const ACTIVATION_VARIABLES = ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] as const;
 
 /** What the environment says: the passed descriptors (none when not activated), and the environment without the variables. */
 export interface Activation {

@@ -6,7 +6,7 @@ import { after, test } from "node:test";
 import { parse } from "yaml";
 import { freePort } from "./support/free-port.js";
 import { request } from "./support/http-request.js";
-import { REPO } from "./support/release-files.js";
+import { REPO, toolVersion } from "./support/release-files.js";
 import { run, userEnv } from "./support/run.js";
 import { output, Servers } from "./support/servers.js";
 import { waitFor } from "./support/wait-for.js";
@@ -40,11 +40,7 @@ after(async () => {
 });
 
 test("the compose file names the image `npm run images` builds", () => {
-  const { version } = JSON.parse(
-    readFileSync(join(REPO, "packages", "pushgateway", "package.json"), "utf8"),
-  ) as {
-    version: string;
-  };
+  const version = toolVersion("pushgateway");
   assert.equal(compose.services.pushgateway.image, `\${PUSHGATEWAY_IMAGE:-localhost/pushgateway:${version}}`);
   assert.ok(compose.services.pushgateway.deploy.replicas > 1);
 });

@@ -8,7 +8,7 @@ import { greetHooks } from "./support/greet-hooks.js";
 import { request } from "./support/http-request.js";
 import { buildNodeStandin } from "./support/node-standin-image.js";
 import { podmanEnv } from "./support/podman-env.js";
-import { REPO } from "./support/release-files.js";
+import { REPO, toolVersion } from "./support/release-files.js";
 import { run, runOk } from "./support/run.js";
 import { waitFor } from "./support/wait-for.js";
 
@@ -53,10 +53,7 @@ after(async () => {
 });
 
 function image(tool: string): string {
-  const { version } = JSON.parse(readFileSync(join(REPO, "packages", tool, "package.json"), "utf8")) as {
-    version: string;
-  };
-  return `${TAG_PREFIX}${tool}:${version}`;
+  return `${TAG_PREFIX}${tool}:${toolVersion(tool)}`;
 }
 
 /** Starts a container with `port` published on a free loopback port; returns that port. */

@@ -15,7 +15,7 @@ import { after, before, test } from "node:test";
 import { freePort } from "./support/free-port.js";
 import { greetHooks } from "./support/greet-hooks.js";
 import { request } from "./support/http-request.js";
-import { installTarballs, REPO } from "./support/release-files.js";
+import { installTarballs, REPO, TOOLS, toolVersion } from "./support/release-files.js";
 import { type RunResult, run, runOk, userEnv } from "./support/run.js";
 import { output, Servers } from "./support/servers.js";
 import { type CodeHost, PROJECT, startCodeHost } from "./support/toolmgr-code-host.js";
@@ -25,14 +25,10 @@ import { waitFor } from "./support/wait-for.js";
 // prefix with an empty npm cache and --offline, each tool run from a directory outside the repository; the single
 // executables run where no `node` can be found.
 
-const TOOLS = ["toolmgr", "webhook", "pushgateway", "bootstatus"] as const;
-const VERSION = Object.fromEntries(
-  TOOLS.map((tool) => [
-    tool,
-    (JSON.parse(readFileSync(join(REPO, "packages", tool, "package.json"), "utf8")) as { version: string })
-      .version,
-  ]),
-) as Record<(typeof TOOLS)[number], string>;
+const VERSION = Object.fromEntries(TOOLS.map((tool) => [tool, toolVersion(tool)])) as Record<
+  (typeof TOOLS)[number],
+  string
+>;
 const FIXTURE = join(REPO, "packages", "bootstatus", "test", "fixtures", "degraded-done");
 const FIXTURE_BIN = join(REPO, "packages", "bootstatus", "test", "fixtures", "bin");
 /**

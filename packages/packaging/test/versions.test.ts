@@ -2,25 +2,19 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { REPO } from "./support/release-files.js";
+import { REPO, TOOLS, toolVersion } from "./support/release-files.js";
 import { run } from "./support/run.js";
 
 // Issue 33 item 1: each tool's version output names the version of its release files, which npm pack takes from
 // package.json. The release script refuses to build when they differ; this runs that check in `npm test`, so a
 // version bumped on one side only fails here first. Needs only Node (the tools are built by `npm test`).
-const TOOLS = ["toolmgr", "webhook", "pushgateway", "bootstatus"];
 
 test("every tool prints the version its package.json (and so its release file names) carries", async () => {
   const result = await run(process.execPath, [join(REPO, "scripts", "release.mjs"), "--check-versions"], {
     timeoutMs: 60_000,
   });
   assert.equal(result.code, 0, result.stderr);
-  const expected = TOOLS.map((tool) => {
-    const { version } = JSON.parse(readFileSync(join(REPO, "packages", tool, "package.json"), "utf8")) as {
-      version: string;
-    };
-    return `${tool} ${version}`;
-  });
+  const expected = TOOLS.map((tool) => `${tool} ${toolVersion(tool)}`);
   assert.deepEqual(result.stdout.trim().split("\n"), expected);
 });
 
@@ -53,7 +47,7 @@ test("the Install sections and the compose file name the files and images of the
   };
   const root = install(read("README.md"));
   for (const tool of TOOLS) {
-    const { version } = JSON.parse(read("packages", tool, "package.json")) as { version: string };
+    const version = toolVersion(tool);
     const mine = install(read("packages", tool, "README.md"));
     for (const section of [root, mine]) {
       // Every x.y.z a section names next to the tool is this version.
@@ -67,9 +61,7 @@ test("the Install sections and the compose file name the files and images of the
     }
     assert.match(mine, new RegExp(`${tool}-${version.replaceAll(".", "\\.")}\\.tgz`));
   }
-  const { version: gateway } = JSON.parse(read("packages", "pushgateway", "package.json")) as {
-    version: string;
-  };
+  const gateway = toolVersion("pushgateway");
   for (const text of [
     read("packages", "pushgateway", "docs", "docker-compose.yml"),
     read("packages", "pushgateway", "docs", "ha.md"),

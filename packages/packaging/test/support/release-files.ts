@@ -1,10 +1,20 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runOk, userEnv } from "./run.js";
 
 /** The repository root (this file is packages/packaging/dist/test/support/release-files.js). */
 export const REPO = fileURLToPath(new URL("../../../../../", import.meta.url));
+
+/** The four tools a release ships, in the order scripts/release.mjs builds and prints them. */
+export const TOOLS = ["toolmgr", "webhook", "pushgateway", "bootstatus"] as const;
+
+/** A tool's version as its package.json (and so its release file names and image tags) carries it. */
+export function toolVersion(tool: string): string {
+  return (
+    JSON.parse(readFileSync(join(REPO, "packages", tool, "package.json"), "utf8")) as { version: string }
+  ).version;
+}
 
 /** Runs scripts/release.mjs of `repo` for some tools into `out`; returns the file names written there. */
 export async function releaseFiles(options: {
