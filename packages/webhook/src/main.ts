@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import { basename, dirname, join } from "node:path";
-import { goErrnoText, goPathError } from "@local/go-compat/os-error";
+import { goErrnoText, goPathError, goSignalText } from "@local/go-compat/os-error";
 import { systemdActivation } from "@local/go-compat/systemd-activation";
 import type { CommandDeps } from "./command/command.js";
 import {
@@ -391,7 +391,7 @@ function shutdownOnSignals(
     watching = true;
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       deps.onSignal(signal, () => {
-        log(`caught ${signal === "SIGINT" ? "interrupt" : "terminated"} signal; exiting`);
+        log(`caught ${goSignalText(signal)} signal; exiting`);
         void (async () => {
           if (config.pidfile !== "") {
             await parts.pidfileWrite().catch(() => undefined);

@@ -1,23 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { goQuote } from "@local/go-compat/quote";
-import { goDuration, goQuoteList, iBytes } from "./log-format.js";
+import { goQuoteList, iBytes } from "./log-format.js";
 
 test("goQuote escapes as Go's strconv.Quote", () => {
   assert.equal(goQuote('a"b\\c'), '"a\\"b\\\\c"');
   assert.equal(goQuote("x\ny\t\u0001\u007f"), '"x\\ny\\t\\x01\\x7f"');
   assert.equal(goQuote("é✓"), '"é✓"');
   assert.equal(goQuoteList(["/bin/echo", "a b"]), '["/bin/echo" "a b"]');
-});
-
-test("goDuration renders like time.Duration.String", () => {
-  assert.equal(goDuration(0), "0s");
-  assert.equal(goDuration(812), "812ns");
-  assert.equal(goDuration(40_661), "40.661µs");
-  assert.equal(goDuration(14_873_410), "14.87341ms");
-  assert.equal(goDuration(1_000_000), "1ms");
-  assert.equal(goDuration(1_500_000_000), "1.5s");
-  assert.equal(goDuration(123_000_000_000), "2m3s");
 });
 
 test("iBytes renders like go-humanize IBytes", () => {

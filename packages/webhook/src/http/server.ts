@@ -10,11 +10,18 @@ import { createServer as createHttpsServer } from "node:https";
 import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { createSecureContext, type SecureContextOptions, type SecureVersion } from "node:tls";
-import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
+import { goDuration } from "@local/go-compat/duration";
+import {
+  answerClientError,
+  GO_PARSER_LIMITS,
+  PLAIN_HTTP_ON_TLS_ANSWER,
+  refuseMissingHost,
+  tlsRecordHeaderLooksLikeHttp,
+} from "@local/go-compat/http-refusal";
 import { goErrnoText, goPathError } from "@local/go-compat/os-error";
 import { ListenError, TlsError } from "../errors.js";
 import type { Config } from "../flags.js";
-import { goDuration, iBytes } from "../go/log-format.js";
+import { iBytes } from "../go/log-format.js";
 import { goStatusReason } from "../go/status-text.js";
 import { type HandlerContext, handleRequest } from "../handler.js";
 import { type HookMetrics, UNKNOWN_HOOK } from "../metrics.js";
@@ -98,9 +105,6 @@ export async function startServer(
   });
 }
 
-/** What Go's server writes when a TLS port receives plain HTTP (net/http server.go). */
-const PLAIN_HTTP_ON_TLS = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
-const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
 /**
  * Loads `-cert`/`-key` again and gives new connections the new pair (beyond upstream, issue 34 item 4: SIGHUP,
  * SIGUSR1, and `-hotreload` on a change of either file). Connections already open, and requests in flight on them,
@@ -153,8 +157,8 @@ function answerPlainHttpOnTls(server: Server): void {
       if (head[0] !== 0x16 && head.length < 5) return;
       socket.removeListener("data", onData);
       socket.pause();
-      if (head[0] !== 0x16 && HTTP_STARTS.has(head.subarray(0, 5).toString("latin1"))) {
-        socket.end(PLAIN_HTTP_ON_TLS);
+      if (tlsRecordHeaderLooksLikeHttp(head)) {
+        socket.end(PLAIN_HTTP_ON_TLS_ANSWER);
         return;
       }
       socket.unshift(head);
