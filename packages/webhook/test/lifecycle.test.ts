@@ -351,3 +351,35 @@ test("-socket serves on a Unix socket and removes it on SIGTERM", async () => {
   assert.equal(await exited, 0);
   assert.equal(await exists(socket), false);
 });
+
+test("a command that cannot run is exec.LookPath's error in the log: stat for a missing path, permission denied otherwise", async () => {
+  const file = join(dir, "lookpath.json");
+  const plain = join(dir, "not-executable");
+  await writeFile(plain, "#!/bin/sh\necho never\n", { mode: 0o644 });
+  const missing = join(dir, "missing-command");
+  await writeFile(
+    file,
+    JSON.stringify([
+      hook("plain", { "execute-command": plain }),
+      hook("folder", { "execute-command": dir }),
+      hook("missing", { "execute-command": missing }),
+    ]),
+  );
+  const { base, log } = await start(["-hooks", file, "-verbose"]);
+  for (const id of ["plain", "folder", "missing"]) {
+    const r = await fetch(`${base}/hooks/${id}`);
+    assert.equal(r.status, 500, id);
+    assert.equal(
+      await r.text(),
+      "Error occurred while executing the hook's command. Please check your logs for more details.",
+    );
+  }
+  // Debian's 2.8.0 (Go 1.19's findExecutable): the lines checked live beside ours.
+  await eventually(async () => log().includes(`error in exec: "${missing}"`), "three exec errors logged");
+  assert.match(log(), new RegExp(`error in exec: "${plain}": permission denied\\n`));
+  assert.match(log(), new RegExp(`error in exec: "${dir}": permission denied\\n`));
+  assert.match(
+    log(),
+    new RegExp(`error in exec: "${missing}": stat ${missing}: no such file or directory\\n`),
+  );
+});

@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 import { accessSync, constants, statSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
-import { goPathError } from "@local/go-compat/os-error";
+import { goErrnoText, goPathError } from "@local/go-compat/os-error";
 import { goBase64Decode } from "../go/base64.js";
 import { goList, goQuoteList } from "../go/log-format.js";
 import type { Argument, Hook } from "../hooks/hook.js";
@@ -145,9 +145,8 @@ export async function lookPath(
   if (candidate === "") return { error: 'exec: "": executable file not found in $PATH' };
   if (candidate.includes("/")) {
     const full = isAbsolute(candidate) ? candidate : join(options.cwd, candidate);
-    return isExecutable(full)
-      ? full
-      : { error: `"${candidate}": stat ${candidate}: no such file or directory` };
+    const problem = executableProblem(full, candidate);
+    return problem === undefined ? full : { error: `"${candidate}": ${problem}` };
   }
   for (const dir of (options.env.PATH ?? "").split(delimiter)) {
     const full = join(dir || ".", candidate);
@@ -171,11 +170,24 @@ function directoryError(dir: string): string | undefined {
  * the call itself (15 % of the server's time running `/bin/true`, bench/webhook/README.md).
  */
 function isExecutable(path: string): boolean {
+  return executableProblem(path, path) === undefined;
+}
+
+/**
+ * Why exec.LookPath refuses a path (Go 1.19's lp_unix.go `findExecutable`, as in Debian's 2.8.0): `stat <shown>:
+ * <errno text>` when it cannot be stat'ed, `permission denied` for a directory or a file without execute
+ * permission; undefined when it can run.
+ */
+function executableProblem(path: string, shown: string): string | undefined {
   try {
-    if (!statSync(path).isFile()) return false;
+    if (!statSync(path).isFile()) return "permission denied";
+  } catch (error) {
+    return `stat ${shown}: ${goErrnoText(error as NodeJS.ErrnoException)}`;
+  }
+  try {
     accessSync(path, constants.X_OK);
-    return true;
+    return undefined;
   } catch {
-    return false;
+    return "permission denied";
   }
 }

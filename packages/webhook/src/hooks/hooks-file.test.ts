@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { HooksFileError } from "../errors.js";
-import { expandTemplate, parseHooks } from "./hooks-file.js";
+import { expandTemplate, loadHooksFile, parseHooks } from "./hooks-file.js";
 
 test("JSON and YAML hooks files give the same hooks", () => {
   const json = parseHooks(
@@ -95,4 +98,16 @@ test("numbers and booleans in string fields read as upstream renders them; wrong
         "error unmarshaling JSON: json: cannot unmarshal string into Go struct field Hook.success-http-response-code of type int",
   );
   assert.throws(() => parseHooks("- id: a\n  http-methods: POST\n"), /of type \[\]string/);
+});
+
+test("loadHooksFile() fails with Go's os.ReadFile error: open for a missing file, read for a directory", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "webhook-hooks-file-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const load = (path: string) => loadHooksFile(path, { template: false, env: {} });
+  // Debian's 2.8.0 logs these after "couldn't load hooks from file! ".
+  await assert.rejects(load(join(dir, "none.json")), {
+    name: "HooksFileError",
+    message: `open ${join(dir, "none.json")}: no such file or directory`,
+  });
+  await assert.rejects(load(dir), { name: "HooksFileError", message: `read ${dir}: is a directory` });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { posix } from "node:path";
+import { goErrnoText } from "@local/go-compat/os-error";
 import { HooksFileError } from "../errors.js";
 import { decodeGoYaml, formatFloat32G, GoFloat } from "./go-yaml.js";
 import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
@@ -21,7 +22,11 @@ export async function loadHooksFile(
   try {
     text = await readFile(path, "utf8");
   } catch (cause) {
-    throw new HooksFileError(`open ${path}: no such file or directory`, { cause });
+    // Go's os.ReadFile error as upstream logs it: `open <path>: …`, or `read <path>: is a directory`.
+    const error = cause as NodeJS.ErrnoException;
+    throw new HooksFileError(`${error.syscall === "read" ? "read" : "open"} ${path}: ${goErrnoText(error)}`, {
+      cause,
+    });
   }
   return parseHooks(
     options.template ? expandTemplate(text, { env: options.env, readFile: readTextFile }) : text,
