@@ -192,7 +192,7 @@ async function openWebGuard(config: Config, deps: { log: Log; now: () => number 
   if (rateLimit.intervalMs !== 0)
     deps.log("info", "Rate Limiter is enabled.", {
       burst: String(rateLimit.burst),
-      interval: config.webConfigFile === "" ? "" : `${rateLimit.intervalMs}ms`,
+      interval: `${rateLimit.intervalMs}ms`,
     });
   return {
     config: live,

@@ -2,12 +2,11 @@
 // persistence, stop it, start ours on its file (everything there, push times included); push to ours, stop it, start
 // 1.5.1 on the file ours wrote (everything there).
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { startPeerGateway } from "./support/peers.js";
 import { startGateway, stop, stopAll } from "./support/processes.js";
+import { withTempDir } from "./support/temp-dir.js";
 
 after(stopAll);
 
@@ -48,8 +47,7 @@ async function push(base: string, pushes: typeof PUSHES): Promise<void> {
 }
 
 test("from 1.5.1 to ours and back: every family, push and failure time survives each move", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "pg-migrate-"));
-  try {
+  await withTempDir("pg-migrate-", async (dir) => {
     const file = join(dir, "pushgateway.data");
     // 1.5.1 writes its file, ours starts on it.
     const peer = await startPeerGateway([`--persistence.file=${file}`]);
@@ -77,7 +75,5 @@ test("from 1.5.1 to ours and back: every family, push and failure time survives 
     assert.match(after, /^added\{instance="",job="added"\} 6$/m);
     assert.doesNotMatch(after, /^added\{instance="",job="added"\} 5$/m);
     await stop(back.child);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -72,7 +72,7 @@ export function decodeDelimitedProtobuf(
  * varint's first byte is the normal end (the caller's loop stops), inside a varint `unexpected EOF`, more than ten
  * bytes or a tenth byte above 1 `binary: varint overflows a 64-bit integer`.
  */
-function readUvarint(body: Uint8Array, start: number): { size: number; next: number } {
+export function readUvarint(body: Uint8Array, start: number): { size: number; next: number } {
   let value = 0;
   let scale = 1;
   for (let i = 0; i < 10; i++) {

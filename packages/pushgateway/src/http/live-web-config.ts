@@ -62,21 +62,32 @@ export class LiveWebConfig {
     if (parsed instanceof WebConfigError) return parsed;
     if (!tlsEnabled(parsed.tls)) return new WebConfigError("TLS config is not present");
     // Built again only when the file or one of the files it names changed (node's context costs about a millisecond).
-    let key: string;
+    // Each named file is read once per handshake: the bytes that make the key are the ones a rebuild uses.
+    const files = new Map<string, Buffer>();
+    const readOnce = (path: string): Buffer => {
+      let data = files.get(path);
+      if (data === undefined) {
+        data = readFileSync(path);
+        files.set(path, data);
+      }
+      return data;
+    };
+    let key: string | undefined;
     try {
       key = [
         text,
         ...[parsed.tls.certFile, parsed.tls.keyFile, parsed.tls.clientCaFile].map((p) =>
-          p === "" ? "" : readFileSync(p, "latin1"),
+          p === "" ? "" : readOnce(p).toString("latin1"),
         ),
       ].join("\0");
     } catch {
-      key = `${text}\0${Math.random()}`;
+      // A named file that cannot be read: built again, so the handshake gets buildTlsSettings' error for it.
+      key = undefined;
     }
-    if (key !== this.lastTlsKey) {
+    if (key === undefined || key !== this.lastTlsKey) {
       this.lastTlsKey = key;
       try {
-        this.lastTls = buildTlsSettings(parsed.tls, { http2: parsed.http2 });
+        this.lastTls = buildTlsSettings(parsed.tls, { http2: parsed.http2, readFile: readOnce });
       } catch (error) {
         this.lastTls = error instanceof WebConfigError ? error : new WebConfigError((error as Error).message);
       }

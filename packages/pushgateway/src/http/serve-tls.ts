@@ -13,8 +13,7 @@ export type TlsServer = Server & { setSecureContext(options: object): void; requ
  * What Go's net/http writes on the raw connection when the first bytes on its TLS port are a plain HTTP request
  * (server.go `conn.serve`), then it closes.
  */
-export const PLAIN_HTTP_ANSWER =
-  "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
+const PLAIN_HTTP_ANSWER = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
 
 /** net/http `tlsRecordHeaderLooksLikeHTTP`: the five first bytes of the requests it answers with PLAIN_HTTP_ANSWER. */
 const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);

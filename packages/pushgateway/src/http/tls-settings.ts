@@ -61,16 +61,21 @@ const HTTP2_REQUIRED = ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDS
 /**
  * Builds the TLS settings from `tls_server_config` as exporter-toolkit's `ConfigToTLSConfig` does, reading the
  * certificate, key and CA files now (synchronously: it runs before each handshake, as upstream's
- * `GetConfigForClient`, and these are small local files). Upstream's errors, in upstream's order.
+ * `GetConfigForClient`, and these are small local files) through `readFile` (readFileSync unless given: the caller
+ * that has just read them hands them over). Upstream's errors, in upstream's order.
  *
  * @throws {WebConfigError} naming what is wrong
  */
-export function buildTlsSettings(tls: TlsServerConfig, options: { http2: boolean }): TlsSettings {
+export function buildTlsSettings(
+  tls: TlsServerConfig,
+  options: { http2: boolean; readFile?: (path: string) => Buffer },
+): TlsSettings {
   if (tls.certFile === "" && tls.cert === "") throw new WebConfigError("missing one of cert or cert_file");
   if (tls.keyFile === "" && tls.key === "") throw new WebConfigError("missing one of key or key_file");
+  const readFile = options.readFile ?? ((path: string) => readFileSync(path));
   const read = (path: string, what: string) => {
     try {
-      return readFileSync(path);
+      return readFile(path);
     } catch (error) {
       throw new WebConfigError(
         `failed to read ${what} (${path}): ${goPathError(error as NodeJS.ErrnoException)}`,
@@ -92,7 +97,7 @@ export function buildTlsSettings(tls: TlsServerConfig, options: { http2: boolean
   let caText = "";
   if (tls.clientCaFile !== "") {
     try {
-      caText = readFileSync(tls.clientCaFile, "utf8");
+      caText = readFile(tls.clientCaFile).toString("utf8");
     } catch (error) {
       throw new WebConfigError(goPathError(error as NodeJS.ErrnoException), { cause: error });
     }

@@ -21,7 +21,7 @@ export const GO_CURVES: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** exporter-toolkit's `tlsVersions` and node's names for them. */
-export const GO_TLS_VERSIONS: ReadonlyMap<string, "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3"> = new Map([
+const GO_TLS_VERSIONS: ReadonlyMap<string, "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3"> = new Map([
   ["TLS10", "TLSv1"],
   ["TLS11", "TLSv1.1"],
   ["TLS12", "TLSv1.2"],

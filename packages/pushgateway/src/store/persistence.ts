@@ -8,7 +8,7 @@ import { decodeUpstreamPersistence, encodeUpstreamPersistence } from "./upstream
  * Format version of the JSON persistence file earlier versions of ours wrote. It is still read; files are now written
  * in upstream's gob format (upstream-persistence.ts), so a team can move between upstream and ours both ways.
  */
-export const PERSISTENCE_VERSION = 1;
+const PERSISTENCE_VERSION = 1;
 
 /**
  * Writes the groups atomically in upstream's format (a gob, storage/diskmetricstore.go `persist`): a temporary file

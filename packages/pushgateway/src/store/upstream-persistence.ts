@@ -1,5 +1,6 @@
 import type { MetricFamily } from "../exposition/metric-family.js";
-import { parseDelimitedProtobuf } from "../exposition/parse-protobuf.js";
+import { decodeDelimitedProtobuf, readUvarint } from "../exposition/parse-protobuf.js";
+import { protobufCodec } from "../exposition/protobuf-codec.js";
 import { writeDelimitedProtobuf } from "../exposition/write-protobuf.js";
 import { decodeGob, GOB_TYPE_ID, GobError, type GobValue, GobWriter } from "./go-gob.js";
 import type { PersistedGroup } from "./metric-store.js";
@@ -20,6 +21,7 @@ const UNIX_TO_INTERNAL = 62_135_596_800n;
 export async function decodeUpstreamPersistence(data: Buffer): Promise<PersistedGroup[]> {
   const [top] = decodeGob(data);
   if (top?.kind !== "map") throw new GobError("not a map of metric groups");
+  const codec = protobufCodec();
   const groups: PersistedGroup[] = [];
   for (const [, group] of top.entries) {
     if (group.kind !== "struct") throw new GobError("a metric group that is not a struct");
@@ -37,7 +39,7 @@ export async function decodeUpstreamPersistence(data: Buffer): Promise<Persisted
       const stamp = tmf.fields.get("Timestamp");
       const proto = tmf.fields.get("GobbableMetricFamily");
       if (proto?.kind !== "bytes") continue;
-      const [family] = await parseDelimitedProtobuf(delimited(proto.value), { utf8: true });
+      const [family] = decodeDelimitedProtobuf(delimited(proto.value), { utf8: true, codec });
       if (family === undefined) continue;
       if (name === PUSH_TIME || name === FAILURE_TIME) {
         const value = family.metrics[0]?.value ?? 0;
@@ -158,16 +160,9 @@ async function protoFamilies(families: readonly MetricFamily[]): Promise<Buffer[
   const out: Buffer[] = [];
   let at = 0;
   while (at < bytes.length) {
-    let size = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[at++] ?? 0;
-      size += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (b < 0x80) break;
-    }
-    out.push(bytes.subarray(at, at + size));
-    at += size;
+    const { size, next } = readUvarint(bytes, at);
+    out.push(bytes.subarray(next, next + size));
+    at = next + size;
   }
   return out;
 }
