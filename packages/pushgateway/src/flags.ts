@@ -1,3 +1,4 @@
+import { goDuration } from "@local/go-compat/duration";
 import { UsageError } from "./errors.js";
 import { LOG_LEVELS } from "./logger.js";
 import { parseRedisUrl, redactRedisUrl } from "./store/redis-url.js";
@@ -305,7 +306,7 @@ export function flagValues(config: Config): Record<string, string> {
     const v = config[f.key];
     out[f.name] =
       f.kind === "duration"
-        ? goDuration(Number(v))
+        ? goDuration(Number(v) * 1e6)
         : f.key === "redisUrl"
           ? redactRedisUrl(String(v))
           : f.key === "listenAddress"
@@ -314,15 +315,6 @@ export function flagValues(config: Config): Record<string, string> {
             : String(v);
   }
   return out;
-}
-
-function goDuration(ms: number): string {
-  if (ms === 0) return "0s";
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = (ms % 60_000) / 1000;
-  if (h === 0 && m === 0 && s < 1) return `${ms}ms`;
-  return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${s}s`;
 }
 
 /** Prometheus durations: `5m`, `1h30m`, `250ms`, `10s`, `1d`. */

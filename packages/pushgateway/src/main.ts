@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { goDuration } from "@local/go-compat/duration";
 import { systemdActivation } from "@local/go-compat/systemd-activation";
 import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
@@ -192,7 +193,8 @@ async function openWebGuard(config: Config, deps: { log: Log; now: () => number 
   if (rateLimit.intervalMs !== 0)
     deps.log("info", "Rate Limiter is enabled.", {
       burst: String(rateLimit.burst),
-      interval: `${rateLimit.intervalMs}ms`,
+      // A time.Duration in upstream's log line (tls_config.go), so `1s`, not `1000ms`.
+      interval: goDuration(rateLimit.intervalMs * 1e6),
     });
   return {
     config: live,

@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
+import { PLAIN_HTTP_ON_TLS_ANSWER, tlsRecordHeaderLooksLikeHttp } from "@local/go-compat/http-refusal";
 import { WebConfigError } from "../errors.js";
 import type { Log } from "../logger.js";
 import type { LiveWebConfig } from "./live-web-config.js";
@@ -8,15 +9,6 @@ import { subjectAltNames, type TlsSettings } from "./tls-settings.js";
 
 /** A TLS server as node's https and http2 modules make them: `tls.Server` underneath. */
 export type TlsServer = Server & { setSecureContext(options: object): void; requestCert?: boolean };
-
-/**
- * What Go's net/http writes on the raw connection when the first bytes on its TLS port are a plain HTTP request
- * (server.go `conn.serve`), then it closes.
- */
-const PLAIN_HTTP_ANSWER = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
-
-/** net/http `tlsRecordHeaderLooksLikeHTTP`: the five first bytes of the requests it answers with PLAIN_HTTP_ANSWER. */
-const HTTP_STARTS = new Set(["GET /", "HEAD ", "POST ", "PUT /", "OPTIO"]);
 
 /** TLS alert descriptions Go's server sends (RFC 8446 §6). */
 const BAD_CERTIFICATE = 42;
@@ -35,14 +27,14 @@ export type FirstRecord = "tls" | "alert" | "http" | "sslv2" | "other";
 /**
  * Go's checks of a server connection's first five bytes: 0x80 is an SSLv2 hello (refused with a protocol_version
  * alert); a record that is neither a handshake nor an alert, or claims a version from 16.0 up, is "not a TLS
- * handshake" (net/http answers it with {@link PLAIN_HTTP_ANSWER} when it starts as a request, else just closes). An
+ * handshake" (net/http answers it with PLAIN_HTTP_ON_TLS_ANSWER when it starts as a request, else just closes). An
  * alert before any handshake ends Go's handshake without a word, where OpenSSL would answer unexpected_message.
  */
 export function classifyFirstRecord(header: Buffer): FirstRecord {
   const type = header[0];
   if (type === 0x80) return "sslv2";
   if ((type === 22 || type === 21) && header.readUInt16BE(1) < 0x1000) return type === 22 ? "tls" : "alert";
-  return HTTP_STARTS.has(header.toString("latin1", 0, 5)) ? "http" : "other";
+  return tlsRecordHeaderLooksLikeHttp(header) ? "http" : "other";
 }
 
 /** A fatal TLS alert record in plaintext, with the record version Go's `writeRecordLocked` puts on it. */
@@ -129,7 +121,7 @@ export function serveTls<T extends TlsServer>(
         return;
       }
       const kind = classifyFirstRecord(header);
-      if (kind === "http") return answerAndClose(socket, PLAIN_HTTP_ANSWER);
+      if (kind === "http") return answerAndClose(socket, PLAIN_HTTP_ON_TLS_ANSWER);
       if (kind === "sslv2") return answerAndClose(socket, alertRecord(0x0301, PROTOCOL_VERSION));
       if (kind === "other" || kind === "alert") {
         socket.destroy();
