@@ -64,10 +64,8 @@ export async function loadToolchain(
     }
     for (const bin of tool.bin) commands.push({ command: commandName(bin), tool, path: join(dir, bin) });
   }
-  // Current and installed: the shims may now take this project file and lock as they are without Node. The user
-  // toolset is recorded under its own directory, which is how the shim finds it (not through $PWD).
-  const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
-  await recordVerifiedProject(layout, locked, { ...where, platform });
+  // Current and installed: the shims may now take this project file and lock as they are without Node.
+  await recordVerifiedProject(layout, locked, { cwd: deps.cwd, pwd: deps.env.PWD, platform, global });
   return { locked, platform, commands };
 }
 
