@@ -4,14 +4,14 @@ import type { Deps } from "../deps.js";
 import { LockfileError, NotInstalledError } from "../errors.js";
 import { type LockedTool, lockedArtifact } from "../lockfile.js";
 import { detectPlatform, type Platform, requirePlatform } from "../platform.js";
-import { findProjectFile } from "../project/project-file.js";
+import { findProjectFile, isFile } from "../project/project-file.js";
 import {
   type LockedProject,
   loadLockedProjectFile,
   staleMessage,
   staleReasons,
 } from "../project/project-state.js";
-import { isFile, scopedHints, userToolsetFile } from "../project/toolset.js";
+import { scopedHints, userToolsetFile } from "../project/toolset.js";
 import { commandName } from "../safe-names.js";
 import { installProblem } from "./install.js";
 import { installDir, storeLayout, toolmgrHome } from "./layout.js";
