@@ -39,7 +39,7 @@ export interface Toolchain {
  * @throws {LockfileError} for a stale lock (fix: `toolmgr lock`, `--global` for the user toolset)
  * @throws {NotInstalledError} for a missing or damaged install (fix: `toolmgr sync`)
  */
-export async function loadToolchain(
+async function loadToolchain(
   deps: Deps,
   options: { readonly projectFile: string; readonly global: boolean },
 ): Promise<Toolchain> {
