@@ -1,20 +1,17 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
-import { promisify } from "node:util";
 import { buildArtifact } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
-import { runCli } from "./support/run-cli.js";
+import { runCli, runProgram } from "./support/run-cli.js";
 
 // A lock arrives through pull requests: a pin its constraint does not allow is refused by sync, exec and the shims
 // alike (nao1215/block e2e/atago/sync.atago.yaml: "a pinned version that does not satisfy its constraint is refused",
 // "a hand-edited version with an empty pre-release is refused"; channel.atago.yaml: "a lockfile floated back onto
 // the moving tag is refused"), and the next `lock` resolves it again instead of keeping it.
 
-const execFileP = promisify(execFile);
 let host: FakeCodeHost;
 
 before(async () => {
@@ -61,17 +58,10 @@ async function project(toml: string) {
   const cli = (...args: string[]) => runCli(args, { cwd: dir, env });
   const shims = join(home, "shims");
   const shim = (command: string) =>
-    execFileP(join(shims, command), [], {
+    runProgram(join(shims, command), [], {
       cwd: dir,
       env: { TOOLMGR_HOME: dirname(shims), PATH: `${shims}:/usr/bin:/bin` },
-    }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => ({
-        code: e.code,
-        stdout: e.stdout,
-        stderr: e.stderr,
-      }),
-    );
+    });
   const lockPath = join(dir, "toolmgr.lock");
   const edit = async (from: RegExp, to: string) =>
     writeFile(lockPath, (await readFile(lockPath, "utf8")).replace(from, to));

@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { buildArtifact } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
-import { runCli } from "./support/run-cli.js";
+import { runCli, runProgram } from "./support/run-cli.js";
 
 // Issue 10: "Shims do exactly what exec does for their one command" — so each case below runs the shim and
 // `toolmgr exec` side by side and expects the same exit code and the same message. Shims are written by the built
@@ -62,18 +62,11 @@ async function project(toml: string) {
   const shims = join(home, "shims");
   // The shim runs with a bare environment: the store in TOOLMGR_HOME (read at run time, as exec reads it), the shims
   // first on PATH.
-  const shim = async (command: string, ...args: string[]) =>
-    execFileP(join(shims, command), args, {
+  const shim = (command: string, ...args: string[]) =>
+    runProgram(join(shims, command), args, {
       cwd: dir,
       env: { TOOLMGR_HOME: dirname(shims), PATH: `${shims}:/usr/bin:/bin` },
-    }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => ({
-        code: e.code,
-        stdout: e.stdout,
-        stderr: e.stderr,
-      }),
-    );
+    });
   /** Runs the shim and `toolmgr exec` and checks they agree; returns the shim's result. */
   const both = async (command: string, ...args: string[]) => {
     const viaShim = await shim(command, ...args);

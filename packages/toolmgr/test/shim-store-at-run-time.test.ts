@@ -1,21 +1,18 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { promisify } from "node:util";
 import { blockProject, HELLO, startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
-import { type CliResult, runCli } from "./support/run-cli.js";
+import { type CliResult, runCli, runProgram } from "./support/run-cli.js";
 
 // Issue 31 item 2: a shim decides its store at run time, as `toolmgr exec` does (TOOLMGR_HOME, else
 // $XDG_DATA_HOME/toolmgr, else ~/.local/share/toolmgr). nao1215/block e2e/atago/shim.atago.yaml, "a shim never
 // installs, resolves or writes" and "a shim and block exec answer identically", run the shim of one store with
 // BLOCK_HOME naming an empty one.
 
-const execFileP = promisify(execFile);
 let host: FakeCodeHost;
 
 before(async () => {
@@ -27,14 +24,7 @@ after(async () => {
 });
 
 function runShim(path: string, options: { cwd: string; env: Record<string, string> }): Promise<CliResult> {
-  return execFileP(path, ["--version"], { cwd: options.cwd, env: options.env, timeout: 10_000 }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({
-      code: e.code,
-      stdout: e.stdout,
-      stderr: e.stderr,
-    }),
-  );
+  return runProgram(path, ["--version"], options);
 }
 
 test("a shim written under one store looks in the store TOOLMGR_HOME names, and refuses as exec does there", async () => {

@@ -1,16 +1,14 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { promisify } from "node:util";
 import { buildArtifact, hostileTar, hostileZip } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { makeProject } from "./support/lock-harness.js";
-import { TOOLMGR_BIN } from "./support/run-cli.js";
+import { runProgram, TOOLMGR_BIN } from "./support/run-cli.js";
 
-const exec = promisify(execFile);
 let host: FakeCodeHost;
 
 function tool(
@@ -30,22 +28,12 @@ strip_components = ${options.strip ?? 0}
 }
 
 /** Runs a shim with the shims directory first on PATH, from `cwd`. */
-async function runShim(
-  home: string,
-  command: string,
-  options: { cwd: string; path?: string; args?: string[] },
-) {
+function runShim(home: string, command: string, options: { cwd: string; path?: string; args?: string[] }) {
   const shims = join(home, "shims");
-  try {
-    const r = await exec(join(shims, command), options.args ?? [], {
-      cwd: options.cwd,
-      env: { TOOLMGR_HOME: dirname(shims), PATH: `${shims}:${options.path ?? "/usr/bin:/bin"}` },
-    });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+  return runProgram(join(shims, command), options.args ?? [], {
+    cwd: options.cwd,
+    env: { TOOLMGR_HOME: home, PATH: `${shims}:${options.path ?? "/usr/bin:/bin"}` },
+  });
 }
 
 before(async () => {

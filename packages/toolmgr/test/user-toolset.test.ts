@@ -110,6 +110,9 @@ test("inside a project its pin wins; a command it does not pin comes from the us
   assert.equal((await u.run(u.other, "which", "--list")).stdout, "duo\nhello\n");
   assert.equal((await u.run(u.project, "which", "--list")).stdout, "hello\n");
   assert.equal((await u.run(u.outside, "which", "--list")).stdout, "hello\n");
+  const both = await u.run(u.outside, "which", "--list", "hello");
+  assert.equal(both.code, 2, "--list with a command is refused, not dropped");
+  assert.match(both.stderr, /Cannot look up "hello" with --list/);
   for (const shell of ["bash", "zsh", "fish", "powershell"]) {
     const script = (await u.run(u.outside, "completion", shell)).stdout;
     assert.match(script, /exec[^\n]*toolmgr which --list/, `${shell} completes exec from the pins`);

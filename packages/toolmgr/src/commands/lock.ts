@@ -152,9 +152,12 @@ async function recordLockedProject(
   const { global, deps } = options;
   const platform = detectPlatform(deps.runtime);
   const current = platform !== undefined && staleReasons(locked, platform).size === 0 ? platform : undefined;
-  // The user toolset is recorded under its own directory, as `sync --global` records it.
-  const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
-  await recordVerifiedProject(layout, locked, { ...where, platform: current });
+  await recordVerifiedProject(layout, locked, {
+    cwd: deps.cwd,
+    pwd: deps.env.PWD,
+    platform: current,
+    global,
+  });
 }
 
 /** The existing lock and its text; one that does not parse is ignored with a warning (`--check` fails on it). */

@@ -1,4 +1,3 @@
-import { dirname } from "node:path";
 import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
@@ -126,9 +125,7 @@ async function installAll(
   );
   const commands = locked.lock.tools.flatMap((t) => t.bin.map(commandName));
   const shims = await writeShims(commands, { layout, platform, launcher: deps.launcher });
-  // The user toolset is recorded under its own directory, as the shim finds it (never through $PWD).
-  const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
-  await recordVerifiedProject(layout, locked, { ...where, platform });
+  await recordVerifiedProject(layout, locked, { cwd: deps.cwd, pwd: deps.env.PWD, platform, global });
   if (quiet) return "";
   const width = Math.max(...results.map((r) => r.tool.name.length)) + 2;
   const lines = results.map((r) => `${r.tool.name.padEnd(width)}${r.state} ${r.tool.version}`);

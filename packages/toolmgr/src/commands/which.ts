@@ -12,7 +12,12 @@ import { commandToolchains, nextOnPath, pinnedCommandNames } from "../store/tool
  */
 export async function whichCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const [command] = args.positionals;
-  if (args.values.list === true && command === undefined) {
+  if (args.values.list === true) {
+    // `--list` lists; a command beside it would otherwise be looked up with the flag silently dropped.
+    if (command !== undefined)
+      throw new UsageError(
+        `Cannot look up "${command}" with --list: use \`toolmgr which --list\` or \`toolmgr which ${command}\``,
+      );
     const names = await pinnedCommandNames(deps);
     deps.io.stdout.write(names.map((n) => `${n}\n`).join(""));
     return 0;

@@ -33,17 +33,19 @@ export interface ProjectConfig {
 /** Looks a tool name up in the registry (injected so tests and the linter need no embedded registry). */
 export type RecipeLookup = (name: string) => { readonly source: Source } | undefined;
 
+/** Whether a file exists (and is a file). */
+export async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
 /** The nearest `toolmgr.toml` in `dir` or an ancestor, or undefined. Finding and parsing stay separate (aqua). */
 export async function findProjectFile(dir: string): Promise<string | undefined> {
   for (let current = dir; ; current = dirname(current)) {
     const candidate = join(current, PROJECT_FILE_NAME);
-    if (
-      await stat(candidate).then(
-        (s) => s.isFile(),
-        () => false,
-      )
-    )
-      return candidate;
+    if (await isFile(candidate)) return candidate;
     if (dirname(current) === current) return undefined;
   }
 }

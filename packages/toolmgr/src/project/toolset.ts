@@ -1,7 +1,6 @@
-import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ProjectFileError } from "../errors.js";
-import { findProjectFile, PROJECT_FILE_NAME } from "./project-file.js";
+import { findProjectFile, isFile, PROJECT_FILE_NAME } from "./project-file.js";
 
 /**
  * The user toolset's `toolmgr.toml`: `$XDG_CONFIG_HOME/toolmgr/toolmgr.toml`, else `~/.config/toolmgr/toolmgr.toml`
@@ -13,14 +12,6 @@ export function userToolsetFile(
   runtime: { readonly homedir: string },
 ): string {
   return join(env.XDG_CONFIG_HOME || join(runtime.homedir, ".config"), "toolmgr", PROJECT_FILE_NAME);
-}
-
-/** Whether a file exists (and is a file). */
-export async function isFile(path: string): Promise<boolean> {
-  return stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
 }
 
 /**

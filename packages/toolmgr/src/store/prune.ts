@@ -3,8 +3,7 @@ import { lstat, readdir, readFile, rename, rm, rmdir } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { LockfileError } from "../errors.js";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile.js";
-import { PROJECT_FILE_NAME } from "../project/project-file.js";
-import { isFile } from "../project/toolset.js";
+import { isFile, PROJECT_FILE_NAME } from "../project/project-file.js";
 import { httpCacheFile, type StoreLayout } from "./layout.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 

@@ -52,9 +52,11 @@ export async function asOptimisticSync<T>(
 ): Promise<T> {
   const dir = activityDir(layout);
   const count = await pruneCount(dir);
-  const clear = async () =>
-    !(await isLive(join(dir, PRUNE_MARKER), options)) && (await pruneCount(dir)) === count;
-  if (await clear()) {
+  const noPrune = async () => !(await isLive(join(dir, PRUNE_MARKER), options));
+  const clear = async () => (await noPrune()) && (await pruneCount(dir)) === count;
+  // Before the work the count was just read: only a running prune matters (one that ends meanwhile has raised the
+  // count, which the check after the work sees).
+  if (await noPrune()) {
     let result: { value: T } | undefined;
     try {
       result = { value: await work() };

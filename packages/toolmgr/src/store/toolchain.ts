@@ -4,14 +4,14 @@ import type { Deps } from "../deps.js";
 import { LockfileError, NotInstalledError } from "../errors.js";
 import { type LockedTool, lockedArtifact } from "../lockfile.js";
 import { detectPlatform, type Platform, requirePlatform } from "../platform.js";
-import { findProjectFile } from "../project/project-file.js";
+import { findProjectFile, isFile } from "../project/project-file.js";
 import {
   type LockedProject,
   loadLockedProjectFile,
   staleMessage,
   staleReasons,
 } from "../project/project-state.js";
-import { isFile, scopedHints, userToolsetFile } from "../project/toolset.js";
+import { scopedHints, userToolsetFile } from "../project/toolset.js";
 import { commandName } from "../safe-names.js";
 import { installProblem } from "./install.js";
 import { installDir, storeLayout, toolmgrHome } from "./layout.js";
@@ -39,7 +39,7 @@ export interface Toolchain {
  * @throws {LockfileError} for a stale lock (fix: `toolmgr lock`, `--global` for the user toolset)
  * @throws {NotInstalledError} for a missing or damaged install (fix: `toolmgr sync`)
  */
-export async function loadToolchain(
+async function loadToolchain(
   deps: Deps,
   options: { readonly projectFile: string; readonly global: boolean },
 ): Promise<Toolchain> {
@@ -64,10 +64,8 @@ export async function loadToolchain(
     }
     for (const bin of tool.bin) commands.push({ command: commandName(bin), tool, path: join(dir, bin) });
   }
-  // Current and installed: the shims may now take this project file and lock as they are without Node. The user
-  // toolset is recorded under its own directory, which is how the shim finds it (not through $PWD).
-  const where = global ? { cwd: dirname(locked.project.path) } : { cwd: deps.cwd, pwd: deps.env.PWD };
-  await recordVerifiedProject(layout, locked, { ...where, platform });
+  // Current and installed: the shims may now take this project file and lock as they are without Node.
+  await recordVerifiedProject(layout, locked, { cwd: deps.cwd, pwd: deps.env.PWD, platform, global });
   return { locked, platform, commands };
 }
 

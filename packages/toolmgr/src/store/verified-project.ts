@@ -51,15 +51,23 @@ export function shimAnswers(lock: Lockfile, platform: Platform): string {
  * that was only locked keeps the artifacts its lock pins; when the lock is not current for this machine's platform
  * (`platform` undefined: a lock for other platforms only, or an unsupported machine) the record has no shim answers,
  * and the shim decides from the project's own files as it would without a record.
+ *
+ * The user toolset (`global`) is recorded under its own directory alone, which is how the shim finds it (never
+ * through `$PWD`); a project also under the directory `$PWD` names it by, when that differs (`logicalProjectDir`).
  */
 export async function recordVerifiedProject(
   layout: StoreLayout,
   locked: LockedProject,
-  where: { readonly cwd: string; readonly pwd?: string | undefined; readonly platform: Platform | undefined },
+  where: {
+    readonly cwd: string;
+    readonly pwd?: string | undefined;
+    readonly platform: Platform | undefined;
+    readonly global: boolean;
+  },
 ): Promise<void> {
   const answers = where.platform === undefined ? undefined : shimAnswers(locked.lock, where.platform);
   const dirs = [verifiedProjectDir(layout, locked.project.path)];
-  const logical = await logicalProjectDir(dirname(locked.project.path), where);
+  const logical = where.global ? undefined : await logicalProjectDir(dirname(locked.project.path), where);
   if (logical !== undefined) dirs.push(join(layout.projectsDir, logical));
   for (const dir of dirs) {
     try {

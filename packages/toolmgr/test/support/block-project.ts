@@ -1,17 +1,13 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { buildArtifact } from "./archives.js";
 import { FakeCodeHost } from "./fake-code-host.js";
-import { type CliResult, runCli } from "./run-cli.js";
+import { type CliResult, runCli, runProgram } from "./run-cli.js";
 
 // Helpers for the scenarios of nao1215/block's end-to-end suite (e2e/atago/*.atago.yaml, run there against
 // internal/fakegh), translated to toolmgr and run through the built CLI against a fake code host that answers in the
 // shape of block's fake: release assets without an API `url`, tag refs without `object`, commits as `{"sha": …}`.
-
-const exec = promisify(execFile);
 
 /** A fake code host shaped like block's fake GitHub, with `acme/hello` v1.2.0 (no host digest) and v1.2.3 (digest). */
 export async function startBlockHost(): Promise<FakeCodeHost> {
@@ -70,20 +66,11 @@ export async function blockProject(host: FakeCodeHost, toml: string): Promise<Bl
     dir,
     home,
     run: (...args) => runCli(args, { cwd: dir, env }),
-    async shim(command, options = {}) {
-      const shims = join(home, "shims");
-      try {
-        const r = await exec(join(shims, command), options.args ?? [], {
-          cwd: options.cwd ?? dir,
-          env: { PATH: `${shims}:/usr/bin:/bin`, TOOLMGR_HOME: home, XDG_CONFIG_HOME: config },
-          timeout: 10_000,
-        });
-        return { code: 0, stdout: r.stdout, stderr: r.stderr };
-      } catch (error) {
-        const e = error as { code: number; stdout: string; stderr: string };
-        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-      }
-    },
+    shim: (command, options = {}) =>
+      runProgram(join(home, "shims", command), options.args ?? [], {
+        cwd: options.cwd ?? dir,
+        env: { PATH: `${join(home, "shims")}:/usr/bin:/bin`, TOOLMGR_HOME: home, XDG_CONFIG_HOME: config },
+      }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** Path of the built launcher, as users run it. */
@@ -35,5 +35,27 @@ export function runCli(
     });
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * Runs a program (a shim, a tool) with exactly `env` (nothing inherited), settling with its exit code rather than
+ * rejecting on a non-zero one; a run past `timeout` (10 s by default) is killed.
+ */
+export function runProgram(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; timeout?: number },
+): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      args,
+      { cwd: options.cwd, env: options.env, timeout: options.timeout ?? 10_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : null;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { buildArtifact } from "./archives.js";
+import { blockTool } from "./block-project.js";
 import type { FakeCodeHost } from "./fake-code-host.js";
-import { type CliResult, runCli } from "./run-cli.js";
-
-const execFileP = promisify(execFile);
+import { type CliResult, runCli, runProgram } from "./run-cli.js";
 
 /** Adds `acme/duo` v2.0.0 (linux/amd64) beside block's `acme/hello`: a second tool for multi-project stores. */
 export async function addDuo(host: FakeCodeHost): Promise<void> {
@@ -27,10 +24,7 @@ export async function addDuo(host: FakeCodeHost): Promise<void> {
 /** A `toolmgr.toml` for linux/amd64 pinning `acme/<name>` tools (`<name>_{version}_{os}_{arch}.tar.gz`). */
 export function toolsToml(pins: Record<string, string>): string {
   return `platforms = ["linux/amd64"]\n${Object.entries(pins)
-    .map(
-      ([name, version]) =>
-        `[tools.${name}]\nversion = "${version}"\n[tools.${name}.source]\ntype = "github_release"\nrepo = "acme/${name}"\nasset = "${name}_{version}_{os}_{arch}.tar.gz"\nbin = ["${name}"]\n`,
-    )
+    .map(([name, version]) => blockTool(name, version))
     .join("")}`;
 }
 
@@ -66,15 +60,7 @@ export async function sharedStore(host: FakeCodeHost): Promise<SharedStore> {
     config,
     env,
     run,
-    shim: (cwd, command) =>
-      execFileP(join(shims, command), [], { cwd, env, timeout: 10_000 }).then(
-        (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-        (e: { code: number; stdout: string; stderr: string }) => ({
-          code: e.code,
-          stdout: e.stdout,
-          stderr: e.stderr,
-        }),
-      ),
+    shim: (cwd, command) => runProgram(join(shims, command), [], { cwd, env }),
     async project(name, pins) {
       const dir = join(root, name);
       await mkdir(dir, { recursive: true });
