@@ -36,9 +36,9 @@ after(stopAll);
 async function gatewayWith(
   config: string,
   args: string[] = [],
-): Promise<{ port: number; stop: () => Promise<void> }> {
-  const { child, base } = await startGateway([`--web.config.file=${config}`, ...args]);
-  return { port: Number(new URL(base).port), stop: () => stop(child) };
+): Promise<{ port: number; stop: () => Promise<void>; log: () => string }> {
+  const { child, base, log } = await startGateway([`--web.config.file=${config}`, ...args]);
+  return { port: Number(new URL(base).port), stop: () => stop(child), log };
 }
 
 interface TlsClient {
@@ -361,6 +361,8 @@ test("a rate limit with burst: the burst is served, the next request in the inte
       const statuses = [];
       for (let i = 0; i < 5; i++) statuses.push((await fetch(`http://127.0.0.1:${g.port}/-/healthy`)).status);
       assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+      // exporter-toolkit logs the interval as a time.Duration (tls_config.go).
+      assert.match(g.log(), /msg="Rate Limiter is enabled\." burst=3 interval=1m0s/);
     } finally {
       await g.stop();
     }

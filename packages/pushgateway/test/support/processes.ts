@@ -101,12 +101,14 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the built gateway on 127.0.0.1 and resolves once it logs its address. */
-export async function startGateway(args: string[] = []): Promise<{ child: ChildProcess; base: string }> {
+export async function startGateway(
+  args: string[] = [],
+): Promise<{ child: ChildProcess; base: string; log: () => string }> {
   const port = await freePort();
-  const { child } = await startProcess(
+  const { child, log } = await startProcess(
     process.execPath,
     [GATEWAY_BIN, `--web.listen-address=127.0.0.1:${port}`, ...args],
     { ready: /Listening on/ },
   );
-  return { child, base: `http://127.0.0.1:${port}` };
+  return { child, base: `http://127.0.0.1:${port}`, log };
 }
