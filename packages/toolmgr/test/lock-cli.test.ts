@@ -241,3 +241,40 @@ test("a tag without a published release (or a draft one) is refused, naming tool
     assert.equal(await stat(join(p.dir, "toolmgr.lock")).catch(() => undefined), undefined);
   }
 });
+
+test("lock with a store it cannot write: host digests lock without it; a needed download fails naming the store", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "toolmgr-cli-"));
+  // A store path under a regular file cannot be created, even by root (ENOTDIR), as a read-only store cannot.
+  await writeFile(join(dir, "not-a-dir"), "");
+  const env = {
+    CODEHOST_API_URL: host.apiUrl,
+    TOOLMGR_HOME: join(dir, "not-a-dir", "store"),
+    CODEHOST_TOKEN: "",
+  };
+  await writeFile(
+    join(dir, "toolmgr.toml"),
+    `platforms = ["linux/amd64"]\n${localTool("one", { version: "1", repo: "acme/one" })}`,
+  );
+  const locked = await runCli(["lock"], { cwd: dir, env });
+  assert.equal(locked.code, 0, locked.stderr);
+  assert.equal(locked.stdout, "one  locked 1.0.0\nwrote toolmgr.lock\n");
+
+  host.addRepo("acme/undigested");
+  host.addRelease("acme/undigested", {
+    tag: "v1.0.0",
+    assets: [{ name: "undigested-1.0.0-linux-amd64.tar.gz", data: Buffer.from("u"), digest: false }],
+  });
+  const before = await readFile(join(dir, "toolmgr.lock"), "utf8");
+  await writeFile(
+    join(dir, "toolmgr.toml"),
+    `platforms = ["linux/amd64"]\n${localTool("undigested", { version: "1", repo: "acme/undigested" })}`,
+  );
+  const refused = await runCli(["lock"], { cwd: dir, env });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /Cannot use the store ".*not-a-dir\/store": ENOTDIR on /);
+  assert.equal(
+    await readFile(join(dir, "toolmgr.lock"), "utf8"),
+    before,
+    "a failed lock leaves the old lock",
+  );
+});

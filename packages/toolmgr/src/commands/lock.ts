@@ -65,34 +65,54 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
     deps.io.stdout.write(lockReport(tools, { existing, check }));
     return formatLockfile({ version: 1, tools }) === existingText ? 0 : 3;
   }
-  // As a marked sync (store-activity.ts): a `prune` beside this lock waits until the lock and its record are
-  // written, so it never removes an artifact the lock downloaded and pins; and this lock waits for a running prune.
+  let started = false;
+  const lockAndRecord = async (options: { record: boolean }) => {
+    started = true;
+    const tools = await resolveAll();
+    const text = formatLockfile({ version: 1, tools });
+    if (text !== existingText) await writeLock(lockPath, text);
+    if (options.record) {
+      await recordLockedProject(
+        layout,
+        { project, lockPath, lock: { version: 1, tools }, projectText, lockText: text },
+        { global: args.values.global === true, deps },
+      );
+    }
+    const wrote = text === existingText ? `${LOCKFILE_NAME} is up to date` : `wrote ${LOCKFILE_NAME}`;
+    return `${lockReport(tools, { existing, check })}${wrote}\n`;
+  };
+  let out: string;
   try {
-    const out = await asSync(
+    // As a marked sync (store-activity.ts): a `prune` beside this lock waits until the lock and its record are
+    // written, so it never removes an artifact the lock downloaded and pins; and this lock waits for a running prune.
+    out = await asSync(
       layout,
-      async () => {
-        const tools = await resolveAll();
-        const text = formatLockfile({ version: 1, tools });
-        if (text !== existingText) await writeLock(lockPath, text);
-        await recordLockedProject(
-          layout,
-          { project, lockPath, lock: { version: 1, tools }, projectText, lockText: text },
-          { global: args.values.global === true, deps },
-        );
-        const wrote = text === existingText ? `${LOCKFILE_NAME} is up to date` : `wrote ${LOCKFILE_NAME}`;
-        return `${lockReport(tools, { existing, check })}${wrote}\n`;
-      },
+      () => lockAndRecord({ record: true }),
       waitOptions(deps, {
         command: "lock",
         timeoutMs: PRUNE_WAIT_MS,
         onWait: (what) => deps.io.stderr.write(`toolmgr: waiting: ${what}\n`),
       }),
     );
-    deps.io.stdout.write(out);
-    return 0;
   } catch (error) {
-    throw asStoreError(error, layout.home);
+    if (started || !isUnwritable(error)) throw asStoreError(error, layout.home);
+    // A store this user cannot write (a read-only image, another user's): the lock needs it only for downloads, so
+    // it goes on unmarked and unrecorded, as before locks were recorded. Nothing it pins can be in a cache it cannot
+    // write, so there is nothing for a prune to spare; a download it does need fails naming the store.
+    try {
+      out = await lockAndRecord({ record: false });
+    } catch (inner) {
+      throw asStoreError(inner, layout.home);
+    }
   }
+  deps.io.stdout.write(out);
+  return 0;
+}
+
+/** An error that says the store (its `activity/` directory) cannot be created or written by this user. */
+function isUnwritable(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "EACCES" || code === "EPERM" || code === "EROFS" || code === "ENOTDIR";
 }
 
 /** Resolves the project's tools (those `only` names, or all; the other pins kept) for `platforms`. */
