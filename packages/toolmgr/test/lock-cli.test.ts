@@ -253,7 +253,7 @@ test("lock with a store it cannot write: host digests lock without it; a needed 
   };
   await writeFile(
     join(dir, "toolmgr.toml"),
-    `platforms = ["linux/amd64"]\n${localTool("one", { version: "1", repo: "acme/one" })}`,
+    `platforms = ["linux/amd64"]\n${localTool("one", { version: "1.0.0", repo: "acme/one" })}`,
   );
   const locked = await runCli(["lock"], { cwd: dir, env });
   assert.equal(locked.code, 0, locked.stderr);
