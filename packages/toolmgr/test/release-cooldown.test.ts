@@ -42,7 +42,8 @@ before(async () => {
   // 2 days 14 hours before NOW: held back by 7d (eligible 2026-11-27 10:00), not by 62h.
   host.addRelease("acme/cool", release("1.4.0", "2026-11-20T10:00:00Z"));
   host.addRelease("acme/cool", release("1.5.0-rc.1", "2026-11-21T00:00:00Z", { prerelease: true }));
-  host.addRelease("acme/cool", release("2.0.0", "2026-11-22T00:00:00Z"));
+  // Published at 30 seconds past the minute: its eligibility is printed rounded up, never a minute too early.
+  host.addRelease("acme/cool", release("2.0.0", "2026-11-22T00:00:30Z"));
   const dates = ["2026-11-05T00:00:00Z", "2026-11-14T00:00:00Z", "2026-11-22T12:00:00Z"];
   for (const [i, date] of dates.entries()) {
     const sha = host.setTag("acme/cool", "nightly", { commit: `build ${i}` });
@@ -156,6 +157,8 @@ test("an exact version younger than the window is refused naming its date, unles
   assert.equal(again.stdout, `cool  1.4.0 (${kept})\ntoolmgr.lock is up to date\n`, again.stderr);
   const check = await p.run(["lock", "--check"]);
   assert.deepEqual([check.code, check.stdout], [0, `cool  1.4.0 (up-to-date; ${kept})\n`]);
+  const two = await (await project(cool("2.0.0", { top: '"7d"' }))).run(["lock"]);
+  assert.match(two.stderr, /was published 2026-11-22 00:00 UTC, .*; it becomes eligible 2026-11-29 00:01 UTC\./);
   // An old exact version passes; a young pre-release is refused as a young release is.
   assert.equal((await (await project(cool("1.3.0", { top: '"7d"' }))).run(["lock"])).code, 0);
   const rc = await (await project(cool("1.5.0-rc.1", { top: '"7d"' }))).run(["lock"]);
@@ -343,7 +346,7 @@ test("a min_release_age that does not parse is refused naming the key and its li
     [`min_release_age = "7"\n${tool}`, /line 1: min_release_age = "7" is not a duration/],
     [
       `# cooldown\n\nmin_release_age = "99999d"\n${tool}`,
-      /line 3: min_release_age = "99999d" is not a duration/,
+      /line 3: min_release_age = "99999d" is longer than 3650 days/,
     ],
     [cool("1", { age: '"7 d"' }), /line 3: \[tools\.cool\] min_release_age = "7 d" is not a duration/],
     [
@@ -375,7 +378,10 @@ test("a min_release_age that does not parse is refused naming the key and its li
   const p = await project(cool("1"));
   const env = await p.run(["lock"], { TOOLMGR_MIN_RELEASE_AGE: "7w" });
   assert.equal(env.code, 2);
-  assert.match(env.stderr, /^toolmgr: Cannot use TOOLMGR_MIN_RELEASE_AGE="7w": write a whole number with m/);
+  assert.match(
+    env.stderr,
+    /^toolmgr: Cannot use TOOLMGR_MIN_RELEASE_AGE="7w": it is not a duration; write a whole number with m/,
+  );
   assert.equal(existsSync(join(p.dir, "toolmgr.lock")), false);
 });
 

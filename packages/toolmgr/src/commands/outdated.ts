@@ -6,7 +6,13 @@ import type { CodeHost } from "../http/code-host.js";
 import type { ProjectTool } from "../project/project-file.js";
 import { loadLockedProjectFile } from "../project/project-state.js";
 import { toolsetFile } from "../project/toolset.js";
-import { type Cooldown, type CooldownNote, refuseUndatedSources, releaseAgeOf } from "../resolve/cooldown.js";
+import {
+  type Cooldown,
+  type CooldownNote,
+  formatEligible,
+  refuseUndatedSources,
+  releaseAgeOf,
+} from "../resolve/cooldown.js";
 import { chooseVersion } from "../resolve/resolve.js";
 import { openCodeHostSession } from "../session/network-session.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
@@ -92,16 +98,13 @@ export async function outdatedCommand(args: CommandArgs, deps: Deps): Promise<nu
   // The releases a window holds back, one line each after the table (the table keeps its columns).
   const held = rows.flatMap((r) =>
     r.held_back
-      ? [`${r.name}: ${r.held_back.version} held back until ${formatJsonDate(r.held_back.eligible_at)}`]
+      ? [
+          `${r.name}: ${r.held_back.version} held back until ${formatEligible(new Date(r.held_back.eligible_at))}`,
+        ]
       : [],
   );
   deps.io.stdout.write(`${[...lines, ...held].join("\n")}\n`);
   return 0;
-}
-
-/** `2026-12-02T14:32:00.000Z` as the text lines print dates (`2026-12-02 14:32 UTC`). */
-function formatJsonDate(iso: string): string {
-  return `${iso.slice(0, 16).replace("T", " ")} UTC`;
 }
 
 function cells(row: OutdatedRow): string[] {

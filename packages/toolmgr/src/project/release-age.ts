@@ -33,6 +33,11 @@ function ageMs(text: string): number | undefined {
   return ms <= MAX_MS ? ms : undefined;
 }
 
+/** Why a value is not a window. */
+function why(text: string): string {
+  return /^[0-9]+[mhd]$/.test(text) ? "is longer than 3650 days" : "is not a duration";
+}
+
 /**
  * The `min_release_age` value of a project file: at the top (`table` empty) or in `[tools.<name>]`
  * (`table` = `["tools", name]`). `text` is the file's text, searched for the key's line.
@@ -54,7 +59,7 @@ export function parseReleaseAge(
   const ms = ageMs(value);
   if (ms === undefined) {
     throw new ProjectFileError(
-      `Cannot parse ${origin}: ${key} = ${JSON.stringify(value)} is not a duration; ${HOW}`,
+      `Cannot parse ${origin}: ${key} = ${JSON.stringify(value)} ${why(value)}; ${HOW}`,
     );
   }
   return { ms, text: value, origin };
@@ -69,7 +74,8 @@ export function releaseAgeFromEnv(env: Readonly<Record<string, string | undefine
   const text = env[RELEASE_AGE_ENV];
   if (text === undefined || text === "") return undefined;
   const ms = ageMs(text);
-  if (ms === undefined) throw new UsageError(`Cannot use ${RELEASE_AGE_ENV}=${JSON.stringify(text)}: ${HOW}`);
+  if (ms === undefined)
+    throw new UsageError(`Cannot use ${RELEASE_AGE_ENV}=${JSON.stringify(text)}: it ${why(text)}; ${HOW}`);
   return { ms, text, origin: RELEASE_AGE_ENV };
 }
 

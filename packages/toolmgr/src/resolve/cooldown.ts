@@ -70,10 +70,15 @@ export function formatUtc(date: Date): string {
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
+/** When a release becomes eligible, to the minute, rounded up: never a minute at which it is still refused. */
+export function formatEligible(date: Date): string {
+  return formatUtc(new Date(Math.ceil(date.getTime() / 60_000) * 60_000));
+}
+
 /** A note as `lock` and `outdated` print it: `1.4.0 held back until 2026-12-02 14:32 UTC`, or why a pin was kept. */
 export function noteText(note: CooldownNote): string {
-  if (note.kind === "held-back") return `${note.version} held back until ${formatUtc(note.eligibleAt)}`;
-  return `kept although younger than min_release_age ${note.age.text}: published ${formatUtc(note.publishedAt)}, eligible ${formatUtc(note.eligibleAt)}`;
+  if (note.kind === "held-back") return `${note.version} held back until ${formatEligible(note.eligibleAt)}`;
+  return `kept although younger than min_release_age ${note.age.text}: published ${formatUtc(note.publishedAt)}, eligible ${formatEligible(note.eligibleAt)}`;
 }
 
 /**
@@ -96,7 +101,7 @@ export function admitExact(
   if (note === undefined) return undefined;
   if (cooldown.pinned === version) return { ...note, kind: "young-pin" };
   throw new YoungReleaseError(
-    `Cannot lock "${tool.name}@${tool.constraint.text}": the release "${tag}" of "${tool.source.repo}" was published ${formatUtc(note.publishedAt)}, younger than ${windowText(cooldown.age)}; it becomes eligible ${formatUtc(note.eligibleAt)}. Pin an older release, wait, or take it now with \`toolmgr lock --allow-young ${tool.name}\``,
+    `Cannot lock "${tool.name}@${tool.constraint.text}": the release "${tag}" of "${tool.source.repo}" was published ${formatUtc(note.publishedAt)}, younger than ${windowText(cooldown.age)}; it becomes eligible ${formatEligible(note.eligibleAt)}. Pin an older release, wait, or take it now with \`toolmgr lock --allow-young ${tool.name}\``,
     { heldBack: note },
   );
 }
@@ -130,7 +135,7 @@ export function judge(
 /** No release under the constraint is old enough: `newest` is the newest one the window holds back. */
 export function everyReleaseYoung(tool: ProjectTool, newest: CooldownNote): YoungReleaseError {
   return new YoungReleaseError(
-    `Cannot resolve "${tool.name}@${tool.constraint.text}": every published release it allows is younger than ${windowText(newest.age)}; the newest, ${newest.version}, was published ${formatUtc(newest.publishedAt)} and becomes eligible ${formatUtc(newest.eligibleAt)}. Wait, or take it now with \`toolmgr lock --allow-young ${tool.name}\``,
+    `Cannot resolve "${tool.name}@${tool.constraint.text}": every published release it allows is younger than ${windowText(newest.age)}; the newest, ${newest.version}, was published ${formatUtc(newest.publishedAt)} and becomes eligible ${formatEligible(newest.eligibleAt)}. Wait, or take it now with \`toolmgr lock --allow-young ${tool.name}\``,
     { heldBack: newest },
   );
 }
