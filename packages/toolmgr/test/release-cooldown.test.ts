@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseLockfile } from "../src/lockfile.js";
@@ -158,7 +158,10 @@ test("an exact version younger than the window is refused naming its date, unles
   const check = await p.run(["lock", "--check"]);
   assert.deepEqual([check.code, check.stdout], [0, `cool  1.4.0 (up-to-date; ${kept})\n`]);
   const two = await (await project(cool("2.0.0", { top: '"7d"' }))).run(["lock"]);
-  assert.match(two.stderr, /was published 2026-11-22 00:00 UTC, .*; it becomes eligible 2026-11-29 00:01 UTC\./);
+  assert.match(
+    two.stderr,
+    /was published 2026-11-22 00:00 UTC, .*; it becomes eligible 2026-11-29 00:01 UTC\./,
+  );
   // An old exact version passes; a young pre-release is refused as a young release is.
   assert.equal((await (await project(cool("1.3.0", { top: '"7d"' }))).run(["lock"])).code, 0);
   const rc = await (await project(cool("1.5.0-rc.1", { top: '"7d"' }))).run(["lock"]);
@@ -426,4 +429,16 @@ bin = ["shimmy"]
   const shim = await p.shim("shimmy", { args: ["--version"] });
   assert.equal(shim.stdout, "shimmy 1.0.0 --version\n", shim.stderr);
   assert.equal((await p.run("status")).code, 0);
+  // A window is not part of the pin: changing it leaves the lock current for the shims, exec and status (the shim
+  // hands a project file it does not read over to \`toolmgr exec\`), and only the next lock applies it.
+  const toml = join(p.dir, "toolmgr.toml");
+  await writeFile(
+    toml,
+    (await readFile(toml, "utf8")).replace('min_release_age = "7d"', 'min_release_age = "1m"'),
+  );
+  const after = await p.shim("shimmy", { args: ["--version"] });
+  assert.equal(after.stdout, "shimmy 1.0.0 --version\n", after.stderr);
+  assert.equal((await p.run("exec", "shimmy")).stdout, "shimmy 1.0.0 \n");
+  assert.equal((await p.run("status")).code, 0);
+  assert.equal((await p.run("lock")).stdout, "shimmy  1.0.0 -> 1.1.0\nwrote toolmgr.lock\n");
 });
