@@ -101,6 +101,12 @@ test("a prefix resolves to the newest release the window admits; lock and lock -
   const check = await p.run(["lock", "--check"]);
   assert.equal(check.code, 0, check.stderr);
   assert.equal(check.stdout, "cool  1.3.0 (up-to-date; 1.4.0 held back until 2026-11-27 10:00 UTC)\n");
+  // --allow-young lifts the window for the tool named, for one run.
+  const young = await project(cool("1", { top: '"7d"' }), clock);
+  assert.equal(
+    (await young.run(["lock", "--allow-young", "cool"])).stdout,
+    "cool  locked 1.4.0\nwrote toolmgr.lock\n",
+  );
   // Five days later 1.4.0 is old enough: the lock would change, and does.
   clock.now = new Date("2026-11-28T00:00:00Z");
   const later = await p.run(["lock", "--check"]);
