@@ -392,6 +392,11 @@ test("a min_release_age that does not parse is refused naming the key and its li
     /^toolmgr: Cannot use TOOLMGR_MIN_RELEASE_AGE="7w": it is not a duration; write a whole number with m/,
   );
   assert.equal(existsSync(join(p.dir, "toolmgr.lock")), false);
+  // Also where no tool would consult it: a project without tools, and `outdated`.
+  const empty = await project("[tools]\n");
+  assert.equal((await empty.run(["lock"], { TOOLMGR_MIN_RELEASE_AGE: "-1d" })).code, 2);
+  assert.equal((await empty.run(["lock"])).code, 0);
+  assert.equal((await empty.run(["outdated"], { TOOLMGR_MIN_RELEASE_AGE: "1.5d" })).code, 2);
 });
 
 test("the built CLI dates releases by the real clock, and the shims run what a cooldown locked", async () => {

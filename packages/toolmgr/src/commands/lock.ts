@@ -9,7 +9,7 @@ import { isLoopbackHost } from "../loopback-host.js";
 import { detectPlatform, type Platform } from "../platform.js";
 import { type ProjectConfig, type ProjectTool, readProjectFile } from "../project/project-file.js";
 import { type LockedProject, staleReasons } from "../project/project-state.js";
-import type { ReleaseAge } from "../project/release-age.js";
+import { type ReleaseAge, releaseAgeFromEnv } from "../project/release-age.js";
 import { toolsetFile } from "../project/toolset.js";
 import { hostAllows } from "../registry/host-policy.js";
 import { findRecipe, hostPolicy } from "../registry/registry.js";
@@ -140,8 +140,8 @@ function releaseAges(
   }
   const allowYoung = new Set(names);
   const env = options.deps.env;
-  // Parsed once up front, so a bad TOOLMGR_MIN_RELEASE_AGE is refused even when every tool is exempt.
-  for (const tool of project.tools) releaseAgeOf(tool, { project, env });
+  // Parsed up front, so a bad TOOLMGR_MIN_RELEASE_AGE is refused even when no tool would consult it.
+  releaseAgeFromEnv(env);
   return (tool) => (allowYoung.has(tool.name) ? undefined : releaseAgeOf(tool, { project, env }));
 }
 

@@ -5,6 +5,7 @@ import { ResolveError, YoungReleaseError } from "../errors.js";
 import type { CodeHost } from "../http/code-host.js";
 import type { ProjectTool } from "../project/project-file.js";
 import { loadLockedProjectFile } from "../project/project-state.js";
+import { releaseAgeFromEnv } from "../project/release-age.js";
 import { toolsetFile } from "../project/toolset.js";
 import {
   type Cooldown,
@@ -53,6 +54,7 @@ export async function outdatedCommand(args: CommandArgs, deps: Deps): Promise<nu
     await toolsetFile({ global: args.values.global === true, ...deps }),
   );
   const { project } = locked;
+  releaseAgeFromEnv(deps.env); // a bad value is refused even when no tool would consult it
   const ageOf = (tool: ProjectTool) => releaseAgeOf(tool, { project, env: deps.env });
   // As `lock` would: a source without release dates cannot be judged against a window (before any request).
   refuseUndatedSources(project.tools, ageOf);
