@@ -311,6 +311,13 @@ bin = ["cool"]
       `toolmgr: Cannot resolve "web": its source is of type "http", whose versions are git tags with no release date, so min_release_age 7d (${join(p.dir, "toolmgr.toml")} line 1) cannot be checked; exempt it in toolmgr.toml with a [tools.web] table holding version = "1" and min_release_age = "0"\n`,
     );
   }
+  // The registry's http recipes (vendor downloads) likewise, in the string form too.
+  const geth = await (await project('min_release_age = "7d"\n[tools]\ngeth = "1.16"\n')).run(["lock"]);
+  assert.equal(geth.code, 1);
+  assert.match(
+    geth.stderr,
+    /"geth": its source is of type "http", .*a \[tools\.geth\] table holding version = "1\.16" and min_release_age = "0"\n$/,
+  );
   assert.equal(host.count("/repos/"), requests, "refused before any request");
   const exempt = await project(toml({ top: '"7d"', age: '"0"' }));
   const lock = await exempt.run(["lock"]);
