@@ -28,13 +28,18 @@ export interface CommandSpec {
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   lock: {
     summary: "Resolve toolmgr.toml and write toolmgr.lock with a URL and digest per platform",
-    usage: "lock [--check] [--global] [<tool>...]",
+    usage: "lock [--check] [--global] [--allow-young <tool>]... [<tool>...]",
     optionHelp: [
       ["--check", "Write and download nothing; exit 3 when the lock would change, 0 when it is current"],
       ["--global", "Lock the user toolset ($XDG_CONFIG_HOME/toolmgr/toolmgr.toml) instead of the project"],
+      ["--allow-young <tool>", "Lift min_release_age for this tool in this run (repeatable)"],
       ["<tool>...", "Re-resolve only these tools and keep every other pin"],
     ],
-    options: { check: { type: "boolean" }, global: { type: "boolean" } },
+    options: {
+      check: { type: "boolean" },
+      global: { type: "boolean" },
+      "allow-young": { type: "string", multiple: true },
+    },
     maxPositionals: Number.POSITIVE_INFINITY,
   },
   sync: {

@@ -53,6 +53,21 @@ export class ResolveError extends ToolmgrError {
   }
 }
 
+/**
+ * Every release the constraint allows is younger than its release cooldown (`min_release_age`), or the exact version
+ * asked for is: `heldBack` names the newest one and when it becomes eligible (for `outdated`).
+ */
+export class YoungReleaseError extends ResolveError {
+  readonly heldBack: { readonly version: string; readonly publishedAt: Date; readonly eligibleAt: Date };
+  constructor(
+    message: string,
+    options: ErrorOptions & { heldBack: { version: string; publishedAt: Date; eligibleAt: Date } },
+  ) {
+    super(message, options);
+    this.heldBack = options.heldBack;
+  }
+}
+
 /** The tool has no artifact for a requested platform; no substitute is ever chosen. */
 export class UnsupportedPlatformError extends ToolmgrError {
   constructor(message: string, options?: ErrorOptions) {

@@ -3,16 +3,18 @@ import { dirname, join } from "node:path";
 import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
-import { asStoreError, LockfileError, ProjectFileError } from "../errors.js";
+import { asStoreError, LockfileError, ProjectFileError, UsageError } from "../errors.js";
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
 import { isLoopbackHost } from "../loopback-host.js";
 import { detectPlatform, type Platform } from "../platform.js";
 import { type ProjectConfig, type ProjectTool, readProjectFile } from "../project/project-file.js";
 import { type LockedProject, staleReasons } from "../project/project-state.js";
+import { type ReleaseAge, releaseAgeFromEnv } from "../project/release-age.js";
 import { toolsetFile } from "../project/toolset.js";
 import { hostAllows } from "../registry/host-policy.js";
 import { findRecipe, hostPolicy } from "../registry/registry.js";
 import { replaceFile } from "../replace-file.js";
+import { type CooldownNote, noteText, refuseUndatedSources, releaseAgeOf } from "../resolve/cooldown.js";
 import { lockPlatforms } from "../resolve/lock-platforms.js";
 import { lockReport } from "../resolve/lock-report.js";
 import { relockPlan } from "../resolve/relock.js";
@@ -55,14 +57,19 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       );
     }
   }
+  const ageOf = releaseAges(project, { allowYoung: args.values["allow-young"], deps });
+  // Before any request: a source that carries no release date cannot be checked against a window.
+  refuseUndatedSources(project.tools, ageOf);
   const platforms = lockPlatforms(project.platforms, { existing, runtime: deps.runtime });
   // Before any request or download: a conflict is in the project file alone, and nothing may reach the cache for it.
   checkCommandConflicts(project.tools.map((t) => ({ name: t.name, bin: t.source.bin })));
   const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
-  const resolveAll = () => resolveTools(project, { existing, only, platforms, layout, check }, deps);
+  const notes = new Map<string, string>();
+  const resolveAll = () =>
+    resolveTools(project, { existing, only, platforms, layout, check, ageOf, notes }, deps);
   if (check) {
     const tools = await resolveAll();
-    deps.io.stdout.write(lockReport(tools, { existing, check }));
+    deps.io.stdout.write(lockReport(tools, { existing, check, notes }));
     return formatLockfile({ version: 1, tools }) === existingText ? 0 : 3;
   }
   let started = false;
@@ -79,7 +86,7 @@ export async function lockCommand(args: CommandArgs, deps: Deps): Promise<number
       );
     }
     const wrote = text === existingText ? `${LOCKFILE_NAME} is up to date` : `wrote ${LOCKFILE_NAME}`;
-    return `${lockReport(tools, { existing, check })}${wrote}\n`;
+    return `${lockReport(tools, { existing, check, notes })}${wrote}\n`;
   };
   let out: string;
   try {
@@ -115,6 +122,29 @@ function isUnwritable(error: unknown): boolean {
   return code === "EACCES" || code === "EPERM" || code === "EROFS" || code === "ENOTDIR";
 }
 
+/**
+ * The release cooldown of each tool (`min_release_age`, `TOOLMGR_MIN_RELEASE_AGE`), none for the tools
+ * `--allow-young` names (checked against the project file: a name it lacks is a usage error).
+ */
+function releaseAges(
+  project: ProjectConfig,
+  options: { allowYoung: unknown; deps: Deps },
+): (tool: ProjectTool) => ReleaseAge | undefined {
+  const names = Array.isArray(options.allowYoung) ? options.allowYoung.map(String) : [];
+  for (const name of names) {
+    if (!project.tools.some((t) => t.name === name)) {
+      throw new UsageError(
+        `Cannot allow young releases of "${name}": it is not in ${project.path} (--allow-young names a tool of toolmgr.toml)`,
+      );
+    }
+  }
+  const allowYoung = new Set(names);
+  const env = options.deps.env;
+  // Parsed up front, so a bad TOOLMGR_MIN_RELEASE_AGE is refused even when no tool would consult it.
+  releaseAgeFromEnv(env);
+  return (tool) => (allowYoung.has(tool.name) ? undefined : releaseAgeOf(tool, { project, env }));
+}
+
 /** Resolves the project's tools (those `only` names, or all; the other pins kept) for `platforms`. */
 async function resolveTools(
   project: ProjectConfig,
@@ -124,10 +154,14 @@ async function resolveTools(
     platforms: readonly Platform[];
     layout: StoreLayout;
     check: boolean;
+    ageOf: (tool: ProjectTool) => ReleaseAge | undefined;
+    /** Filled with each tool's cooldown note, as its line shows it. */
+    notes: Map<string, string>;
   },
   deps: Deps,
 ): Promise<LockedTool[]> {
-  const { existing, only, platforms, layout, check } = context;
+  const { existing, only, platforms, layout, check, ageOf, notes } = context;
+  const now = deps.now();
   const session = await openCodeHostSession(deps, { layout, projectPath: project.path });
   const digest = trustOnFirstUse(session, { layout, check, deps });
   const policy = hostPolicy();
@@ -138,7 +172,16 @@ async function resolveTools(
       async (tool): Promise<LockedTool> => {
         const plan = relockPlan(tool, { existing, only, platforms });
         if (plan.kind === "keep") return plan.tool;
+        const age = ageOf(tool);
+        // The pin the lock holds for this very constraint and source: kept, never moved, when the window holds it back.
+        const same =
+          plan.previous?.constraint === tool.constraint.text && plan.previous.source === tool.fingerprint;
         return resolveTool(tool, {
+          cooldown: age && { age, now, pinned: same ? plan.previous?.version : undefined },
+          onNote: (note: CooldownNote) => {
+            const before = notes.get(tool.name);
+            notes.set(tool.name, before === undefined ? noteText(note) : `${before}; ${noteText(note)}`);
+          },
           codeHost: session.codeHost,
           platforms,
           previous: plan.previous,

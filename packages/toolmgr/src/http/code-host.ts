@@ -27,6 +27,11 @@ export interface Release {
   readonly tag: string;
   readonly draft: boolean;
   readonly prerelease: boolean;
+  /**
+   * When the release was published (`published_at`), the date a minimum release age counts from; absent when the
+   * host sends none (a draft; hosts shaped like nao1215/block's fake).
+   */
+  readonly publishedAt?: Date;
   readonly assets: readonly ReleaseAsset[];
 }
 
@@ -175,7 +180,13 @@ function nextPage(link: string | null, current: string): string | undefined {
 }
 
 function parseRelease(body: unknown, where: string): Release {
-  const r = body as { tag_name?: unknown; draft?: unknown; prerelease?: unknown; assets?: unknown };
+  const r = body as {
+    tag_name?: unknown;
+    draft?: unknown;
+    prerelease?: unknown;
+    published_at?: unknown;
+    assets?: unknown;
+  };
   if (typeof r !== "object" || r === null || !Array.isArray(r.assets)) {
     throw new HttpError(`Cannot read the release ${where}: unexpected answer`);
   }
@@ -195,10 +206,16 @@ function parseRelease(body: unknown, where: string): Release {
       },
     ];
   });
+  // ISO 8601 as GitHub writes it (`2026-11-27T10:00:00Z`); anything else is no date, never a guess.
+  const published =
+    typeof r.published_at === "string" && /^\d{4}-\d\d-\d\dT/.test(r.published_at)
+      ? new Date(r.published_at)
+      : undefined;
   return {
     tag: String(r.tag_name ?? ""),
     draft: r.draft === true,
     prerelease: r.prerelease === true,
+    ...(published === undefined || Number.isNaN(published.getTime()) ? {} : { publishedAt: published }),
     assets,
   };
 }

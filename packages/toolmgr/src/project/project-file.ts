@@ -7,6 +7,7 @@ import { sourceFingerprint } from "../source/fingerprint.js";
 import { parseSource, type Source } from "../source/source.js";
 import { describeTomlError } from "../toml-error.js";
 import { type Constraint, parseConstraint } from "../version/constraint.js";
+import { parseReleaseAge, type ReleaseAge } from "./release-age.js";
 
 /** File name of the project file. */
 export const PROJECT_FILE_NAME = "toolmgr.toml";
@@ -18,6 +19,8 @@ export interface ProjectTool {
   readonly source: Source;
   /** Only for a project-local `[tools.<name>]` source: `sha256:<fingerprint>` of its definition. */
   readonly fingerprint?: string;
+  /** `[tools.<name>] min_release_age`, when set: this tool's window, over the project's. */
+  readonly minReleaseAge?: ReleaseAge;
 }
 
 /** A parsed `toolmgr.toml`. */
@@ -26,6 +29,8 @@ export interface ProjectConfig {
   readonly path: string;
   /** Platforms `lock` resolves for, when the file lists them. */
   readonly platforms?: readonly Platform[];
+  /** The top-level `min_release_age`, when set: the window of every tool without one of its own. */
+  readonly minReleaseAge?: ReleaseAge;
   /** Sorted by name. */
   readonly tools: readonly ProjectTool[];
 }
@@ -91,6 +96,7 @@ export function parseProjectFile(
   text: string,
   options: { path: string; lookup: RecipeLookup },
 ): ProjectConfig {
+  const context = { ...options, text };
   let raw: Record<string, unknown>;
   try {
     raw = parseToml(text) as Record<string, unknown>;
@@ -98,9 +104,9 @@ export function parseProjectFile(
     throw new ProjectFileError(`Cannot parse ${describeTomlError(cause, options.path)}`, { cause });
   }
   for (const key of Object.keys(raw)) {
-    if (key !== "platforms" && key !== "tools") {
+    if (key !== "platforms" && key !== "tools" && key !== "min_release_age") {
       throw new ProjectFileError(
-        `Cannot parse ${options.path}: unknown key "${key}" (expected "platforms" and [tools])`,
+        `Cannot parse ${options.path}: unknown key "${key}" (expected "platforms", "min_release_age" and [tools])`,
       );
     }
   }
@@ -129,17 +135,31 @@ export function parseProjectFile(
       `Cannot parse ${options.path}: "platforms" is inside [tools] because it comes after the [tools] header; move the platforms = [...] line above [tools], to the top of the file`,
     );
   }
+  if (typeof (tools as Record<string, unknown>).min_release_age === "string") {
+    throw new ProjectFileError(
+      `Cannot parse ${options.path}: "min_release_age" is inside [tools] because it comes after the [tools] header; move the min_release_age = "..." line above [tools], to the top of the file`,
+    );
+  }
+  const minReleaseAge =
+    raw.min_release_age === undefined
+      ? undefined
+      : parseReleaseAge(raw.min_release_age, { ...context, table: [] });
   const parsed = Object.entries(tools as Record<string, unknown>).map(([name, value]) =>
-    parseTool(name, value, options),
+    parseTool(name, value, context),
   );
   parsed.sort((a, b) => (a.name < b.name ? -1 : 1));
-  return { path: options.path, ...(platforms === undefined ? {} : { platforms }), tools: parsed };
+  return {
+    path: options.path,
+    ...(platforms === undefined ? {} : { platforms }),
+    ...(minReleaseAge === undefined ? {} : { minReleaseAge }),
+    tools: parsed,
+  };
 }
 
 function parseTool(
   name: string,
   value: unknown,
-  options: { path: string; lookup: RecipeLookup },
+  options: { path: string; lookup: RecipeLookup; text: string },
 ): ProjectTool {
   if (!/^[a-z0-9][a-z0-9._-]*$/.test(name)) {
     throw new ProjectFileError(
@@ -154,16 +174,20 @@ function parseTool(
   }
   const table = value as Record<string, unknown>;
   for (const key of Object.keys(table)) {
-    if (key !== "version" && key !== "source") {
+    if (key !== "version" && key !== "source" && key !== "min_release_age") {
       throw new ProjectFileError(
-        `Cannot parse ${options.path}: unknown key "${key}" in [tools.${name}] (expected "version" and [tools.${name}.source])`,
+        `Cannot parse ${options.path}: unknown key "${key}" in [tools.${name}] (expected "version", "min_release_age" and [tools.${name}.source])`,
       );
     }
   }
   if (typeof table.version !== "string" || table.version.length === 0) {
     throw new ProjectFileError(`Cannot parse ${options.path}: [tools.${name}] needs a "version" string`);
   }
-  if (table.source === undefined) return registryTool(name, table.version, options);
+  const age =
+    table.min_release_age === undefined
+      ? {}
+      : { minReleaseAge: parseReleaseAge(table.min_release_age, { ...options, table: ["tools", name] }) };
+  if (table.source === undefined) return { ...registryTool(name, table.version, options), ...age };
   let source: Source;
   try {
     source = parseSource(table.source, `${options.path} [tools.${name}.source]`);
@@ -176,6 +200,7 @@ function parseTool(
     constraint: parseConstraint(table.version, name),
     source,
     fingerprint: sourceFingerprint(source),
+    ...age,
   };
 }
 

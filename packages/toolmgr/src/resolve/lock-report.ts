@@ -8,9 +8,14 @@ import { formatLockfile, type LockedArtifact, type LockedTool, type Lockfile } f
  */
 export function lockReport(
   tools: readonly LockedTool[],
-  options: { readonly existing: Lockfile | undefined; readonly check: boolean },
+  options: {
+    readonly existing: Lockfile | undefined;
+    readonly check: boolean;
+    /** Per tool, what its release cooldown held back or kept (`1.4.0 held back until …`), added to its line. */
+    readonly notes?: ReadonlyMap<string, string>;
+  },
 ): string {
-  const { existing, check } = options;
+  const { existing, check, notes } = options;
   const width =
     Math.max(...tools.map((t) => t.name.length), ...(existing?.tools.map((t) => t.name.length) ?? [0])) + 2;
   const lines = tools.map((t) => {
@@ -22,6 +27,9 @@ export function lockReport(
     else if (formatLockfile({ version: 1, tools: [before] }) === formatLockfile({ version: 1, tools: [t] }))
       state = `${t.version} (up-to-date)`;
     else state = `${t.version} (${changesOf(before, t).join(", ")})`;
+    const note = notes?.get(t.name);
+    if (note !== undefined)
+      state = state.endsWith(")") ? `${state.slice(0, -1)}; ${note})` : `${state} (${note})`;
     return `${t.name.padEnd(width)}${state}`;
   });
   for (const gone of existing?.tools ?? []) {

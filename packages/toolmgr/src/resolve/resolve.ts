@@ -5,6 +5,15 @@ import type { Platform } from "../platform.js";
 import type { ProjectTool } from "../project/project-file.js";
 import { renderTemplate, sourceAt, templateHost, templatePlaceholders } from "../source/source.js";
 import { matchesPrefix, newestFirst, parseStableTag } from "../version/constraint.js";
+import {
+  admitChannelBuild,
+  admitExact,
+  type Cooldown,
+  type CooldownNote,
+  everyReleaseYoung,
+  judge,
+  refuseUndatedSources,
+} from "./cooldown.js";
 import { reusedDigest } from "./relock.js";
 
 /** Everything resolution needs from outside: the code host, the policy, and a way to digest an artifact (TOFU). */
@@ -28,6 +37,10 @@ export interface ResolveContext {
   readonly checkPrivacy: boolean;
   /** Whether an `http` source may download from `host` for `repo` (the registry's host policy). */
   readonly allowHost: (options: { readonly host: string; readonly repo: string }) => boolean;
+  /** The release cooldown this tool is resolved under (`min_release_age`), when one applies. */
+  readonly cooldown?: Cooldown | undefined;
+  /** Told what the cooldown held back, or which young pin it kept. */
+  readonly onNote?: (note: CooldownNote) => void;
 }
 
 interface Chosen {
@@ -39,6 +52,8 @@ interface Chosen {
   /** The first 8 hex digits of the commit, when the template needs `{commit}`. */
   readonly commit?: string;
   readonly template: string;
+  /** What the cooldown held back, then the young pin it kept. */
+  readonly notes?: readonly CooldownNote[];
 }
 
 /**
@@ -56,6 +71,7 @@ export async function resolveTool(tool: ProjectTool, context: ResolveContext): P
       : Promise.resolve(false);
   privacy.catch(() => {}); // awaited below; a failure of the chain must not leave it unhandled
   const picked = await chooseRelease(tool, context);
+  for (const note of picked.notes ?? []) context.onNote?.(note);
   // The version is known now: an override for it (renamed assets of older releases) decides the rest.
   const source = sourceAt(tool.source, picked.version);
   const isChannel = tool.constraint.kind === "channel" || tool.constraint.kind === "channel-commit";
@@ -79,23 +95,32 @@ export async function resolveTool(tool: ProjectTool, context: ResolveContext): P
   };
 }
 
-/** What choosing a release needs: the code host, and a pin to re-resolve at instead of the newest match. */
-type ChoiceContext = Pick<ResolveContext, "codeHost" | "pin">;
+/**
+ * What choosing a release needs: the code host, a pin to re-resolve at instead of the newest match, and the
+ * cooldown.
+ */
+type ChoiceContext = Pick<ResolveContext, "codeHost" | "pin" | "cooldown">;
 
 /**
- * The version a tool's constraint selects now, with the same requests and rules as `lock` but no artifact: for
- * `toolmgr outdated` (issue 31 item 4).
+ * The version a tool's constraint selects now, with the same requests and rules as `lock` (the cooldown too) but no
+ * artifact: for `toolmgr outdated` (issue 31 item 4).
  *
  * @throws {ResolveError} when no release satisfies the constraint
  */
-export async function chooseVersion(tool: ProjectTool, codeHost: CodeHost): Promise<string> {
-  return (await chooseRelease(tool, { codeHost })).version;
+export async function chooseVersion(
+  tool: ProjectTool,
+  context: { readonly codeHost: CodeHost; readonly cooldown?: Cooldown | undefined },
+): Promise<{ version: string; notes: readonly CooldownNote[] }> {
+  const chosen = await chooseRelease(tool, context);
+  return { version: chosen.version, notes: chosen.notes ?? [] };
 }
 
 async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise<Chosen> {
   const { source } = tool;
-  const { codeHost } = context;
+  const { codeHost, cooldown } = context;
   const c = tool.constraint;
+  // `lock` refuses undated sources under a window before any request (refuseUndatedSources); never admit one here.
+  if (cooldown !== undefined) refuseUndatedSources([tool], () => cooldown.age);
   const isChannel = c.kind === "channel" || c.kind === "channel-commit";
   let template = source.template;
   if (isChannel) {
@@ -118,9 +143,15 @@ async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise
     // A channel pin names its commit after the channel's whole name (Version forms rule 1: a channel may carry a
     // hyphen, `pre-release`), so the commit is what follows `<channel>-`, never what follows the first hyphen.
     const commit = isChannel ? channelCommit(version, c.channel) : undefined;
+    // A pin kept while other tools are locked is not judged again; an exact version is (cooldown.ts).
+    const note =
+      cooldown !== undefined && context.pin === undefined && release !== undefined
+        ? admitExact(tool, { version, tag, release, cooldown })
+        : undefined;
     return {
       version,
       tag,
+      notes: listOf(note),
       ...(release === undefined ? {} : { release }),
       ...(needsCommit ? { commit: (commit ?? (await commitOf(tool, tag, codeHost))).slice(0, 8) } : {}),
       template,
@@ -135,15 +166,30 @@ async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise
         `Cannot resolve "${tool.name}@${c.text}": "${source.repo}" has no tag "${c.channel}"; check the channel name and the repository`,
       );
     }
-    const tag = `${c.channel}-${sha}`;
-    const release = await codeHost.release(source.repo, tag);
+    let tag = `${c.channel}-${sha}`;
+    let release = await codeHost.release(source.repo, tag);
+    let notes: readonly CooldownNote[] = [];
+    if (cooldown !== undefined) {
+      // The newest build old enough; a build not published yet is simply not a candidate under a window.
+      const current = { tag, release: release?.draft ? undefined : release };
+      const admitted = await admitChannelBuild(tool, { channel: c.channel, current, codeHost, cooldown });
+      ({ tag, release, notes } = admitted);
+    }
     if (release === undefined || release.draft) {
       // Channel rule 4: never record a URL whose contents can change.
       throw new ResolveError(
         `Cannot pin "${tool.name}@${c.text}": the tag "${c.channel}" moved to ${sha.slice(0, 12)} but no release "${tag}" is published; try again once it is, or pin an earlier "${c.channel}-<commit>"`,
       );
     }
-    return { version: tag, tag, release, ...(needsCommit ? { commit: sha.slice(0, 8) } : {}), template };
+    const commit = tag === `${c.channel}-${sha}` ? sha : (channelCommit(tag, c.channel) ?? "");
+    return {
+      version: tag,
+      tag,
+      release,
+      notes,
+      ...(needsCommit ? { commit: commit.slice(0, 8) } : {}),
+      template,
+    };
   }
 
   if (c.parts.length === 3 && source.type === "github_release") {
@@ -158,6 +204,7 @@ async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise
         version: c.text,
         tag,
         release,
+        notes: listOf(cooldown && admitExact(tool, { version: c.text, tag, release, cooldown })),
         ...(commit ? { commit: (await commit).slice(0, 8) } : {}),
         template,
       };
@@ -179,6 +226,8 @@ async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise
       return version !== undefined && matchesPrefix(version.parts, c.parts) ? [{ ref, version }] : [];
     })
     .sort((a, b) => newestFirst(a.version, b.version));
+  // Under a window: the newest release it holds back, reported beside the one picked (cooldown.ts).
+  let heldBack: CooldownNote | undefined;
   for (const { ref, version } of candidates) {
     // The version as the upstream spells it (`29.0`): URLs, the lock and the store use that spelling.
     const text = version.text;
@@ -196,15 +245,36 @@ async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise
     }
     const release = await codeHost.release(source.repo, ref.name);
     if (release === undefined || release.draft || release.prerelease) continue;
+    let notes: readonly CooldownNote[] = [];
+    if (cooldown !== undefined) {
+      const tag = ref.name;
+      // A full triple (`29.0.0` found as `v29.0`) is an exact version: too young is refused, not held back.
+      if (c.parts.length === 3) notes = listOf(admitExact(tool, { version: text, tag, release, cooldown }));
+      else {
+        const young = judge(tool, { version: text, tag, release, cooldown });
+        if (young === undefined) notes = listOf(heldBack);
+        else if (cooldown.pinned === text) notes = [...listOf(heldBack), { ...young, kind: "young-pin" }];
+        else {
+          heldBack ??= young;
+          continue;
+        }
+      }
+    }
     return {
       version: text,
       tag: ref.name,
       release,
+      notes,
       ...(commit ? { commit: (await commit).slice(0, 8) } : {}),
       template,
     };
   }
+  if (heldBack !== undefined) throw everyReleaseYoung(tool, heldBack);
   throw noMatch(tool);
+}
+
+function listOf(note: CooldownNote | undefined): readonly CooldownNote[] {
+  return note === undefined ? [] : [note];
 }
 
 function noMatch(tool: ProjectTool): ResolveError {

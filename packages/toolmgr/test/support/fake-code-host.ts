@@ -15,6 +15,11 @@ export interface FakeRelease {
   readonly tag: string;
   readonly draft?: boolean;
   readonly prerelease?: boolean;
+  /**
+   * `published_at`, ISO 8601. The GitHub shape always sends one (2026-01-01T00:00:00Z unless given: long before the
+   * tests' clock); the block shape only when given, as a host without dates.
+   */
+  readonly publishedAt?: string;
   readonly assets: readonly FakeAsset[];
 }
 
@@ -250,10 +255,13 @@ export class FakeCodeHost {
       const release = repo.releases.get(rel[1] ?? "");
       // Drafts are not returned by tag (research §1.2).
       if (!release || release.draft) return notFound(res);
+      const published =
+        this.shape === "block" ? release.publishedAt : (release.publishedAt ?? "2026-01-01T00:00:00Z");
       return json(res, {
         tag_name: release.tag,
         draft: false,
         prerelease: release.prerelease ?? false,
+        ...(published === undefined ? {} : { created_at: published, published_at: published }),
         assets: release.assets.map((a, i) =>
           this.shape === "block"
             ? {

@@ -28,6 +28,8 @@ export async function makeProject(
     machine?: { platform: string; arch: string };
     spawn?: typeof spawn;
     onSignal?: Deps["onSignal"];
+    /** The clock (a release cooldown counts from it). @default 2026-11-23T00:00:00Z */
+    now?: () => Date;
   } = {},
 ): Promise<Project> {
   const dir = await mkdtemp(join(tmpdir(), "toolmgr-project-"));
@@ -49,7 +51,7 @@ export async function makeProject(
         env: { PATH: process.env.PATH, CODEHOST_API_URL: host.apiUrl, TOOLMGR_HOME: home, ...env },
         cwd: dir,
         fetch: globalThis.fetch,
-        now: () => new Date("2026-11-23T00:00:00Z"),
+        now: options.now ?? (() => new Date("2026-11-23T00:00:00Z")),
         runtime: { ...(options.machine ?? { platform: "linux", arch: "x64" }), homedir: home },
         spawn: options.spawn ?? spawn,
         onSignal: options.onSignal ?? (() => () => {}),
