@@ -29,6 +29,9 @@ import { createPidfile } from "./pidfile.js";
 const SOCKET_WITH_PRIVILEGE_DROP =
   "-setuid and -setgid options are not compatible with -socket.  If you need to bind a socket as root but run webhook as a different user, consider using systemd activation";
 
+/** How long a shutdown waits for each pid file or socket step before it exits regardless. */
+const FILE_STEP_DEADLINE_MS = 2000;
+
 /** The version `-version` prints: that of the Debian/Ubuntu package this replaces (research §0); features of 2.8.1/2.8.2 are a superset. */
 export const VERSION = "2.8.0";
 
@@ -43,9 +46,12 @@ export interface MainDeps {
   readonly onSignal: (signal: NodeJS.Signals, handler: () => void) => void;
   /** Writes the pid file; removes it on shutdown. */
   readonly pid: number;
-  /** Writes a file (mode 0600), creating missing parent directories (0755), as upstream's pidfile package. */
+  /**
+   * Writes a file (mode 0600) atomically (a temporary file beside it, then a rename), creating missing parent
+   * directories (0755) as upstream's pidfile package.
+   */
   readonly writeFile: (path: string, data: string) => Promise<void>;
-  /** A file's text, or undefined when it cannot be read. */
+  /** A file's text, or undefined when it cannot be read or is not a regular file. */
   readonly readFile: (path: string) => Promise<string | undefined>;
   readonly removeFile: (path: string) => Promise<void>;
   /** Watches a directory; calls back once per burst of changes to a file in it, with its base name. */
@@ -101,7 +107,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   const listening = await listenAndDropPrivileges(config, {
     deps,
     logger,
-    fds: activation.fds,
+    activation,
     handler: handlerContext(config, { deps, env, logger, registry, ready, metrics }),
     nodeHttpOnly: env.WEBHOOK_NODE_HTTP === "1",
   });
@@ -256,7 +262,7 @@ async function listenAndDropPrivileges(
   parts: {
     deps: MainDeps;
     logger: Logger;
-    fds: readonly number[];
+    activation: { readonly fds: readonly number[]; readonly count: number };
     handler: HandlerContext;
     nodeHttpOnly: boolean;
   },
@@ -276,11 +282,12 @@ async function listenAndDropPrivileges(
     if (!(error instanceof TlsError)) throw error;
     tlsSettingsError = error;
   }
-  if (parts.fds.length > 1) {
-    const message = `received ${parts.fds.length} sockets from systemd, but only 1 is supported`;
+  // Checked on the count alone, before anything is spent on it (LISTEN_FDS=100000000 is refused at once).
+  if (parts.activation.count > 1) {
+    const message = `received ${parts.activation.count} sockets from systemd, but only 1 is supported`;
     return fatal(new ListenError(`error listening on socket: ${message}`));
   }
-  const activatedFd = parts.fds[0];
+  const activatedFd = parts.activation.fds[0];
   if (activatedFd === undefined && config.socket !== "" && (config.setuid !== 0 || config.setgid !== 0)) {
     // 2.8.1+ refuse -socket with a privilege drop (platform_unix.go trySocketListener); the drop is still tried
     // after the failed listen, so a user who may not switch gets its line too (webhook.go's logQueue).
@@ -387,20 +394,22 @@ function shutdownOnSignals(
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       deps.onSignal(signal, () => {
         log(`caught ${goSignalText(signal)} signal; exiting`);
+        // Each file step has a deadline: a file system that never answers must not keep the process alive.
+        const settled = (work: Promise<unknown>) =>
+          Promise.race([work.catch(() => undefined), deps.sleep(FILE_STEP_DEADLINE_MS)]);
         void (async () => {
           if (config.pidfile !== "") {
-            await parts.pidfileWrite().catch(() => undefined);
-            await deps.removeFile(config.pidfile).catch(() => undefined);
+            await settled(parts.pidfileWrite());
+            await settled(deps.removeFile(config.pidfile));
           }
           // A named socket is removed so the next start can bind it again (upstream signals.go).
           const socket = parts.boundSocket;
-          if (socket !== "" && !socket.startsWith("@")) await deps.removeFile(socket).catch(() => undefined);
-          if (server === undefined) return deps.exit(EXIT_OK);
+          if (socket !== "" && !socket.startsWith("@")) await settled(deps.removeFile(socket));
+          if (server === undefined) return;
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
           server.closeIdleConnections();
           await Promise.race([closed, deps.sleep(5000)]);
-          deps.exit(EXIT_OK);
-        })();
+        })().finally(() => deps.exit(EXIT_OK));
       });
     }
   };

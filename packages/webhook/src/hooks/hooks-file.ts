@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { posix } from "node:path";
 import { goErrnoText } from "@local/go-compat/os-error";
-import { HooksFileError } from "../errors.js";
+import { HooksFileError, WebhookError } from "../errors.js";
+import { readRegularFile, readRegularFileSync } from "../regular-file.js";
 import { decodeGoYaml, formatFloat32G, GoFloat } from "./go-yaml.js";
 import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
 
@@ -20,8 +19,10 @@ export async function loadHooksFile(
 ): Promise<Hook[]> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = (await readRegularFile(path)).toString("utf8");
   } catch (cause) {
+    // A named pipe, socket or device, or a stalled file system: refused, naming the path and why.
+    if (cause instanceof WebhookError) throw new HooksFileError(cause.message, { cause });
     // Go's os.ReadFile error as upstream logs it: `open <path>: …`, or `read <path>: is a directory`.
     const error = cause as NodeJS.ErrnoException;
     throw new HooksFileError(`${error.syscall === "read" ? "read" : "open"} ${path}: ${goErrnoText(error)}`, {
@@ -200,11 +201,18 @@ export interface TemplateSources {
   readonly readFile: (path: string) => string | undefined;
 }
 
-/** A file's text, or undefined when it cannot be read (missing, a directory, no permission). */
+/**
+ * A file's text, or undefined when it cannot be read (missing, a directory, no permission), as upstream's `cat`.
+ * A named pipe, socket or device is refused (upstream would block on it): the hooks file is not loaded.
+ *
+ * @throws {HooksFileError} naming the file and its type
+ */
 function readTextFile(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
-  } catch {
+    return readRegularFileSync(path).toString("utf8");
+  } catch (error) {
+    if (error instanceof WebhookError)
+      throw new HooksFileError(`template: ${error.message}`, { cause: error });
     return undefined;
   }
 }

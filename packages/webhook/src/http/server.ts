@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { fstatSync, type Stats } from "node:fs";
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -17,6 +18,7 @@ import { iBytes } from "../go/log-format.js";
 import { goStatusReason } from "../go/status-text.js";
 import { type HandlerContext, handleRequest } from "../handler.js";
 import { type HookMetrics, UNKNOWN_HOOK } from "../metrics.js";
+import { fileType } from "../regular-file.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
@@ -73,8 +75,10 @@ export async function startServer(
   ) {
     throw new ListenError(`listen tcp: address ${config.port}: invalid port`);
   }
+  if (options.fd !== undefined) refuseUnlessSocket(options.fd);
   return new Promise((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, config));
+    const failed = (error: NodeJS.ErrnoException) =>
+      reject(options.fd === undefined ? listenError(error, config) : activatedSocketError(options.fd, error));
     server.once("error", failed);
     const ready = () => {
       server.off("error", failed);
@@ -85,6 +89,32 @@ export async function startServer(
     else if (config.socket !== "") server.listen(config.socket, ready);
     else server.listen(config.port, config.ip, ready);
   });
+}
+
+/**
+ * Socket activation replaces -ip, -port and -socket, so a descriptor systemd passed that is no socket is refused
+ * naming it, not the address flags it ignores.
+ *
+ * @throws {ListenError} naming the descriptor and what it is
+ */
+function refuseUnlessSocket(fd: number): void {
+  let stats: Stats;
+  try {
+    stats = fstatSync(fd);
+  } catch (cause) {
+    throw activatedSocketError(fd, cause as NodeJS.ErrnoException);
+  }
+  if (stats.isSocket()) return;
+  throw new ListenError(
+    `the socket systemd passed (file descriptor ${fd}, LISTEN_FDS) is ${fileType(stats)}, not a socket; check the socket unit that starts webhook`,
+  );
+}
+
+function activatedSocketError(fd: number, error: NodeJS.ErrnoException): ListenError {
+  return new ListenError(
+    `the socket systemd passed (file descriptor ${fd}, LISTEN_FDS) cannot listen: ${goErrnoText(error)}; check the socket unit that starts webhook`,
+    { cause: error },
+  );
 }
 
 function listenError(error: NodeJS.ErrnoException, config: Config): ListenError {

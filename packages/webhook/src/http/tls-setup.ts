@@ -1,12 +1,12 @@
-import { readFile } from "node:fs/promises";
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { createSecureContext, type SecureContextOptions, type SecureVersion } from "node:tls";
 import { PLAIN_HTTP_ON_TLS_ANSWER, tlsRecordHeaderLooksLikeHttp } from "@local/go-compat/http-refusal";
 import { goPathError } from "@local/go-compat/os-error";
-import { TlsError } from "../errors.js";
+import { TlsError, WebhookError } from "../errors.js";
 import type { Config } from "../flags.js";
+import { readRegularFile } from "../regular-file.js";
 import { openSslCiphers } from "./tls-ciphers.js";
 
 /**
@@ -47,9 +47,12 @@ export async function secureContextOptions(config: Config): Promise<SecureContex
   let cert: Buffer;
   let key: Buffer;
   try {
-    cert = await readFile(config.cert);
-    key = await readFile(config.key);
+    // Never blocks: a named pipe (a config-management tool mid-write), socket or device is refused, a stalled
+    // file system times out, so a reload cannot hang the ones after it.
+    cert = await readRegularFile(config.cert);
+    key = await readRegularFile(config.key);
   } catch (cause) {
+    if (cause instanceof WebhookError) throw new TlsError(cause.message, { cause });
     throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
   }
   const ciphers = openSslCiphers(config.cipherSuites);
