@@ -16,7 +16,10 @@ test("the descriptors from 3 on when LISTEN_PID is this process; the variables a
 test("a LISTEN_FDS past MAX_LISTEN_FDS is counted, not listed: no memory is spent on a hostile value", () => {
   const huge = systemdActivation({ LISTEN_PID: "42", LISTEN_FDS: "100000000" }, 42);
   assert.deepEqual({ fds: huge.fds, count: huge.count }, { fds: [], count: 100000000 });
-  assert.equal(systemdActivation({ LISTEN_PID: "42", LISTEN_FDS: String(MAX_LISTEN_FDS) }, 42).fds.length, MAX_LISTEN_FDS);
+  assert.equal(
+    systemdActivation({ LISTEN_PID: "42", LISTEN_FDS: String(MAX_LISTEN_FDS) }, 42).fds.length,
+    MAX_LISTEN_FDS,
+  );
 });
 
 test("a passed Unix socket's path is found through /proc/self/fd and /proc/net/unix", () => {
