@@ -24,6 +24,7 @@ import { checkTlsSettings, startCertificateReloads, tlsVersion } from "./http/tl
 import { goLogStamp, Logger } from "./logger.js";
 import { HookMetrics } from "./metrics.js";
 import { createPidfile } from "./pidfile.js";
+import { TrustedProxies } from "./request/client-address.js";
 
 /** Upstream's refusal of `-socket` with `-setuid`/`-setgid` (platform_unix.go), two spaces and all. */
 const SOCKET_WITH_PRIVILEGE_DROP =
@@ -369,6 +370,9 @@ function handlerContext(
     running: new Map(),
     maxMultipartMem: config.maxMultipartMem,
     ...(metrics === undefined ? {} : { metrics }),
+    ...(config.trustedProxies.length === 0
+      ? {}
+      : { trustedProxies: new TrustedProxies(config.trustedProxies) }),
   };
 }
 

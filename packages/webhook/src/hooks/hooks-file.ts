@@ -113,10 +113,20 @@ function rule(raw: unknown): Rule {
       value: str(m.value, "MatchRule.value"),
       ipRange: str(m["ip-range"], "MatchRule.ip-range"),
       parameter: argument(m.parameter ?? {}),
+      ...tolerance(m["tolerance-seconds"]),
     };
     return { match };
   }
   return { empty: true };
+}
+
+/** `tolerance-seconds` (beyond upstream): a whole number of seconds above 0; absent, the key is left out. */
+function tolerance(raw: unknown): { toleranceSeconds?: number } {
+  if (raw === undefined || raw === null) return {};
+  const seconds = int(raw, "MatchRule.tolerance-seconds");
+  if (seconds <= 0)
+    throw new HooksFileError(`tolerance-seconds must be a number of seconds above 0, not ${seconds}`);
+  return { toleranceSeconds: seconds };
 }
 
 function args(raw: unknown, field: string): Argument[] {

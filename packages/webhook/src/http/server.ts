@@ -256,7 +256,11 @@ async function serveWire(
           headers: requestHeaders,
           body: requestBody,
           ...(readBody === undefined ? {} : { readBody }),
-          remoteAddr: req.remoteAddr,
+          // -trusted-proxies: the client behind a trusted proxy, for rules, the remote-addr source and the log.
+          remoteAddr:
+            ctx.trustedProxies === undefined
+              ? req.remoteAddr
+              : ctx.trustedProxies.clientAddress(req.remoteAddr, requestHeaders),
           requestId: rid,
         },
         ctx,
