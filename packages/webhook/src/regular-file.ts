@@ -25,13 +25,27 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTT
  * @throws {FileReadTimeoutError} when the file system gives no answer within `timeoutMs`
  * @throws node's errno error (ENOENT, EACCES, EISDIR, ...) for the rest
  */
-export async function readRegularFile(path: string, timeoutMs = FILE_READ_TIMEOUT_MS): Promise<Buffer> {
+export function readRegularFile(path: string, timeoutMs = FILE_READ_TIMEOUT_MS): Promise<Buffer> {
+  return withReadDeadline(readChecked(path), { path, timeoutMs });
+}
+
+/**
+ * `work` (a read of `path`), or a {@link FileReadTimeoutError} once `timeoutMs` has passed without an answer; the
+ * read itself is left to finish or not.
+ */
+export async function withReadDeadline<T>(
+  work: Promise<T>,
+  options: { path: string; timeoutMs: number },
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new FileReadTimeoutError(path, timeoutMs / 1000)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new FileReadTimeoutError(options.path, options.timeoutMs / 1000)),
+      options.timeoutMs,
+    );
   });
   try {
-    return await Promise.race([readChecked(path), deadline]);
+    return await Promise.race([work, deadline]);
   } finally {
     clearTimeout(timer);
   }

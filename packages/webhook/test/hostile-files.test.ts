@@ -4,8 +4,8 @@
 // process. Also the environment systemd gives: a huge LISTEN_FDS and a passed descriptor that is no socket.
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { appendFileSync, createWriteStream } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { appendFileSync } from "node:fs";
+import { copyFile, type FileHandle, mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -221,11 +221,16 @@ test("-secure: a -key that is a socket or a device is refused at start naming it
 async function activated(env: Record<string, string>, fd3: "file" | "fifo" | "none") {
   const extra = join(dir, `fd3-${fd3}`);
   let stdio: ("ignore" | "pipe" | number)[] = ["ignore", "pipe", "pipe"];
+  let file: FileHandle | undefined;
   if (fd3 === "file") {
     await writeFile(extra, "not a socket");
-    const stream = createWriteStream(extra, { flags: "a" });
-    await new Promise((r) => stream.once("open", r));
-    stdio = [...stdio, (stream as unknown as { fd: number }).fd];
+    file = await open(extra, "r");
+    stdio = [...stdio, file.fd];
+  } else if (fd3 === "fifo") {
+    mkfifo(extra);
+    // Read and write: opening a FIFO so never waits for the other end.
+    file = await open(extra, "r+");
+    stdio = [...stdio, file.fd];
   }
   const port = await freePort();
   const script = 'LISTEN_PID=$$ exec "$0" "$@"';
@@ -246,6 +251,7 @@ async function activated(env: Record<string, string>, fd3: "file" | "fifo" | "no
     return { code, out, err };
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
+    await file?.close();
   }
 }
 
@@ -266,4 +272,10 @@ test("a descriptor systemd passed that is no socket is refused naming systemd's 
     /error listening on socket: the socket systemd passed \(file descriptor 3, LISTEN_FDS\) is a regular file, not a socket; check the socket unit that starts webhook\n$/,
   );
   assert.doesNotMatch(err, /127\.0\.0\.1|tcp|-port/);
+  const fifo = await activated({ LISTEN_FDS: "1" }, "fifo");
+  assert.equal(fifo.code, 1);
+  assert.match(
+    fifo.err,
+    /the socket systemd passed \(file descriptor 3, LISTEN_FDS\) is a named pipe \(FIFO\), not a socket/,
+  );
 });
