@@ -5,7 +5,7 @@
 //        (build first: npm run build -w packages/webhook; needs Debian's webhook and wrk)
 import { spawn, spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,7 +45,14 @@ function script(name, sc) {
   return file;
 }
 
-function wrk(port, sc, file) {
+/** The CPU time (user + system, all threads) a process has used, in µs, from /proc (clock ticks of 10 ms). */
+function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+function wrk(port, sc, file, pid) {
+  const cpuBefore = cpuMicros(pid);
   const run = spawnSync(
     "wrk",
     [
@@ -60,6 +67,7 @@ function wrk(port, sc, file) {
     { encoding: "utf8", timeout: (seconds + 30) * 1000 },
   );
   if (run.status !== 0) throw new Error(`wrk failed: ${run.stderr}`);
+  const cpu = cpuMicros(pid) - cpuBefore;
   const out = run.stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const total = Number(/(\d+) requests in/.exec(out)?.[1]);
@@ -71,7 +79,7 @@ function wrk(port, sc, file) {
   if ((sc.expect === 200 && non2xx !== 0) || (sc.expect !== 200 && non2xx !== total))
     throw new Error(`port ${port}: ${non2xx} of ${total} answers were not ${sc.expect}\n${out}`);
   if (errors !== undefined) throw new Error(`port ${port}: socket errors ${errors}`);
-  return { rps, p99: p99ms };
+  return { rps, p99: p99ms, cpuPerRequest: cpu / total };
 }
 
 async function waitUp(port) {
@@ -86,8 +94,13 @@ async function waitUp(port) {
   throw new Error(`server on ${port} did not start`);
 }
 
-const children = Object.values(servers).map(({ cmd, args, port }) =>
-  spawn(cmd, [...args, "-hooks", hooksFile, "-ip", "127.0.0.1", "-port", String(port)], { stdio: "ignore" }),
+const children = Object.fromEntries(
+  Object.entries(servers).map(([who, { cmd, args, port }]) => [
+    who,
+    spawn(cmd, [...args, "-hooks", hooksFile, "-ip", "127.0.0.1", "-port", String(port)], {
+      stdio: "ignore",
+    }),
+  ]),
 );
 try {
   for (const s of Object.values(servers)) await waitUp(s.port);
@@ -108,14 +121,16 @@ try {
       .map((x) => x.toFixed(1))
       .join(" ")}`,
   );
-  console.log("| scenario | peer req/s | ours req/s | ratio | peer p99 ms | ours p99 ms |");
-  console.log("|---|---|---|---|---|---|");
+  console.log(
+    "| scenario | peer req/s | ours req/s | ratio | peer p99 ms | ours p99 ms | peer CPU µs/req | ours CPU µs/req |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|");
   for (const [name, sc] of Object.entries(scenarios)) {
     const file = script(name, sc);
     const runs = { peer: [], ours: [] };
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? ["peer", "ours"] : ["ours", "peer"];
-      for (const who of order) runs[who].push(wrk(servers[who].port, sc, file));
+      for (const who of order) runs[who].push(wrk(servers[who].port, sc, file, children[who].pid));
     }
     const avg = (xs, k) => xs.reduce((a, x) => a + x[k], 0) / xs.length;
     const [pr, or, pp, op] = [
@@ -124,8 +139,9 @@ try {
       avg(runs.peer, "p99"),
       avg(runs.ours, "p99"),
     ];
+    const [pc, oc] = [avg(runs.peer, "cpuPerRequest"), avg(runs.ours, "cpuPerRequest")];
     console.log(
-      `| ${name} | ${pr.toFixed(0)} | ${or.toFixed(0)} | ${(or / pr).toFixed(2)}× | ${pp.toFixed(1)} | ${op.toFixed(1)} |`,
+      `| ${name} | ${pr.toFixed(0)} | ${or.toFixed(0)} | ${(or / pr).toFixed(2)}× | ${pp.toFixed(1)} | ${op.toFixed(1)} | ${pc.toFixed(1)} | ${oc.toFixed(1)} |`,
     );
   }
   console.log(
@@ -135,6 +151,6 @@ try {
       .join(" ")}`,
   );
 } finally {
-  for (const c of children) c.kill();
+  for (const c of Object.values(children)) c.kill();
   rmSync(dir, { recursive: true, force: true });
 }
