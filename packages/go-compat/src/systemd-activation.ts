@@ -9,9 +9,17 @@ const LISTEN_FDS_START = 3;
 /** The variables go-systemd unsets whether or not they were meant for this process. */
 const ACTIVATION_VARIABLES = ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] as const;
 
+/**
+ * The most descriptors listed: more than any socket unit passes. A larger `LISTEN_FDS` (a hostile or broken
+ * environment: 100000000) is reported in `count` with no descriptor listed, so no memory is spent on it.
+ */
+export const MAX_LISTEN_FDS = 1024;
+
 /** What the environment says: the passed descriptors (none when not activated), and the environment without the variables. */
 export interface Activation {
   readonly fds: readonly number[];
+  /** How many descriptors `LISTEN_FDS` says were passed (0 when not activated); more than `fds` holds past {@link MAX_LISTEN_FDS}. */
+  readonly count: number;
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -27,8 +35,9 @@ export function systemdActivation(
   for (const name of ACTIVATION_VARIABLES) delete rest[name];
   const listenPid = goAtoi(env.LISTEN_PID);
   const count = goAtoi(env.LISTEN_FDS);
-  if (listenPid !== pid || count === undefined || count <= 0) return { fds: [], env: rest };
-  return { fds: Array.from({ length: count }, (_v, i) => LISTEN_FDS_START + i), env: rest };
+  if (listenPid !== pid || count === undefined || count <= 0) return { fds: [], count: 0, env: rest };
+  if (count > MAX_LISTEN_FDS) return { fds: [], count, env: rest };
+  return { fds: Array.from({ length: count }, (_v, i) => LISTEN_FDS_START + i), count, env: rest };
 }
 
 /** Go's strconv.Atoi for the values systemd writes; undefined where Atoi fails. */

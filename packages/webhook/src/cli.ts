@@ -1,7 +1,7 @@
 // Composition root: the only module that touches `process`.
 import { fork } from "node:child_process";
 import { readFileSync, readlinkSync, watch } from "node:fs";
-import { access, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
+import { access, mkdir, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,8 @@ import { killGroup } from "./command/kill-group.js";
 import type { CommandResult, RunRequest } from "./command/node-spawn.js";
 import { createPosixSpawn, type NativeLibrary } from "./command/posix-spawn.js";
 import { main } from "./main.js";
+import { readRegularFile } from "./regular-file.js";
+import { writeFileAtomically } from "./write-file-atomically.js";
 
 let runner: Promise<(request: RunRequest) => Promise<CommandResult>> | undefined;
 
@@ -72,9 +74,13 @@ process.exitCode = await main(process.argv.slice(2), {
   pid: process.pid,
   writeFile: async (path, data) => {
     await mkdirAll(dirname(path));
-    await writeFile(path, data, { mode: 0o600 });
+    await writeFileAtomically(path, data);
   },
-  readFile: (path) => readFile(path, "utf8").catch(() => undefined),
+  readFile: (path) =>
+    readRegularFile(path).then(
+      (data) => data.toString("utf8"),
+      () => undefined,
+    ),
   removeFile: (path) => rm(path, { force: true }),
   watch: (dir, onChange) => {
     // One write or rename raises several events; settle for 100 ms (as upstream waits after a rename).

@@ -104,3 +104,26 @@ export class LogFileError extends WebhookError {
     super("WEBHOOK_LOG_FILE", message, options);
   }
 }
+
+/**
+ * A file read at run time (hooks file, `-cert`, `-key`, a template's `cat`) that is not a regular file: a named
+ * pipe, a socket or a device would block the read or never end, so it is refused before it is read.
+ */
+export class NotRegularFileError extends WebhookError {
+  constructor(path: string, type: string) {
+    super(
+      "WEBHOOK_NOT_REGULAR_FILE",
+      `open ${path}: is ${type}, not a regular file; give the path of a regular file`,
+    );
+  }
+}
+
+/** A file read at run time gave no answer within the deadline (a stalled network file system): the read is left. */
+export class FileReadTimeoutError extends WebhookError {
+  constructor(path: string, seconds: number) {
+    super(
+      "WEBHOOK_FILE_READ_TIMEOUT",
+      `read ${path}: no answer within ${seconds}s; is its file system stalled?`,
+    );
+  }
+}

@@ -1,4 +1,5 @@
 import { UsageError } from "./errors.js";
+import { parseTrustedProxies } from "./request/client-address.js";
 
 /** The server's configuration from the command line, with upstream's defaults (adnanh/webhook webhook.go). */
 export interface Config {
@@ -37,9 +38,11 @@ export interface Config {
   explainRules: boolean;
   /** Beyond upstream (off by default): Prometheus metrics at `GET /metrics` on the same listener. */
   metrics: boolean;
+  /** Beyond upstream (off by default): proxies whose X-Forwarded-For/Forwarded name the client, CIDRs or addresses. */
+  trustedProxies: readonly string[];
 }
 
-type Kind = "bool" | "string" | "int" | "list" | "header";
+type Kind = "bool" | "string" | "int" | "list" | "header" | "cidrs";
 
 interface FlagSpec {
   readonly name: string;
@@ -181,6 +184,14 @@ const FLAGS: readonly FlagSpec[] = [
       "path to a Unix socket (e.g. /tmp/webhook.sock) or Windows named pipe to use instead of listening on an ip and port; if specified, the ip and port options are ignored",
     hidden: true,
   },
+  {
+    name: "trusted-proxies",
+    kind: "cidrs",
+    key: "trustedProxies",
+    usage:
+      "CIDRs of reverse proxies whose X-Forwarded-For or Forwarded headers name the client (beyond upstream)",
+    hidden: true,
+  },
   { name: "template", kind: "bool", key: "template", usage: "parse hooks file as a Go template" },
   {
     name: "tls-min-version",
@@ -243,6 +254,7 @@ function defaultConfig(): Config {
     socket: "",
     explainRules: false,
     metrics: false,
+    trustedProxies: [],
     version: false,
     help: false,
     maxBodyBytes: 0,
@@ -326,6 +338,13 @@ export function parseFlags(argv: readonly string[]): Config {
             `invalid value "${value}" for flag -${name}: header flag must be in name=value format`,
           );
         config.headers.push([value.slice(0, at), value.slice(at + 1)]);
+        break;
+      }
+      case "cidrs": {
+        const ranges = parseTrustedProxies(value);
+        if (!Array.isArray(ranges))
+          throw new UsageError(`invalid value "${value}" for flag -${name}: ${ranges.error}`);
+        (config as unknown as Record<string, unknown>)[spec.key] = ranges;
         break;
       }
       default:

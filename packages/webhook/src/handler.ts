@@ -6,6 +6,7 @@ import { detectContentType } from "./go/sniff.js";
 import { goStatusText } from "./go/status-text.js";
 import type { Hook } from "./hooks/hook.js";
 import { type HookMetrics, type HookOutcome, UNKNOWN_HOOK } from "./metrics.js";
+import type { TrustedProxies } from "./request/client-address.js";
 import { decodeGoJsonObject, parseBody } from "./request/payload.js";
 import {
   argumentError,
@@ -75,6 +76,8 @@ export interface HandlerContext {
   readonly running: Map<string, number>;
   /** `-metrics` (beyond upstream): where each request's outcome and each command's run are counted. */
   readonly metrics?: HookMetrics;
+  /** `-trusted-proxies` (beyond upstream): whose forwarding headers say the client's address. */
+  readonly trustedProxies?: TrustedProxies;
 }
 
 const TEXT = "text/plain; charset=utf-8";

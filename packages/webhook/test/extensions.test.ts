@@ -94,7 +94,10 @@ before(async () => {
   }
 });
 
-after(() => child.kill("SIGKILL"));
+after(async () => {
+  child.kill("SIGKILL");
+  await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+});
 
 test("maximum-concurrent-executions answers 429 past the limit and runs nothing more", async () => {
   assert.equal((await fetch(`${base}/hooks/slow`)).status, 200);

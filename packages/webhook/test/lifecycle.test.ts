@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,8 +15,9 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), "webhook-life-"));
 });
 
-after(() => {
+after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** Starts the built server; resolves once it serves, with its base URL and a log reader. */

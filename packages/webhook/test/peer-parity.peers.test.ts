@@ -525,8 +525,10 @@ test("parity: a -pidfile naming a live process is fatal; a missing directory is 
     // Without -verbose there is no log line to wait for, only the pid file; a program that cannot start leaves none.
     child.on("error", () => undefined);
     try {
-      for (let i = 0; i < 200 && !existsSync(pidfile); i++) await sleep(25);
-      dirs[side] = String(child.pid === Number(await readFile(pidfile, "utf8")));
+      // A pid it can parse: a file that exists may still be empty where a writer truncates before it writes.
+      const written = () => readFile(pidfile, "utf8").catch(() => "");
+      for (let i = 0; i < 200 && !/^\d+$/.test(await written()); i++) await sleep(25);
+      dirs[side] = String(child.pid === Number(await written()));
     } finally {
       child.kill("SIGTERM");
       if (child.pid !== undefined && child.exitCode === null) await new Promise((r) => child.on("close", r));

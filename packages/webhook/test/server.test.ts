@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -90,8 +90,9 @@ before(async () => {
   ({ child: server, base } = await startWebhook(["-hooks", join(dir, "hooks.json")]));
 });
 
-after(() => {
+after(async () => {
   server.kill("SIGTERM");
+  await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 function post(path: string, body: string, headers: Record<string, string> = {}) {

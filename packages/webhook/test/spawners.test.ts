@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -66,8 +66,9 @@ before(async () => {
   await start("helpers", { WEBHOOK_NODE_SPAWN: "1" });
 });
 
-after(() => {
+after(async () => {
   for (const s of servers) s.child.kill("SIGKILL");
+  await rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 const post = (base: string, id: string, body: unknown) =>

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmod, mkdtemp, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -60,8 +60,9 @@ test("a NUL byte in an argument or the environment fails like Go's exec", async 
   assert.deepEqual(await run({ ...sh("true"), env: { A: "x\u0000y" } }), bad);
 });
 
-test("programs that cannot start fail with Go's texts, and nothing runs through /bin/sh", async () => {
+test("programs that cannot start fail with Go's texts, and nothing runs through /bin/sh", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "posix-spawn-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
   const script = join(dir, "no-shebang");
   await writeFile(script, `touch ${join(dir, "ran")}\n`);
   await chmod(script, 0o755);

@@ -14,6 +14,8 @@ export interface MatchRule {
   readonly value: string;
   readonly ipRange: string;
   readonly parameter: Argument;
+  /** Beyond upstream: `standard-webhooks`/`stripe-signature` timestamps this far from now are refused; unset: 300. */
+  readonly toleranceSeconds?: number;
 }
 
 /** A trigger rule: exactly one of `and`, `or`, `not`, `match` (the first present, in that order), or empty. */

@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { posix } from "node:path";
 import { goErrnoText } from "@local/go-compat/os-error";
-import { HooksFileError } from "../errors.js";
+import { HooksFileError, WebhookError } from "../errors.js";
+import { readRegularFile, readRegularFileSync } from "../regular-file.js";
 import { decodeGoYaml, formatFloat32G, GoFloat } from "./go-yaml.js";
 import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
 
@@ -20,8 +19,10 @@ export async function loadHooksFile(
 ): Promise<Hook[]> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = (await readRegularFile(path)).toString("utf8");
   } catch (cause) {
+    // A named pipe, socket or device, or a stalled file system: refused, naming the path and why.
+    if (cause instanceof WebhookError) throw new HooksFileError(cause.message, { cause });
     // Go's os.ReadFile error as upstream logs it: `open <path>: …`, or `read <path>: is a directory`.
     const error = cause as NodeJS.ErrnoException;
     throw new HooksFileError(`${error.syscall === "read" ? "read" : "open"} ${path}: ${goErrnoText(error)}`, {
@@ -112,10 +113,20 @@ function rule(raw: unknown): Rule {
       value: str(m.value, "MatchRule.value"),
       ipRange: str(m["ip-range"], "MatchRule.ip-range"),
       parameter: argument(m.parameter ?? {}),
+      ...tolerance(m["tolerance-seconds"]),
     };
     return { match };
   }
   return { empty: true };
+}
+
+/** `tolerance-seconds` (beyond upstream): a whole number of seconds above 0; absent, the key is left out. */
+function tolerance(raw: unknown): { toleranceSeconds?: number } {
+  if (raw === undefined || raw === null) return {};
+  const seconds = int(raw, "MatchRule.tolerance-seconds");
+  if (seconds <= 0)
+    throw new HooksFileError(`tolerance-seconds must be a number of seconds above 0, not ${seconds}`);
+  return { toleranceSeconds: seconds };
 }
 
 function args(raw: unknown, field: string): Argument[] {
@@ -200,11 +211,18 @@ export interface TemplateSources {
   readonly readFile: (path: string) => string | undefined;
 }
 
-/** A file's text, or undefined when it cannot be read (missing, a directory, no permission). */
+/**
+ * A file's text, or undefined when it cannot be read (missing, a directory, no permission), as upstream's `cat`.
+ * A named pipe, socket or device is refused (upstream would block on it): the hooks file is not loaded.
+ *
+ * @throws {HooksFileError} naming the file and its type
+ */
 function readTextFile(path: string): string | undefined {
   try {
-    return readFileSync(path, "utf8");
-  } catch {
+    return readRegularFileSync(path).toString("utf8");
+  } catch (error) {
+    if (error instanceof WebhookError)
+      throw new HooksFileError(`template: ${error.message}`, { cause: error });
     return undefined;
   }
 }

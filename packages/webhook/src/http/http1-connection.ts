@@ -11,6 +11,7 @@ import {
   type Refusal,
   type RequestHead,
 } from "./wire-request.js";
+import { sendNow, writeAtEndOfTurn } from "./write-batch.js";
 
 /** One request read off the wire. */
 export interface Http1Request {
@@ -68,7 +69,11 @@ export function serveHttp1(server: Server, options: Http1Options): void {
   const closeIdle = server.closeIdleConnections.bind(server);
   server.closeIdleConnections = () => {
     closeIdle();
-    for (const socket of idle) socket.destroy();
+    // An answer still waiting for the end of this turn goes out before the connection ends.
+    for (const socket of idle) {
+      sendNow(socket);
+      socket.destroy();
+    }
   };
   const closeAll = server.closeAllConnections.bind(server);
   server.closeAllConnections = () => {
@@ -456,10 +461,13 @@ export class Http1Connection {
     });
     const body = framed.bodyAllowed ? answer.body : "";
     const socket = this.#socket;
-    // Header text goes out as UTF-8, as Go writes its strings (node would write latin1).
-    if (typeof body === "string") socket.write(framed.head + body);
-    else if (body.length <= ONE_WRITE_BODY_BYTES)
-      socket.write(Buffer.concat([Buffer.from(framed.head), body]));
+    // Header text goes out as UTF-8, as Go writes its strings (node would write latin1). A small answer on a kept
+    // connection goes out with the others of this turn; one that closes goes out at once, before the close.
+    const send = close
+      ? (data: string | Buffer) => socket.write(data)
+      : (data: string | Buffer) => writeAtEndOfTurn(socket, data);
+    if (typeof body === "string") send(framed.head + body);
+    else if (body.length <= ONE_WRITE_BODY_BYTES) send(Buffer.concat([Buffer.from(framed.head), body]));
     else {
       socket.cork();
       socket.write(framed.head);

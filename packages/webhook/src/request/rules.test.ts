@@ -4,8 +4,9 @@ import { test } from "node:test";
 import { ParameterNodeError, RuleError, SignatureError } from "../errors.js";
 import type { Rule } from "../hooks/hook.js";
 import { parseHooks } from "../hooks/hooks-file.js";
+import { constantTimeEqual } from "./constant-time-equal.js";
 import type { RequestData } from "./request-values.js";
-import { checkPayloadSignature, constantTimeEqual, evaluateRule, goRegExp } from "./rules.js";
+import { checkPayloadSignature, evaluateRule, goRegExp } from "./rules.js";
 
 function rule(json: unknown): Rule {
   const [hook] = parseHooks(

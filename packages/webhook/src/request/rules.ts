@@ -1,8 +1,14 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 import { ParameterNodeError, RuleError, SignatureError } from "../errors.js";
 import type { MatchRule, Rule } from "../hooks/hook.js";
+import { constantTimeEqual } from "./constant-time-equal.js";
 import { getArgument, type RequestData } from "./request-values.js";
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  standardWebhooksSignature,
+  stripeSignature,
+} from "./timestamped-signatures.js";
 
 /** Upstream returns `(bool, error)`: the outcome and, separately, why evaluation failed. */
 export interface Evaluation {
@@ -73,6 +79,11 @@ function evaluateMatch(m: MatchRule, data: RequestData, options: RuleOptions): E
   try {
     if (m.type === "ip-whitelist") return { ok: ipInRange(data.remoteAddr, m.ipRange) };
     if (m.type === "scalr-signature") return { ok: scalrSignature(data, m.secret, options.now()) };
+    if (m.type === "standard-webhooks" || m.type === "stripe-signature") {
+      const check = m.type === "standard-webhooks" ? standardWebhooksSignature : stripeSignature;
+      const toleranceSeconds = m.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+      return { ok: check(data, { secret: m.secret, toleranceSeconds, now: options.now() }) };
+    }
     // Upstream reads the parameter before it looks at the type, so an unknown type with a bad or missing
     // parameter is an error (500) or a missing node, and only with a good one plain false (hook.go MatchRule.Evaluate).
     const value = getArgument(m.parameter, data);
@@ -134,16 +145,13 @@ function matchReason(m: MatchRule, data: RequestData): string {
       return `match ip-whitelist: ${data.remoteAddr} is outside ${JSON.stringify(m.ipRange)}`;
     case "scalr-signature":
       return "match scalr-signature: X-Signature or Date header missing";
+    case "standard-webhooks":
+      return "match standard-webhooks: webhook-id, webhook-timestamp or webhook-signature header missing";
+    case "stripe-signature":
+      return "match stripe-signature: Stripe-Signature header missing";
     default:
       return `match: unknown match type ${JSON.stringify(m.type)}`;
   }
-}
-
-/** Constant-time string comparison (Go `subtle.ConstantTimeCompare`; different lengths are simply unequal). */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /**
@@ -167,10 +175,9 @@ export function checkPayloadSignature(
 }
 
 function ipInRange(remoteAddr: string, ranges: string): boolean {
-  const ip = remoteAddr
-    .trim()
-    .replace(/:\d+$/, "")
-    .replace(/^\[|\]$/g, "");
+  const trimmed = remoteAddr.trim();
+  // An address alone (-trusted-proxies takes the client from a header without its port) is taken as it is.
+  const ip = isIP(trimmed) !== 0 ? trimmed : trimmed.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
   const family = isIP(ip);
   if (family === 0) throw new RuleError(`invalid remote address: ${remoteAddr}`);
   for (const item of ranges.split(/\s+/).filter((r) => r !== "")) {
