@@ -4,6 +4,7 @@ import { ParameterNodeError } from "./errors.js";
 import { goParseQuery } from "./go/query.js";
 import { detectContentType } from "./go/sniff.js";
 import { goStatusText } from "./go/status-text.js";
+import type { StreamedBody } from "./http/streamed-body.js";
 import type { Hook } from "./hooks/hook.js";
 import { type HookMetrics, type HookOutcome, UNKNOWN_HOOK } from "./metrics.js";
 import { decodeGoJsonObject, parseBody } from "./request/payload.js";
@@ -46,6 +47,8 @@ export interface HookResponse {
   readonly explicitContentType?: true;
   /** The last `Content-Type` was sniffed from the body, as Go does on the wire; the `-debug` dump leaves it out. */
   readonly sniffedContentType?: true;
+  /** Beyond upstream: the body is written as it is produced (`body` is then empty); no Content-Length. */
+  readonly stream?: StreamedBody;
 }
 
 /** What the handler needs: the hooks served now, the server-wide settings and the command seam. */

@@ -39,7 +39,8 @@ export function goWireHeaders(response: HookResponse): { headers: WireHeaders; l
     const existing = headers[k];
     headers[k] = existing === undefined ? v : Array.isArray(existing) ? [...existing, v] : [existing, v];
   }
-  headers["Content-Length"] = String(length);
+  // A streamed body (beyond upstream) goes chunked: its length is not known when the head is written.
+  if (response.stream === undefined) headers["Content-Length"] = String(length);
   if (sniffedAt >= 0) headers["Content-Type"] = (response.headers[sniffedAt] as readonly [string, string])[1];
   return { headers, length };
 }

@@ -3,6 +3,7 @@ import type { Socket } from "node:net";
 import { endAndClose, GO_MAX_HEADER_BYTES, goErrorResponse } from "@local/go-compat/http-refusal";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { goResponseHead } from "./go-framing.js";
+import { type StreamedBody, sendStreamed } from "./streamed-body.js";
 import {
   BodyReader,
   DISCARD_LIMIT,
@@ -40,6 +41,8 @@ export type Http1Respond = (
   status: number,
   headers: Readonly<Record<string, string | readonly string[]>>,
   body: string | Buffer,
+  /** Beyond upstream: a body written while it is produced (chunked on HTTP/1.1, until close on HTTP/1.0). */
+  stream?: StreamedBody,
 ) => void;
 
 export interface Http1Options {
@@ -121,6 +124,7 @@ interface Answer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | readonly string[]>>;
   readonly body: string | Buffer;
+  readonly stream?: StreamedBody;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -340,12 +344,12 @@ export class Http1Connection {
       });
       return ex.bodyPromise;
     };
-    const respond: Http1Respond = (status, headers, payload) => {
+    const respond: Http1Respond = (status, headers, payload, stream) => {
       if (ex.answer !== undefined) throw new Error("the request was already answered");
       if (!Number.isInteger(status) || status < 100 || status > 999) {
         throw new RangeError(`invalid status code ${status}`);
       }
-      ex.answer = { status, headers, body: payload };
+      ex.answer = stream === undefined ? { status, headers, body: payload } : { status, headers, body: payload, stream };
     };
     const request: Http1Request = {
       method: head.method,
@@ -359,13 +363,19 @@ export class Http1Connection {
     };
     this.#options.serve(request, respond, socket).then(
       () => this.#finish(ex),
-      () => socket.destroy(),
+      () => {
+        ex.answer?.stream?.cancel();
+        socket.destroy();
+      },
     );
   }
 
   /** The handler is done: answer, and read on, drop the unread body, or close, as Go's `finishRequest`. */
   #finish(ex: Exchange): void {
-    if (this.#closed) return;
+    if (this.#closed) {
+      ex.answer?.stream?.cancel();
+      return;
+    }
     if (ex.answer === undefined) {
       this.#socket.destroy();
       return;
@@ -416,11 +426,39 @@ export class Http1Connection {
       ex.head.close ||
       !this.#options.listening() ||
       String(answer.headers.Connection ?? "").toLowerCase() === "close";
+    if (answer.stream !== undefined) {
+      this.#sendStream(ex, answer.stream, close);
+      return;
+    }
     this.#write(ex.head, answer, { close });
     if (close) {
       this.#close();
       return;
     }
+    this.#next();
+  }
+
+  /** Beyond upstream: a body written as it is produced; the next request is read once it has ended. */
+  #sendStream(ex: Exchange, stream: StreamedBody, mustClose: boolean): void {
+    const answer = ex.answer as Answer;
+    const { head } = ex;
+    const chunked = head.httpVersion === "1.1";
+    const close = mustClose || !chunked;
+    const framed = goResponseHead(
+      answer.status,
+      chunked ? { ...answer.headers, "Transfer-Encoding": "chunked" } : answer.headers,
+      { httpVersion: head.httpVersion, method: head.method, close },
+    );
+    void sendStreamed(this.#socket, { head: framed.head, bodyAllowed: framed.bodyAllowed, chunked, stream }).then(
+      (ended) => {
+        if (!ended || close || this.#closed) this.#close();
+        else this.#next();
+      },
+    );
+  }
+
+  /** The answer is written: read the next request, once the client has taken the answer. */
+  #next(): void {
     this.#current = undefined;
     const socket = this.#socket;
     if (socket.writableNeedDrain) {

@@ -28,6 +28,7 @@ import { type HookMetrics, UNKNOWN_HOOK } from "../metrics.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
+import { type StreamedBody, writableSink } from "./streamed-body.js";
 import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
 import { openSslCiphers } from "./tls-ciphers.js";
 
@@ -190,7 +191,7 @@ interface WireRequest {
 }
 
 /** What goes back on the wire. */
-type Send = (status: number, headers: WireHeaders, body: string | Buffer) => void;
+type Send = (status: number, headers: WireHeaders, body: string | Buffer, stream?: StreamedBody) => void;
 
 async function serve(
   req: IncomingMessage,
@@ -221,8 +222,12 @@ async function serve(
     {
       config,
       ctx,
-      send: (status, headers, body) => {
+      send: (status, headers, body, stream) => {
         res.writeHead(status, goStatusReason(status), headers);
+        if (stream !== undefined) {
+          void pumpToResponse(res, stream);
+          return;
+        }
         // node writes the head and a string body in one write(), but a Buffer body as a second chunk through
         // writev: 1.5x the requests/s on small answers (bench/webhook/README.md). latin1 maps bytes 1:1.
         if (typeof body === "string") res.end(body);
@@ -231,6 +236,23 @@ async function serve(
       },
     },
   );
+}
+
+/** A streamed body through node:http (WEBHOOK_NODE_HTTP=1): node frames it chunked and sends the trailers. */
+async function pumpToResponse(res: ServerResponse, stream: StreamedBody): Promise<void> {
+  const gone = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) gone.abort();
+  };
+  res.once("close", onClose);
+  try {
+    const trailers = await stream.pump(writableSink(res, { frame: (c) => [c], gone: gone.signal }));
+    if (gone.signal.aborted) return;
+    res.addTrailers(trailers);
+    res.end();
+  } catch {
+    res.destroy();
+  }
 }
 
 /**
@@ -317,7 +339,7 @@ async function serveWire(
     response = { status: 500, headers: [], body: "Internal Server Error" };
   }
   const { headers, length } = goWireHeaders(response);
-  send(response.status, headers, response.body);
+  send(response.status, headers, response.body, response.stream);
   if (response.unrouted) return;
   if (ctx.debug) {
     // Go adds a sniffed Content-Type on the wire only; the dump shows the headers the handler set.
