@@ -1,5 +1,4 @@
 import type { Server } from "node:http";
-import { basename, dirname, join } from "node:path";
 import { goErrnoText, goPathError, goSignalText } from "@local/go-compat/os-error";
 import { systemdActivation } from "@local/go-compat/systemd-activation";
 import type { CommandDeps } from "./command/command.js";
@@ -19,8 +18,9 @@ import { type Config, parseFlags, usage } from "./flags.js";
 import type { HandlerContext } from "./handler.js";
 import { HookRegistry } from "./hooks/hook-registry.js";
 import { loadHooksFile } from "./hooks/hooks-file.js";
-import { checkTlsSettings, reloadCertificate, startServer, tlsVersion } from "./http/server.js";
+import { startServer } from "./http/server.js";
 import { listCipherSuites } from "./http/tls-ciphers.js";
+import { checkTlsSettings, startCertificateReloads, tlsVersion } from "./http/tls-setup.js";
 import { goLogStamp, Logger } from "./logger.js";
 import { HookMetrics } from "./metrics.js";
 import { createPidfile } from "./pidfile.js";
@@ -69,39 +69,8 @@ export interface MainDeps {
  * The order is upstream's: listen, drop privileges, pid file, start-up lines, hooks, `serving hooks on`.
  */
 export async function main(argv: readonly string[], deps: MainDeps): Promise<number> {
-  let config: Config;
-  try {
-    config = parseFlags(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    deps.stderr.write(`${error.message}\n${usage()}`);
-    return exitCodeFor(error);
-  }
-  if (config.help) {
-    deps.stderr.write(usage());
-    return EXIT_OK;
-  }
-  if (config.version) {
-    deps.stdout.write(`webhook version ${VERSION}\n`);
-    return EXIT_OK;
-  }
-  if (config.listCipherSuites) {
-    try {
-      tlsVersion(config.tlsMinVersion);
-    } catch (error) {
-      if (!(error instanceof TlsError)) throw error;
-      // Go's log.Fatalln on the standard logger: a date, no "[webhook]" prefix.
-      deps.stderr.write(`${goLogStamp(deps.now())} ${error.message}\n`);
-      return exitCodeFor(error);
-    }
-    deps.stdout.write(listCipherSuites(config.tlsMinVersion));
-    return EXIT_OK;
-  }
-  if ((config.setuid !== 0) !== (config.setgid !== 0)) {
-    const error = new PrivilegeError("error: setuid and setgid options must be used together");
-    deps.stdout.write(`${error.message}\n`);
-    return exitCodeFor(error);
-  }
+  const config = configOrExitCode(argv, deps);
+  if (typeof config === "number") return config;
   // Socket activation (upstream 2.8.2): the variables leave the environment here, before hooks files are read as
   // templates and before any command runs, as go-systemd's Files(true) unsets them.
   const activation = systemdActivation(deps.env, deps.pid);
@@ -113,19 +82,8 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     out: deps.stderr,
   });
   const log = (line: string) => logger.log(line);
-  if (config.logfile !== "") {
-    try {
-      logger.setOutput(await deps.openLog(config.logfile));
-    } catch (cause) {
-      const error = new LogFileError(
-        `error opening log file ${JSON.stringify(config.logfile)}: ${goPathError(cause as NodeJS.ErrnoException)}`,
-        { cause },
-      );
-      // Upstream reports start-up failures even without -verbose.
-      deps.stderr.write(logger.format(error.message));
-      return exitCodeFor(error);
-    }
-  }
+  const logFileFailure = await openLogFile(config, { deps, logger });
+  if (logFileFailure !== undefined) return logFileFailure;
   // -metrics (beyond upstream, off by default so the drop-in is unchanged).
   const metrics: HookMetrics | undefined = config.metrics
     ? new HookMetrics({ hooksLoaded: (): number => registry.hooks().size })
@@ -135,78 +93,27 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     log,
     ...(metrics === undefined ? {} : { onReloadFailure: () => metrics.reloadFailed() }),
   });
-  let server: Server | undefined;
   let markReady = () => {};
   const ready = new Promise<void>((resolve) => {
     markReady = resolve;
   });
+  const activatedFd = activation.fds[0];
+  const listening = await listenAndDropPrivileges(config, {
+    deps,
+    logger,
+    fds: activation.fds,
+    handler: handlerContext(config, { deps, env, logger, registry, ready, metrics }),
+    nodeHttpOnly: env.WEBHOOK_NODE_HTTP === "1",
+  });
+  if (typeof listening === "number") return listening;
+  const { server, tlsError, tlsSettingsError } = listening;
   // A fatal error after the listener opened: reported where upstream reports it, the listener closed.
-  const fatal = (error: WebhookError, where: "log" | "stderr" | "stdout") => {
+  const fatal = (error: WebhookError, where: "log" | "stdout") => {
     if (where === "log") log(error.message);
     else deps[where].write(logger.format(error.message));
     server?.close();
     return exitCodeFor(error);
   };
-  let tlsError: TlsError | undefined;
-  let tlsSettingsError: TlsError | undefined;
-  try {
-    if (config.secure) checkTlsSettings(config);
-  } catch (error) {
-    if (!(error instanceof TlsError)) throw error;
-    tlsSettingsError = error;
-  }
-  // Upstream opens the listener (and drops privileges) before anything else is logged, so a privileged port can
-  // be bound and start-up errors come first.
-  if (activation.fds.length > 1) {
-    const n = activation.fds.length;
-    const message = `received ${n} sockets from systemd, but only 1 is supported`;
-    return fatal(new ListenError(`error listening on socket: ${message}`), "stderr");
-  }
-  const activatedFd = activation.fds[0];
-  if (activatedFd === undefined && config.socket !== "" && (config.setuid !== 0 || config.setgid !== 0)) {
-    // 2.8.1+ refuse -socket with a privilege drop (platform_unix.go trySocketListener); the drop is still tried
-    // after the failed listen, so a user who may not switch gets its line too (webhook.go's logQueue).
-    const refusal = new ListenError(`error listening on socket: ${SOCKET_WITH_PRIVILEGE_DROP}`);
-    if (config.setuid !== 0) {
-      try {
-        deps.dropPrivileges(config.setuid, config.setgid);
-      } catch (cause) {
-        deps.stderr.write(logger.format(refusal.message));
-        const message = `error dropping privileges: ${goErrnoText(cause as NodeJS.ErrnoException)}`;
-        return fatal(new PrivilegeError(message, { cause }), "stderr");
-      }
-    }
-    return fatal(refusal, "stderr");
-  }
-  try {
-    if (tlsSettingsError !== undefined) throw tlsSettingsError;
-    server = await startServer(
-      config,
-      handlerContext(config, { deps, env, logger, registry, ready, metrics }),
-      {
-        // Every request through node:http (the wire reader's reference, for comparisons and tests).
-        nodeHttpOnly: env.WEBHOOK_NODE_HTTP === "1",
-        ...(activatedFd === undefined ? {} : { fd: activatedFd }),
-      },
-    );
-  } catch (error) {
-    if (error === tlsSettingsError) {
-      // Reported after loading the hooks, where upstream builds its TLS settings.
-    } else if (error instanceof TlsError) tlsError = error;
-    else if (error instanceof ListenError) {
-      const where = activatedFd === undefined ? "port" : "socket";
-      return fatal(new ListenError(`error listening on ${where}: ${error.message}`), "stderr");
-    } else throw error;
-  }
-  if (config.setuid !== 0) {
-    // After listening, as upstream, so a privileged port can be bound first.
-    try {
-      deps.dropPrivileges(config.setuid, config.setgid);
-    } catch (cause) {
-      const message = `error dropping privileges: ${goErrnoText(cause as NodeJS.ErrnoException)}`;
-      return fatal(new PrivilegeError(message, { cause }), "stderr");
-    }
-  }
   let pidfileWrite: Promise<unknown> = Promise.resolve();
   const shutdown = shutdownOnSignals(config, {
     deps,
@@ -258,75 +165,163 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     if (config.pidfile !== "") await deps.removeFile(config.pidfile).catch(() => undefined);
     return EXIT_OK;
   }
-  const running = server;
   markReady();
-  const reloadPair = certificateReloader(config, { server: running, log });
+  const reloadCertificate = startCertificateReloads(config, { server, deps: { ...deps, log } });
   for (const signal of ["SIGHUP", "SIGUSR1"] as const) {
     deps.onSignal(signal, () => {
       log(`caught ${signal === "SIGHUP" ? "HUP" : "USR1"} signal`);
-      void registry.reloadAll().then(reloadPair);
+      void registry.reloadAll().then(reloadCertificate);
     });
   }
-  if (config.hotreload) {
-    registry.watch(deps);
-    if (config.secure) watchCertificate(config, { deps, log, reload: reloadPair });
-  }
-  return new Promise((resolve) => running.on("close", () => resolve(EXIT_OK)));
+  if (config.hotreload) registry.watch(deps);
+  return new Promise((resolve) => server.on("close", () => resolve(EXIT_OK)));
 }
 
 /**
- * With `-secure`, reloads `-cert`/`-key` (beyond upstream, issue 34 item 4); a broken new pair keeps the old one,
- * with the reason in the log. Without `-secure`, does nothing.
+ * The flags, or the exit code of a run that ends before anything starts: usage errors, `-help`, `-version`,
+ * `-list-cipher-suites`, and `-setuid` without `-setgid` (or the reverse).
  */
-function certificateReloader(
-  config: Config,
-  parts: { server: Server; log: (line: string) => void },
-): () => Promise<void> {
-  return async () => {
-    if (!config.secure) return;
+function configOrExitCode(argv: readonly string[], deps: MainDeps): Config | number {
+  let config: Config;
+  try {
+    config = parseFlags(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    deps.stderr.write(`${error.message}\n${usage()}`);
+    return exitCodeFor(error);
+  }
+  if (config.help) {
+    deps.stderr.write(usage());
+    return EXIT_OK;
+  }
+  if (config.version) {
+    deps.stdout.write(`webhook version ${VERSION}\n`);
+    return EXIT_OK;
+  }
+  if (config.listCipherSuites) {
     try {
-      await reloadCertificate(parts.server, config);
-      parts.log(`reloaded TLS certificate ${config.cert} and key ${config.key}`);
+      tlsVersion(config.tlsMinVersion);
     } catch (error) {
       if (!(error instanceof TlsError)) throw error;
-      parts.log(
-        `error reloading TLS certificate ${config.cert} and key ${config.key}, keeping the previous pair: ${error.message}`,
-      );
+      // Go's log.Fatalln on the standard logger: a date, no "[webhook]" prefix.
+      deps.stderr.write(`${goLogStamp(deps.now())} ${error.message}\n`);
+      return exitCodeFor(error);
     }
-  };
+    deps.stdout.write(listCipherSuites(config.tlsMinVersion));
+    return EXIT_OK;
+  }
+  if ((config.setuid !== 0) !== (config.setgid !== 0)) {
+    const error = new PrivilegeError("error: setuid and setgid options must be used together");
+    deps.stdout.write(`${error.message}\n`);
+    return exitCodeFor(error);
+  }
+  return config;
+}
+
+/** `-logfile`: the log goes there from now on; undefined, or the exit code when it cannot be opened. */
+async function openLogFile(
+  config: Config,
+  parts: { deps: MainDeps; logger: Logger },
+): Promise<number | undefined> {
+  if (config.logfile === "") return undefined;
+  try {
+    parts.logger.setOutput(await parts.deps.openLog(config.logfile));
+    return undefined;
+  } catch (cause) {
+    const error = new LogFileError(
+      `error opening log file ${JSON.stringify(config.logfile)}: ${goPathError(cause as NodeJS.ErrnoException)}`,
+      { cause },
+    );
+    // Upstream reports start-up failures even without -verbose.
+    parts.deps.stderr.write(parts.logger.format(error.message));
+    return exitCodeFor(error);
+  }
+}
+
+/** The listener, or why there is none yet: TLS errors are reported later, where upstream reports them. */
+interface Listening {
+  readonly server: Server | undefined;
+  /** The certificate or key could not be loaded: logged after `serving hooks on`, exit 0 (upstream's ServeTLS). */
+  readonly tlsError: TlsError | undefined;
+  /** A bad `-tls-min-version` or `-cipher-suites`: fatal once the hooks are loaded. */
+  readonly tlsSettingsError: TlsError | undefined;
 }
 
 /**
- * `-hotreload` with `-secure`: a change of the certificate or key file reloads the pair. A renewal writes both
- * files: the changes of one burst are taken together (half a second after the last), so the new certificate is not
- * tried with the old key.
+ * Upstream opens the listener (and drops privileges) before anything else is logged, so a privileged port can be
+ * bound and start-up errors come first. Resolves with the exit code of a failure reported at once.
  */
-function watchCertificate(
+async function listenAndDropPrivileges(
   config: Config,
-  parts: { deps: MainDeps; log: (line: string) => void; reload: () => Promise<void> },
-): void {
-  const { deps, log } = parts;
-  let generation = 0;
-  const changed = () => {
-    const mine = ++generation;
-    void deps.sleep(500).then(() => {
-      if (mine !== generation) return;
-      log("TLS certificate or key modified");
-      return parts.reload();
-    });
+  parts: {
+    deps: MainDeps;
+    logger: Logger;
+    fds: readonly number[];
+    handler: HandlerContext;
+    nodeHttpOnly: boolean;
+  },
+): Promise<Listening | number> {
+  const { deps, logger } = parts;
+  let server: Server | undefined;
+  const fatal = (error: WebhookError) => {
+    deps.stderr.write(logger.format(error.message));
+    server?.close();
+    return exitCodeFor(error);
   };
-  const dirs = new Map<string, Set<string>>();
-  for (const file of [config.cert, config.key]) {
-    const names = dirs.get(dirname(file)) ?? new Set<string>();
-    names.add(basename(file));
-    dirs.set(dirname(file), names);
+  let tlsError: TlsError | undefined;
+  let tlsSettingsError: TlsError | undefined;
+  try {
+    if (config.secure) checkTlsSettings(config);
+  } catch (error) {
+    if (!(error instanceof TlsError)) throw error;
+    tlsSettingsError = error;
   }
-  for (const [dir, names] of dirs) {
-    log(`setting up file watcher for ${[...names].map((n) => join(dir, n)).join(" and ")}`);
-    deps.watch(dir, (file) => {
-      if (names.has(file)) changed();
+  if (parts.fds.length > 1) {
+    const message = `received ${parts.fds.length} sockets from systemd, but only 1 is supported`;
+    return fatal(new ListenError(`error listening on socket: ${message}`));
+  }
+  const activatedFd = parts.fds[0];
+  if (activatedFd === undefined && config.socket !== "" && (config.setuid !== 0 || config.setgid !== 0)) {
+    // 2.8.1+ refuse -socket with a privilege drop (platform_unix.go trySocketListener); the drop is still tried
+    // after the failed listen, so a user who may not switch gets its line too (webhook.go's logQueue).
+    const refusal = new ListenError(`error listening on socket: ${SOCKET_WITH_PRIVILEGE_DROP}`);
+    if (config.setuid !== 0) {
+      try {
+        deps.dropPrivileges(config.setuid, config.setgid);
+      } catch (cause) {
+        deps.stderr.write(logger.format(refusal.message));
+        const message = `error dropping privileges: ${goErrnoText(cause as NodeJS.ErrnoException)}`;
+        return fatal(new PrivilegeError(message, { cause }));
+      }
+    }
+    return fatal(refusal);
+  }
+  try {
+    if (tlsSettingsError !== undefined) throw tlsSettingsError;
+    server = await startServer(config, parts.handler, {
+      // Every request through node:http (the wire reader's reference, for comparisons and tests).
+      nodeHttpOnly: parts.nodeHttpOnly,
+      ...(activatedFd === undefined ? {} : { fd: activatedFd }),
     });
+  } catch (error) {
+    if (error === tlsSettingsError) {
+      // Reported after loading the hooks, where upstream builds its TLS settings.
+    } else if (error instanceof TlsError) tlsError = error;
+    else if (error instanceof ListenError) {
+      const where = activatedFd === undefined ? "port" : "socket";
+      return fatal(new ListenError(`error listening on ${where}: ${error.message}`));
+    } else throw error;
   }
+  if (config.setuid !== 0) {
+    // After listening, as upstream, so a privileged port can be bound first.
+    try {
+      deps.dropPrivileges(config.setuid, config.setgid);
+    } catch (cause) {
+      const message = `error dropping privileges: ${goErrnoText(cause as NodeJS.ErrnoException)}`;
+      return fatal(new PrivilegeError(message, { cause }));
+    }
+  }
+  return { server, tlsError, tlsSettingsError };
 }
 
 /** What the request handler sees: the registry's hooks and the server-wide settings. */

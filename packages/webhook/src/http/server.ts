@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -9,16 +8,9 @@ import {
 import { createServer as createHttpsServer } from "node:https";
 import { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { createSecureContext, type SecureContextOptions, type SecureVersion } from "node:tls";
 import { goDuration } from "@local/go-compat/duration";
-import {
-  answerClientError,
-  GO_PARSER_LIMITS,
-  PLAIN_HTTP_ON_TLS_ANSWER,
-  refuseMissingHost,
-  tlsRecordHeaderLooksLikeHttp,
-} from "@local/go-compat/http-refusal";
-import { goErrnoText, goPathError } from "@local/go-compat/os-error";
+import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
+import { goErrnoText } from "@local/go-compat/os-error";
 import { ListenError, TlsError } from "../errors.js";
 import type { Config } from "../flags.js";
 import { iBytes } from "../go/log-format.js";
@@ -30,17 +22,7 @@ import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
 import { type StreamedBody, writableSink } from "./streamed-body.js";
 import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
-import { openSslCiphers } from "./tls-ciphers.js";
-
-/**
- * Checks `-tls-min-version` and `-cipher-suites`; upstream refuses bad ones with exit 1 once the hooks are loaded.
- *
- * @throws {TlsError} naming the unknown version or suite
- */
-export function checkTlsSettings(config: Config): void {
-  tlsVersion(config.tlsMinVersion);
-  openSslCiphers(config.cipherSuites);
-}
+import { answerPlainHttpOnTls, secureContextOptions } from "./tls-setup.js";
 
 /**
  * Starts the HTTP(S) server on the configured address, or on the listening socket `fd` systemd passed; resolves
@@ -103,69 +85,6 @@ export async function startServer(
     if (options.fd !== undefined) server.listen({ fd: options.fd }, ready);
     else if (config.socket !== "") server.listen(config.socket, ready);
     else server.listen(config.port, config.ip, ready);
-  });
-}
-
-/**
- * Loads `-cert`/`-key` again and gives new connections the new pair (beyond upstream, issue 34 item 4: SIGHUP,
- * SIGUSR1, and `-hotreload` on a change of either file). Connections already open, and requests in flight on them,
- * keep the pair they were made with. The pair is checked whole before anything changes, so a broken one (a file
- * missing or unreadable, not PEM, a key that does not match the certificate) leaves the current one in place.
- *
- * @throws {TlsError} saying what is wrong with the new pair
- */
-export async function reloadCertificate(server: Server, config: Config): Promise<void> {
-  const options = await secureContextOptions(config);
-  try {
-    // createSecureContext refuses what setSecureContext would half-apply: checked first, then swapped.
-    createSecureContext(options);
-    (server as unknown as { setSecureContext(o: SecureContextOptions): void }).setSecureContext(options);
-  } catch (cause) {
-    throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
-  }
-}
-
-/**
- * The TLS settings of the server, at start and at each reload: `-cert` and `-key` read, `-tls-min-version` and
- * `-cipher-suites` applied.
- *
- * @throws {TlsError} worded as Go's `open <path>: <errno text>` for a file it cannot read
- */
-async function secureContextOptions(config: Config): Promise<SecureContextOptions> {
-  let cert: Buffer;
-  let key: Buffer;
-  try {
-    cert = await readFile(config.cert);
-    key = await readFile(config.key);
-  } catch (cause) {
-    throw new TlsError(goPathError(cause as NodeJS.ErrnoException), { cause });
-  }
-  return { cert, key, minVersion: tlsVersion(config.tlsMinVersion), ...cipherOption(config.cipherSuites) };
-}
-
-/**
- * Go answers a plain-HTTP request on the TLS port with a 400 text (`tlsRecordHeaderLooksLikeHTTP`); node would just
- * drop the connection. The first bytes are looked at before the TLS layer gets the socket; a TLS record (0x16)
- * goes on untouched (node's TLS socket takes over what was read), and a request that looks like HTTP gets Go's text.
- */
-function answerPlainHttpOnTls(server: Server): void {
-  const tlsListeners = server.listeners("connection") as ((socket: Socket) => void)[];
-  server.removeAllListeners("connection");
-  server.on("connection", (socket: Socket) => {
-    let head = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
-      head = Buffer.concat([head, chunk]);
-      if (head[0] !== 0x16 && head.length < 5) return;
-      socket.removeListener("data", onData);
-      socket.pause();
-      if (tlsRecordHeaderLooksLikeHttp(head)) {
-        socket.end(PLAIN_HTTP_ON_TLS_ANSWER);
-        return;
-      }
-      socket.unshift(head);
-      for (const listener of tlsListeners) listener.call(server, socket);
-    };
-    socket.on("data", onData);
   });
 }
 
@@ -437,27 +356,4 @@ function readBody(req: IncomingMessage, limit: number): Promise<{ chunks: Buffer
     req.on("end", () => resolve({ chunks, tooLarge }));
     req.on("error", reject);
   });
-}
-
-function cipherOption(goNames: string): { ciphers?: string } {
-  const ciphers = openSslCiphers(goNames);
-  return ciphers === undefined ? {} : { ciphers };
-}
-
-/**
- * `-tls-min-version` as node names it; empty is upstream's default, TLS 1.2.
- *
- * @throws {TlsError} for a version upstream does not know
- */
-export function tlsVersion(text: string): SecureVersion {
-  const versions: Record<string, SecureVersion> = {
-    "": "TLSv1.2",
-    "1.0": "TLSv1",
-    "1.1": "TLSv1.1",
-    "1.2": "TLSv1.2",
-    "1.3": "TLSv1.3",
-  };
-  const v = versions[text];
-  if (v === undefined) throw new TlsError(`error: unknown minimum TLS version: ${text}`);
-  return v;
 }
