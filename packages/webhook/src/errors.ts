@@ -104,3 +104,10 @@ export class LogFileError extends WebhookError {
     super("WEBHOOK_LOG_FILE", message, options);
   }
 }
+
+/** `-jobs-dir` cannot be created or read (beyond upstream). Exit 1. */
+export class JobsDirError extends WebhookError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("WEBHOOK_JOBS_DIR", message, options);
+  }
+}

@@ -349,7 +349,10 @@ export class Http1Connection {
       if (!Number.isInteger(status) || status < 100 || status > 999) {
         throw new RangeError(`invalid status code ${status}`);
       }
-      ex.answer = stream === undefined ? { status, headers, body: payload } : { status, headers, body: payload, stream };
+      ex.answer =
+        stream === undefined
+          ? { status, headers, body: payload }
+          : { status, headers, body: payload, stream };
     };
     const request: Http1Request = {
       method: head.method,
@@ -449,12 +452,15 @@ export class Http1Connection {
       chunked ? { ...answer.headers, "Transfer-Encoding": "chunked" } : answer.headers,
       { httpVersion: head.httpVersion, method: head.method, close },
     );
-    void sendStreamed(this.#socket, { head: framed.head, bodyAllowed: framed.bodyAllowed, chunked, stream }).then(
-      (ended) => {
-        if (!ended || close || this.#closed) this.#close();
-        else this.#next();
-      },
-    );
+    void sendStreamed(this.#socket, {
+      head: framed.head,
+      bodyAllowed: framed.bodyAllowed,
+      chunked,
+      stream,
+    }).then((ended) => {
+      if (!ended || close || this.#closed) this.#close();
+      else this.#next();
+    });
   }
 
   /** The answer is written: read the next request, once the client has taken the answer. */

@@ -20,8 +20,8 @@ import { type HookMetrics, UNKNOWN_HOOK } from "../metrics.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
-import { type StreamedBody, writableSink } from "./streamed-body.js";
 import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
+import { type StreamedBody, writableSink } from "./streamed-body.js";
 import { answerPlainHttpOnTls, secureContextOptions } from "./tls-setup.js";
 
 /**

@@ -84,7 +84,8 @@ export function chunkFrame(chunk: Buffer | string): (Buffer | string)[] {
 /** The end of a chunked body: the last chunk and the trailer fields (RFC 9112 §7.1.2). */
 export function chunkedEnd(trailers: Readonly<Record<string, string>>): string {
   let text = "0\r\n";
-  for (const [name, value] of Object.entries(trailers)) text += `${name}: ${value.replace(/[\r\n]/g, " ")}\r\n`;
+  for (const [name, value] of Object.entries(trailers))
+    text += `${name}: ${value.replace(/[\r\n]/g, " ")}\r\n`;
   return `${text}\r\n`;
 }
 
