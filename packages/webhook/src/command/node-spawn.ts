@@ -137,8 +137,9 @@ export function nodeSpawn(request: RunRequest, deps: ProcessDeps): Promise<Comma
     const finish = (error?: string) => {
       stop.disarm();
       const output = Buffer.concat(chunks);
-      const result: CommandResult =
-        error === undefined ? { output, outputBytes: bytes } : { output, error, outputBytes: bytes };
+      let result: CommandResult = error === undefined ? { output } : { output, error };
+      // Streamed output is not in `output`: its size is told instead.
+      if (onOutput !== undefined) result = { ...result, outputBytes: bytes };
       resolve(stop.timedOut() ? { ...result, timedOut: true } : result);
     };
     child.on("error", (e) => finish(`fork/exec ${request.path}: ${goErrnoText(e)}`));

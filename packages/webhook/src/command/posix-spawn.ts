@@ -254,8 +254,9 @@ function collectOutput(
       stop.disarm();
       const output = Buffer.concat(chunks);
       const error = exitError(status);
-      const result: CommandResult =
-        error === undefined ? { output, outputBytes: bytes } : { output, error, outputBytes: bytes };
+      let result: CommandResult = error === undefined ? { output } : { output, error };
+      // Streamed output is not in `output`: its size is told instead.
+      if (onOutput !== undefined) result = { ...result, outputBytes: bytes };
       resolve(stop.timedOut() ? { ...result, timedOut: true } : result);
     };
     // After the exit, a child another thread is starting may briefly hold a copy of the pipe's write end (until its

@@ -95,7 +95,12 @@ export function chunkedEnd(trailers: Readonly<Record<string, string>>): string {
  * the connection still usable, false when the client went away (or the producer failed, which destroys it).
  */
 export async function sendStreamed(
-  socket: Writable & { destroy(): void },
+  socket: Writable & {
+    destroy(): void;
+    readonly readableEnded: boolean;
+    once(event: "end", listener: () => void): unknown;
+    removeListener(event: "end", listener: () => void): unknown;
+  },
   options: { head: string; bodyAllowed: boolean; chunked: boolean; stream: StreamedBody },
 ): Promise<boolean> {
   const { chunked, stream } = options;
@@ -106,7 +111,11 @@ export async function sendStreamed(
   }
   const gone = new AbortController();
   const onClose = () => gone.abort();
+  // A client that closes its side has gone, as Go's server cancels a request's context when its connection reads
+  // EOF; the socket is half-open (node:http servers allow it), so `close` alone would come only at the next write.
   socket.once("close", onClose);
+  socket.once("end", onClose);
+  if (socket.readableEnded) gone.abort();
   const sink = writableSink(socket, { frame: chunked ? chunkFrame : (c) => [c], gone: gone.signal });
   try {
     const trailers = await stream.pump(sink);
@@ -118,5 +127,6 @@ export async function sendStreamed(
     return false;
   } finally {
     socket.removeListener("close", onClose);
+    socket.removeListener("end", onClose);
   }
 }
