@@ -3,7 +3,8 @@ import type { Socket } from "node:net";
 import { endAndClose, GO_MAX_HEADER_BYTES, goErrorResponse } from "@local/go-compat/http-refusal";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { goResponseHead } from "./go-framing.js";
-import { type StreamedBody, sendStreamed } from "./streamed-body.js";
+import { sendStreamed } from "./streamed-answer.js";
+import type { StreamedBody } from "./streamed-body.js";
 import {
   BodyReader,
   DISCARD_LIMIT,
@@ -349,10 +350,7 @@ export class Http1Connection {
       if (!Number.isInteger(status) || status < 100 || status > 999) {
         throw new RangeError(`invalid status code ${status}`);
       }
-      ex.answer =
-        stream === undefined
-          ? { status, headers, body: payload }
-          : { status, headers, body: payload, stream };
+      ex.answer = { status, headers, body: payload, ...(stream === undefined ? {} : { stream }) };
     };
     const request: Http1Request = {
       method: head.method,
@@ -430,7 +428,12 @@ export class Http1Connection {
       !this.#options.listening() ||
       String(answer.headers.Connection ?? "").toLowerCase() === "close";
     if (answer.stream !== undefined) {
-      this.#sendStream(ex, answer.stream, close);
+      // Beyond upstream: the next request is read once the streamed body has ended.
+      const { httpVersion, method } = ex.head;
+      const streamed = { status: answer.status, headers: answer.headers, stream: answer.stream };
+      void sendStreamed(this.#socket, streamed, { httpVersion, method, close }).then((keep) =>
+        keep && !this.#closed ? this.#next() : this.#close(),
+      );
       return;
     }
     this.#write(ex.head, answer, { close });
@@ -439,28 +442,6 @@ export class Http1Connection {
       return;
     }
     this.#next();
-  }
-
-  /** Beyond upstream: a body written as it is produced; the next request is read once it has ended. */
-  #sendStream(ex: Exchange, stream: StreamedBody, mustClose: boolean): void {
-    const answer = ex.answer as Answer;
-    const { head } = ex;
-    const chunked = head.httpVersion === "1.1";
-    const close = mustClose || !chunked;
-    const framed = goResponseHead(
-      answer.status,
-      chunked ? { ...answer.headers, "Transfer-Encoding": "chunked" } : answer.headers,
-      { httpVersion: head.httpVersion, method: head.method, close },
-    );
-    void sendStreamed(this.#socket, {
-      head: framed.head,
-      bodyAllowed: framed.bodyAllowed,
-      chunked,
-      stream,
-    }).then((ended) => {
-      if (!ended || close || this.#closed) this.#close();
-      else this.#next();
-    });
   }
 
   /** The answer is written: read the next request, once the client has taken the answer. */

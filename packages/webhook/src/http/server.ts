@@ -266,11 +266,16 @@ async function serveWire(
     ctx.writeRaw(dumpResponse({ ...response, headers: set }, rid));
   }
   if (!ctx.verbose) return;
-  const elapsed = goDuration((performance.now() - started) * 1e6);
   const host = requestHeaders.host?.[0] ?? "";
-  ctx.log(
-    `[${rid}] ${String(response.status).padStart(3, "0")} | ${iBytes(length)} | ${elapsed} | ${host} | ${req.method} ${url}`,
-  );
+  const access = (bytes: number) => {
+    const elapsed = goDuration((performance.now() - started) * 1e6);
+    ctx.log(
+      `[${rid}] ${String(response.status).padStart(3, "0")} | ${iBytes(bytes)} | ${elapsed} | ${host} | ${req.method} ${url}`,
+    );
+  };
+  // A streamed body (beyond upstream) is logged once it has ended, with what was written.
+  if (response.stream === undefined) access(length);
+  else void response.stream.written.then(access);
 }
 
 /** `GET /metrics` (and HEAD): the Prometheus text format; any other method 405, as Go's ServeMux method patterns. */

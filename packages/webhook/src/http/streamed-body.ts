@@ -16,6 +16,11 @@ export class StreamedBody {
   readonly #pump: (sink: BodySink) => Promise<Readonly<Record<string, string>>>;
   readonly #cancel: () => void;
   #used = false;
+  #written!: (bytes: number) => void;
+  /** Resolves with the bytes of body written once the body has ended (0 when it never started), for the access log. */
+  readonly written: Promise<number> = new Promise((resolve) => {
+    this.#written = resolve;
+  });
 
   constructor(
     pump: (sink: BodySink) => Promise<Readonly<Record<string, string>>>,
@@ -26,15 +31,28 @@ export class StreamedBody {
   }
 
   /** Writes the body; resolves with the trailers. Only the first call of `pump` or `cancel` does anything. */
-  pump(sink: BodySink): Promise<Readonly<Record<string, string>>> {
-    if (this.#used) return Promise.resolve({});
+  async pump(sink: BodySink): Promise<Readonly<Record<string, string>>> {
+    if (this.#used) return {};
     this.#used = true;
-    return this.#pump(sink);
+    let bytes = 0;
+    const counted: BodySink = {
+      gone: sink.gone,
+      write: (chunk) => {
+        bytes += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
+        return sink.write(chunk);
+      },
+    };
+    try {
+      return await this.#pump(counted);
+    } finally {
+      this.#written(bytes);
+    }
   }
 
   cancel(): void {
     if (this.#used) return;
     this.#used = true;
+    this.#written(0);
     this.#cancel();
   }
 }
@@ -87,46 +105,4 @@ export function chunkedEnd(trailers: Readonly<Record<string, string>>): string {
   for (const [name, value] of Object.entries(trailers))
     text += `${name}: ${value.replace(/[\r\n]/g, " ")}\r\n`;
   return `${text}\r\n`;
-}
-
-/**
- * Writes a streamed answer on a connection: the head, then the body as `stream` produces it (chunked with its
- * trailers on HTTP/1.1, raw on HTTP/1.0, which ends with the connection). Resolves true once the body has ended with
- * the connection still usable, false when the client went away (or the producer failed, which destroys it).
- */
-export async function sendStreamed(
-  socket: Writable & {
-    destroy(): void;
-    readonly readableEnded: boolean;
-    once(event: "end", listener: () => void): unknown;
-    removeListener(event: "end", listener: () => void): unknown;
-  },
-  options: { head: string; bodyAllowed: boolean; chunked: boolean; stream: StreamedBody },
-): Promise<boolean> {
-  const { chunked, stream } = options;
-  socket.write(options.head);
-  if (!options.bodyAllowed) {
-    stream.cancel();
-    return !socket.destroyed;
-  }
-  const gone = new AbortController();
-  const onClose = () => gone.abort();
-  // A client that closes its side has gone, as Go's server cancels a request's context when its connection reads
-  // EOF; the socket is half-open (node:http servers allow it), so `close` alone would come only at the next write.
-  socket.once("close", onClose);
-  socket.once("end", onClose);
-  if (socket.readableEnded) gone.abort();
-  const sink = writableSink(socket, { frame: chunked ? chunkFrame : (c) => [c], gone: gone.signal });
-  try {
-    const trailers = await stream.pump(sink);
-    if (socket.destroyed || gone.signal.aborted) return false;
-    if (chunked) socket.write(chunkedEnd(trailers));
-    return true;
-  } catch {
-    socket.destroy();
-    return false;
-  } finally {
-    socket.removeListener("close", onClose);
-    socket.removeListener("end", onClose);
-  }
 }
