@@ -198,6 +198,10 @@ test("stream: HTTP/1.0 gets the output until the connection closes; other hooks 
   assert.match(raw, /^HTTP\/1\.0 200 OK\r\n/);
   assert.doesNotMatch(raw, /Transfer-Encoding/i);
   assert.ok(raw.endsWith("\r\n\r\none\ntwo\nthree\n"), raw);
+  // HEAD: the command runs to its end as for GET; no body is sent.
+  const head = await rawRequest(server.port, { method: "HEAD", path: "/hooks/sse" });
+  assert.equal(head.status, 200);
+  assert.equal(head.body.length, 0);
   const plain = await rawRequest(server.port, { method: "GET", path: "/hooks/plain" });
   assert.equal(plain.status, 200);
   assert.equal(plain.body.toString(), "plain\n");

@@ -31,7 +31,10 @@ export async function sendStreamed(
   );
   socket.write(framed.head);
   if (!framed.bodyAllowed) {
-    stream.cancel();
+    // HEAD (or a status without a body): the producer runs to its end as for GET, its output dropped, as Go's
+    // handler would write into a body that goes nowhere.
+    const never = new AbortController().signal;
+    await stream.pump({ gone: never, write: () => Promise.resolve() }).catch(() => undefined);
     return !close && !socket.destroyed;
   }
   const gone = new AbortController();

@@ -48,13 +48,20 @@ export class Job {
   #stop: (() => void) | undefined;
   #stopCause: StopCause | undefined;
   readonly #now: () => Date;
+  readonly #log: (line: string) => void;
+  /** Writing the output failed (a full disk): the rest is not kept, and the run goes on. */
+  #outputFailed = false;
 
-  constructor(record: JobRecord, options: { dir: string; now: () => Date; output?: JobOutput }) {
+  constructor(
+    record: JobRecord,
+    options: { dir: string; now: () => Date; log: (line: string) => void; output?: JobOutput },
+  ) {
     this.id = record.id;
     this.hook = record.hook;
     this.dir = options.dir;
     this.#record = record;
     this.#now = options.now;
+    this.#log = options.log;
     this.#output = options.output;
   }
 
@@ -97,7 +104,16 @@ export class Job {
 
   /** A piece of the command's output. */
   append(chunk: Buffer): void {
-    this.#output?.append(chunk);
+    if (this.#outputFailed) return;
+    try {
+      this.#output?.append(chunk);
+    } catch (error) {
+      // The command must not fail because its job's output could not be kept.
+      this.#outputFailed = true;
+      this.#log(
+        `jobs: job ${this.id}: keeping its output failed, the rest is dropped: ${(error as Error).message}`,
+      );
+    }
     this.#wake();
   }
 
@@ -165,7 +181,12 @@ export class Job {
 
   #update(change: Partial<JobRecord>): void {
     this.#record = { ...this.#record, ...change };
-    writeRecord(this.dir, this.#record);
+    try {
+      writeRecord(this.dir, this.#record);
+    } catch (error) {
+      // Served from memory meanwhile; the file keeps the last state written.
+      this.#log(`jobs: job ${this.id}: writing its state failed: ${(error as Error).message}`);
+    }
     this.#wake();
   }
 
@@ -184,13 +205,18 @@ export class JobStore {
   readonly outputBytes: number;
   readonly #keep: number;
   readonly #now: () => Date;
+  readonly #log: (line: string) => void;
   readonly #jobs = new Map<string, Job>();
 
-  private constructor(dir: string, options: { outputBytes: number; keep: number; now: () => Date }) {
+  private constructor(
+    dir: string,
+    options: { outputBytes: number; keep: number; now: () => Date; log: (line: string) => void },
+  ) {
     this.dir = dir;
     this.outputBytes = options.outputBytes;
     this.#keep = options.keep;
     this.#now = options.now;
+    this.#log = options.log;
   }
 
   /**
@@ -227,6 +253,7 @@ export class JobStore {
       const job = new Job(record, {
         dir: jobDir,
         now: options.now,
+        log: options.log,
         ...(output === undefined ? {} : { output }),
       });
       if (record.state === "running") job.abandon("failed", "the server stopped while the job was running");
@@ -258,6 +285,7 @@ export class JobStore {
     const job = new Job(record, {
       dir,
       now: this.#now,
+      log: this.#log,
       output: new JobOutput(dir, { size: this.outputBytes }),
     });
     this.#jobs.set(id, job);
