@@ -101,7 +101,7 @@ export async function runTriggered(
   }
   job ??= jobs?.store.create(id);
   if (job !== undefined) headers.push(["X-Webhook-Job-Id", job.id]);
-  const execute = executor(hook, { req, ctx, queue, admission, job });
+  const execute = executor(hook, { req, ctx, queue, admission, job, unclaim });
   if (hook.streamCommandOutput) {
     const located: Headers = job === undefined ? headers : [...headers, ["Location", `/jobs/${job.id}`]];
     return streamAnswer(execute, {
@@ -147,6 +147,8 @@ function executor(
     queue: RunQueue;
     admission: Admission;
     job: Job | undefined;
+    /** Forgets the delivery id this run claimed (`deduplicate-by`): a run that never started may be sent again. */
+    unclaim: () => void;
   },
 ): Executor {
   const { req, ctx, queue, admission, job } = parts;
@@ -160,6 +162,7 @@ function executor(
   const run = async (onOutput?: (chunk: Buffer) => void | Promise<void>) => {
     if (admission.kind === "queued" && !(await admission.turn)) {
       job?.abandon("cancelled", job.stopReason ?? "the server shut down before the job started");
+      parts.unclaim();
       ctx.metrics?.request(id, "cancelled");
       return undefined;
     }
