@@ -216,7 +216,9 @@ function collectOutput(
     /** Reads what is there; true when something was. */
     const drain = (): boolean => {
       let got = false;
-      while (!eof && !held) {
+      // At most 4 MiB at a time, then the event loop gets a turn: a command writing without pause (into a job's
+      // file, say) must not hold the server up until it ends.
+      for (let reads = 0; !eof && !held && reads < 64; reads++) {
         const n = Number(c.read(fd, readBuffer, READ_SIZE));
         if (n > 0) {
           const chunk = Buffer.from(readBuffer.subarray(0, n));
