@@ -107,7 +107,7 @@ test("jobs: a run answers with its id and Location; its output is followed while
   assert.equal(running.exit_code, null);
   assert.match(String(running.started_at), RFC3339);
   assert.equal(running.finished_at, null);
-  const output = await fetch(`${server.base}/jobs/${id}/output`);
+  const output = await fetch(`${server.base}/jobs/${id}/output`, { signal: AbortSignal.timeout(20_000) });
   assert.equal(output.status, 200);
   const reader = (output.body as ReadableStream<Uint8Array>).getReader();
   assert.equal(Buffer.from((await reader.read()).value as Uint8Array).toString(), "first\n");

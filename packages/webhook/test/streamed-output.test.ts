@@ -71,7 +71,7 @@ after(async () => {
 });
 
 test("stream: the first line reaches the client while the command still runs; the exit code comes in the trailer", async () => {
-  const res = await fetch(`${server.base}/hooks/stepwise`);
+  const res = await fetch(`${server.base}/hooks/stepwise`, { signal: AbortSignal.timeout(20_000) });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("transfer-encoding"), "chunked");
   assert.equal(res.headers.get("trailer"), "X-Webhook-Exit-Code");
@@ -97,7 +97,10 @@ test("stream: the first line reaches the client while the command still runs; th
 });
 
 test("stream: Accept: text/event-stream gets Server-Sent Events, a line per event and the exit code last", async () => {
-  const res = await fetch(`${server.base}/hooks/sse`, { headers: { Accept: "text/event-stream" } });
+  const res = await fetch(`${server.base}/hooks/sse`, {
+    headers: { Accept: "text/event-stream" },
+    signal: AbortSignal.timeout(20_000),
+  });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "text/event-stream");
   assert.equal(res.headers.get("cache-control"), "no-cache");
@@ -135,7 +138,9 @@ test("stream: a client that goes away stops the command's process group (SIGTERM
     ["stubborn", "stubborn.pid"],
   ] as const) {
     const abort = new AbortController();
-    const res = await fetch(`${server.base}/hooks/${hook}`, { signal: abort.signal });
+    const res = await fetch(`${server.base}/hooks/${hook}`, {
+      signal: AbortSignal.any([abort.signal, AbortSignal.timeout(20_000)]),
+    });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     assert.equal(Buffer.from((await reader.read()).value as Uint8Array).toString(), "started\n");
     const pid = Number((await readFile(join(dir, pidFile), "utf8")).trim());
