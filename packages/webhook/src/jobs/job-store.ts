@@ -305,13 +305,18 @@ export class JobStore {
 
   /** `-jobs-keep`: only the newest `keep` jobs of a hook stay; older ended ones are removed with their output. */
   #prune(hook: string): void {
+    // Oldest first; the sort is stable, so jobs made in the same millisecond stay in the order they were made.
     const jobs = [...this.#jobs.values()]
       .filter((j) => j.hook === hook)
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-    for (const job of jobs.slice(this.#keep)) {
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+    let excess = jobs.length - this.#keep;
+    for (const job of jobs) {
+      if (excess <= 0) break;
+      // A job still queued or running stays; it is removed by a later run once it has ended.
       if (!job.finished) continue;
       this.#jobs.delete(job.id);
       rmSync(job.dir, { recursive: true, force: true });
+      excess--;
     }
   }
 }
