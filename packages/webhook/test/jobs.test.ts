@@ -254,7 +254,13 @@ test("jobs: a crash during a job leaves it failed with the reason; jobs and deli
   const before = await settled(finished);
   server.child.kill("SIGKILL");
   await new Promise((resolve) => server.child.once("exit", resolve));
+  // A record spoilt by hand is skipped (and said so), not served.
+  const spoilt = "ffffffffffffffffffffffffffffffff";
+  await mkdir(join(jobsDir, spoilt));
+  await writeFile(join(jobsDir, spoilt, "job.json"), JSON.stringify({ id: spoilt, state: "exploded" }));
   server = await startServer();
+  assert.match(server.log(), /jobs: skipping .*ffffffffffffffffffffffffffffffff: job\.json: bad hook, state/);
+  assert.equal((await fetch(`${server.base}/jobs/${spoilt}`)).status, 404);
   const crashed = await job(hung);
   assert.equal(crashed.state, "failed");
   assert.equal(crashed.exit_code, null);

@@ -237,8 +237,7 @@ export class JobStore {
       const jobDir = join(dir, name);
       let record: JobRecord;
       try {
-        record = JSON.parse(readFileSync(join(jobDir, "job.json"), "utf8")) as JobRecord;
-        if (record.id !== name) throw new Error(`it names job ${record.id}`);
+        record = parseRecord(readFileSync(join(jobDir, "job.json"), "utf8"), name);
       } catch (error) {
         options.log(`jobs: skipping ${jobDir}: ${(error as Error).message}`);
         continue;
@@ -319,6 +318,32 @@ export class JobStore {
       excess--;
     }
   }
+}
+
+const STATES: readonly string[] = ["queued", "running", "succeeded", "failed", "timed-out", "cancelled"];
+
+/**
+ * A `job.json` read back, checked field by field (a file edited or cut short by hand is skipped, not served).
+ *
+ * @throws {Error} saying which field is wrong
+ */
+function parseRecord(text: string, id: string): JobRecord {
+  const raw = JSON.parse(text) as Record<string, unknown>;
+  const isText = (k: string) => typeof raw[k] === "string";
+  const orNull = (k: string, type: "string" | "number") => raw[k] === null || typeof raw[k] === type;
+  const problems = [
+    raw.id === id || "id",
+    isText("hook") || "hook",
+    STATES.includes(raw.state as string) || "state",
+    orNull("exit_code", "number") || "exit_code",
+    orNull("started_at", "string") || "started_at",
+    orNull("finished_at", "string") || "finished_at",
+    (typeof raw.output_bytes === "number" && raw.output_bytes >= 0) || "output_bytes",
+    orNull("reason", "string") || "reason",
+    isText("created_at") || "created_at",
+  ].filter((p): p is string => p !== true);
+  if (problems.length > 0) throw new Error(`job.json: bad ${problems.join(", ")}`);
+  return raw as unknown as JobRecord;
 }
 
 /** Written whole, then renamed over the old one: a reader (or a crash) sees one complete record or the other. */
