@@ -30,7 +30,8 @@ writeFileSync(
   ]),
 );
 
-const rss = (pid) => Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
+const rss = (pid) =>
+  Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
 
 async function run(label, cmd, args, path) {
   const port = 19300 + Math.floor(Math.random() * 500);
@@ -39,7 +40,13 @@ async function run(label, cmd, args, path) {
   });
   try {
     for (let i = 0; ; i++) {
-      if (await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false)) break;
+      if (
+        await fetch(`http://127.0.0.1:${port}/`).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       if (i > 200) throw new Error(`${label} did not start`);
       await new Promise((r) => setTimeout(r, 50));
     }
