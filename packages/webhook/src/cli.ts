@@ -1,5 +1,5 @@
 // Composition root: the only module that touches `process`.
-import { fork } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { readFileSync, readlinkSync, watch } from "node:fs";
 import { access, mkdir, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { unixSocketPath } from "@local/go-compat/systemd-activation";
 import { createHelperPool } from "./command/helper-pool.js";
 import { killGroup } from "./command/kill-group.js";
-import type { CommandResult, RunRequest } from "./command/node-spawn.js";
+import { type CommandResult, nodeSpawn, type RunRequest } from "./command/node-spawn.js";
 import { createPosixSpawn, type NativeLibrary } from "./command/posix-spawn.js";
 import { main } from "./main.js";
 import { readRegularFile } from "./regular-file.js";
@@ -36,7 +36,7 @@ async function chooseRunner(): Promise<(request: RunRequest) => Promise<CommandR
       // No koffi build for this platform, or a libc without posix_spawn_file_actions_addchdir_np.
     }
   }
-  return createHelperPool({
+  const pool = createHelperPool({
     size: 2,
     start: () =>
       fork(fileURLToPath(new URL("./command/helper-entry.js", import.meta.url)), [], {
@@ -44,7 +44,12 @@ async function chooseRunner(): Promise<(request: RunRequest) => Promise<CommandR
         execArgv: [],
         stdio: ["ignore", "ignore", "inherit", "ipc"],
       }),
-  }).run;
+  });
+  // A streamed or cancellable run (beyond upstream) needs its output and its stop here, not behind a helper's IPC.
+  return (request) =>
+    request.onOutput !== undefined || request.abort !== undefined
+      ? nodeSpawn(request, { spawn, killGroup })
+      : pool.run(request);
 }
 
 /** glibc's libc, or musl's (named after the architecture). */

@@ -127,3 +127,10 @@ export class FileReadTimeoutError extends WebhookError {
     );
   }
 }
+
+/** `-jobs-dir` cannot be created or read (beyond upstream). Exit 1. */
+export class JobsDirError extends WebhookError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("WEBHOOK_JOBS_DIR", message, options);
+  }
+}

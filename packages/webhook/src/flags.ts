@@ -36,6 +36,12 @@ export interface Config {
   logFormat: "text" | "json";
   /** Beyond upstream: log why a hook's rules were not satisfied. */
   explainRules: boolean;
+  /** Beyond upstream (off by default): where jobs live; every run of a hook is then a job, served at `/jobs/`. */
+  jobsDir: string;
+  /** Beyond upstream: the output each job keeps (its newest bytes). */
+  jobsOutputBytes: number;
+  /** Beyond upstream: the jobs kept per hook (the newest). */
+  jobsKeep: number;
   /** Beyond upstream (off by default): Prometheus metrics at `GET /metrics` on the same listener. */
   metrics: boolean;
   /** Beyond upstream (off by default): proxies whose X-Forwarded-For/Forwarded name the client, CIDRs or addresses. */
@@ -97,6 +103,29 @@ const FLAGS: readonly FlagSpec[] = [
     usage: 'set default allowed HTTP methods (ie. "POST"); separate methods with comma',
   },
   { name: "ip", kind: "string", key: "ip", usage: "ip the webhook should serve hooks on", def: "0.0.0.0" },
+  {
+    name: "jobs-dir",
+    kind: "string",
+    key: "jobsDir",
+    usage: "keep every run of a hook as a job in this directory, served at /jobs/<id> (beyond upstream)",
+    hidden: true,
+  },
+  {
+    name: "jobs-keep",
+    kind: "int",
+    key: "jobsKeep",
+    usage: "jobs kept per hook, the newest (beyond upstream)",
+    def: "100",
+    hidden: true,
+  },
+  {
+    name: "jobs-output-bytes",
+    kind: "int",
+    key: "jobsOutputBytes",
+    usage: "output kept per job, its last bytes (beyond upstream)",
+    def: "1048576",
+    hidden: true,
+  },
   {
     name: "key",
     kind: "string",
@@ -253,6 +282,9 @@ function defaultConfig(): Config {
     setgid: 0,
     socket: "",
     explainRules: false,
+    jobsDir: "",
+    jobsOutputBytes: 1048576,
+    jobsKeep: 100,
     metrics: false,
     trustedProxies: [],
     version: false,
@@ -354,5 +386,26 @@ export function parseFlags(argv: readonly string[]): Config {
   if (config.logFormat !== "text" && config.logFormat !== "json") {
     throw new UsageError(`invalid value "${config.logFormat}" for flag -log-format: use text or json`);
   }
+  checkJobFlags(config);
   return config;
+}
+
+/**
+ * The jobs flags (beyond upstream): counts must be positive, and with `-jobs-dir` the hooks cannot be served under
+ * `/jobs/`, where the jobs are.
+ *
+ * @throws {UsageError} saying which flag and what to do
+ */
+function checkJobFlags(config: Config): void {
+  for (const [name, value] of [
+    ["jobs-output-bytes", config.jobsOutputBytes],
+    ["jobs-keep", config.jobsKeep],
+  ] as const) {
+    if (value < 1) throw new UsageError(`invalid value "${value}" for flag -${name}: must be at least 1`);
+  }
+  if (config.jobsDir !== "" && config.urlprefix === "jobs") {
+    throw new UsageError(
+      'invalid value "jobs" for flag -urlprefix: with -jobs-dir, /jobs/ serves the jobs; choose another prefix',
+    );
+  }
 }

@@ -1,11 +1,11 @@
 import { cleanPath } from "@local/go-compat/clean-path";
-import { type CommandDeps, runCommand } from "./command/command.js";
 import { ParameterNodeError } from "./errors.js";
 import { goParseQuery } from "./go/query.js";
-import { detectContentType } from "./go/sniff.js";
-import { goStatusText } from "./go/status-text.js";
+import type { HookResponse } from "./hook-response.js";
+import { knownStatus, type RunContext, runTriggered } from "./hook-run.js";
 import type { Hook } from "./hooks/hook.js";
-import { type HookMetrics, type HookOutcome, UNKNOWN_HOOK } from "./metrics.js";
+import { jobsResponse } from "./jobs/jobs-api.js";
+import { UNKNOWN_HOOK } from "./metrics.js";
 import type { TrustedProxies } from "./request/client-address.js";
 import { decodeGoJsonObject, parseBody } from "./request/payload.js";
 import {
@@ -36,21 +36,8 @@ export interface HookRequest {
   readonly requestId: string;
 }
 
-/** A response to write. */
-export interface HookResponse {
-  readonly status: number;
-  readonly headers: readonly (readonly [string, string])[];
-  readonly body: string | Buffer;
-  /** Set when no route matched: upstream's router answers those outside its logging middleware. */
-  readonly unrouted?: true;
-  /** The handler set `Content-Type` itself (Go otherwise sniffs it on the wire); only the `-debug` dump differs. */
-  readonly explicitContentType?: true;
-  /** The last `Content-Type` was sniffed from the body, as Go does on the wire; the `-debug` dump leaves it out. */
-  readonly sniffedContentType?: true;
-}
-
 /** What the handler needs: the hooks served now, the server-wide settings and the command seam. */
-export interface HandlerContext {
+export interface HandlerContext extends RunContext {
   readonly hooks: () => ReadonlyMap<string, Hook>;
   /** Settles once start-up is over: the listener opens early (as upstream) but requests wait for the hooks. */
   readonly ready: Promise<void>;
@@ -59,8 +46,6 @@ export interface HandlerContext {
   readonly headers: readonly (readonly [string, string])[];
   /** `-http-methods`, already split and upper-cased. */
   readonly defaultMethods: readonly string[];
-  readonly command: CommandDeps;
-  readonly log: (line: string) => void;
   /** Whether `log` writes anywhere (`-verbose`, `-debug` or `-logfile`): off, log lines are not even built. */
   readonly verbose: boolean;
   /** `-debug`: dump requests and responses. */
@@ -72,10 +57,6 @@ export interface HandlerContext {
   readonly now: () => Date;
   /** `-max-multipart-mem`: multipart file bytes held in memory before the rest go to temporary files. */
   readonly maxMultipartMem?: number;
-  /** Runs of each hook in progress, for `maximum-concurrent-executions`. */
-  readonly running: Map<string, number>;
-  /** `-metrics` (beyond upstream): where each request's outcome and each command's run are counted. */
-  readonly metrics?: HookMetrics;
   /** `-trusted-proxies` (beyond upstream): whose forwarding headers say the client's address. */
   readonly trustedProxies?: TrustedProxies;
 }
@@ -83,8 +64,6 @@ export interface HandlerContext {
 const TEXT = "text/plain; charset=utf-8";
 const NOT_SATISFIED = "Hook rules were not satisfied.";
 const EVAL_ERROR = "Error occurred while evaluating hook rules.";
-const EXEC_ERROR =
-  "Error occurred while executing the hook's command. Please check your logs for more details.";
 
 /**
  * Handles one request exactly as upstream's router and `hookHandler` (research §6): `/` answers `OK`; an unknown id
@@ -135,6 +114,9 @@ async function answer(
   }
   // 2.8.0 (the Debian peer) adds no `-header` headers to `/`; 2.8.1 started to.
   if (path === "/") return { status: 200, headers: [["Content-Type", TEXT]], body: "OK" };
+  // `-jobs-dir` (beyond upstream): the jobs, whatever `-urlprefix` is (a prefix of `jobs` is refused at start).
+  if (ctx.jobs !== undefined && path.startsWith("/jobs/"))
+    return jobsResponse(req.method, path.slice("/jobs/".length), ctx.jobs.store);
   const prefix = ctx.urlPrefix === "" ? "/" : `/${ctx.urlPrefix}/`;
   if (!path.startsWith(prefix)) {
     return {
@@ -236,60 +218,7 @@ async function answer(
   }
   if (ctx.verbose) ctx.log(`[${rid}] ${id} hook triggered successfully`);
   for (const h of hook.responseHeaders) setHeader(headers, h.name, h.value);
-
-  // Beyond upstream (off unless the hook sets it): refuse runs past the hook's limit (adnanh/webhook#148).
-  if (
-    hook.maximumConcurrentExecutions > 0 &&
-    (ctx.running.get(id) ?? 0) >= hook.maximumConcurrentExecutions
-  ) {
-    ctx.log(`[${rid}] reached concurrency limit for: ${id} (max=${hook.maximumConcurrentExecutions})`);
-    ctx.metrics?.request(id, "too_many_requests");
-    return {
-      status: 429,
-      headers: [...headers, ["Content-Type", TEXT]],
-      body: "Too many concurrent executions of this hook.",
-    };
-  }
-  const run = async () => {
-    ctx.running.set(id, (ctx.running.get(id) ?? 0) + 1);
-    const ended = ctx.metrics?.commandStarted(id);
-    let outcome: HookOutcome = "command_failed";
-    try {
-      const result = await runCommand(hook, { data, deps: ctx.command, rid });
-      outcome = result.timedOut ? "timeout" : result.error !== undefined ? "command_failed" : "executed";
-      return result;
-    } finally {
-      ctx.running.set(id, (ctx.running.get(id) ?? 1) - 1);
-      ended?.();
-      ctx.metrics?.request(id, outcome);
-    }
-  };
-  if (hook.includeCommandOutputInResponse) {
-    const result = await run();
-    if (result.error !== undefined) {
-      return hook.includeCommandOutputInResponseOnError
-        ? { status: 500, ...sniffed(headers, result.output), body: result.output }
-        : {
-            status: 500,
-            headers: [...headers.filter(([k]) => k.toLowerCase() !== "content-type"), ["Content-Type", TEXT]],
-            body: EXEC_ERROR,
-            explicitContentType: true,
-          };
-    }
-    // Upstream checks the configured code (and logs an unknown one) only once the command has succeeded.
-    return {
-      status: successCode(hook, ctx.log, rid),
-      ...sniffed(headers, result.output),
-      body: result.output,
-    };
-  }
-  // The answer is already on its way; a failure here can only be logged (upstream's goroutine does the same).
-  run().catch((error: Error) => ctx.log(`[${rid}] error occurred: ${error.message}`));
-  return {
-    status: successCode(hook, ctx.log, rid),
-    ...sniffed(headers, hook.responseMessage),
-    body: hook.responseMessage,
-  };
+  return runTriggered(hook, { data, rid, headers, accept: headerMap.Accept ?? "" }, ctx);
 }
 
 /** Upstream's `ParseJSONParameters`: replaces a payload, header or query value by the JSON object it holds. */
@@ -325,46 +254,10 @@ function parseParametersAsJson(hook: Hook, data: RequestData, log: (l: string) =
   }
 }
 
-function successCode(hook: Hook, log: (l: string) => void, rid: string): number {
-  if (hook.successHttpResponseCode === 0) return 200;
-  const known = knownStatus(hook.successHttpResponseCode);
-  if (known === undefined) {
-    log(
-      `[${rid}] ${hook.id} got matched, but the configured return code ${hook.successHttpResponseCode} is unknown - defaulting to 200`,
-    );
-    return 200;
-  }
-  return known;
-}
-
-function knownStatus(code: number): number | undefined {
-  return code !== 0 && goStatusText(code) !== "" ? code : undefined;
-}
-
 /** Go's `Header.Set`, as upstream sets `-header` and `response-headers`: the name canonicalised, one value per name. */
 function setHeader(headers: (readonly [string, string])[], name: string, value: string): void {
   const key = canonicalHeaderKey(name);
   const at = headers.findIndex(([k]) => k === key);
   if (at >= 0) headers.splice(at, 1);
   headers.push([key, value]);
-}
-
-/**
- * Go sniffs a Content-Type (`http.DetectContentType`) for a non-empty body when none was set; the flag tells the
- * `-debug` dump, which shows only the headers the handler set, to leave it out.
- */
-function sniffed(
-  headers: readonly (readonly [string, string])[],
-  body: string | Buffer,
-): { headers: (readonly [string, string])[]; sniffedContentType?: true } {
-  if (body.length === 0 || headers.some(([k]) => k.toLowerCase() === "content-type"))
-    return { headers: [...headers] };
-  return {
-    // Only a string needs encoding; Buffer.from(buffer) would copy all of a command's output to sniff 512 bytes.
-    headers: [
-      ...headers,
-      ["Content-Type", detectContentType(typeof body === "string" ? Buffer.from(body) : body)],
-    ],
-    sniffedContentType: true,
-  };
 }

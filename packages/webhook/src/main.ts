@@ -17,8 +17,10 @@ import { type Config, parseFlags, usage } from "./flags.js";
 import type { HandlerContext } from "./handler.js";
 import { HookRegistry } from "./hooks/hook-registry.js";
 import { loadHooksFile } from "./hooks/hooks-file.js";
+import { checkRunOptions } from "./hooks/run-options.js";
 import { listCipherSuites } from "./http/tls-ciphers.js";
 import { startCertificateReloads, tlsVersion } from "./http/tls-setup.js";
+import { type Runs, runsOrExitCode, settleRuns } from "./jobs/open-jobs.js";
 import { listenAndDropPrivileges, servingUrl } from "./listener.js";
 import { goLogStamp, Logger } from "./logger.js";
 import { HookMetrics } from "./metrics.js";
@@ -86,12 +88,16 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   const log = (line: string) => logger.log(line);
   const logFileFailure = await openLogFile(config, { deps, logger });
   if (logFileFailure !== undefined) return logFileFailure;
+  const report = (m: string) => deps.stderr.write(logger.format(m));
+  const runs = runsOrExitCode(config, { now: deps.now, log, report });
+  if (typeof runs === "number") return runs;
   // -metrics (beyond upstream, off by default so the drop-in is unchanged).
   const metrics: HookMetrics | undefined = config.metrics
     ? new HookMetrics({ hooksLoaded: (): number => registry.hooks().size })
     : undefined;
   const registry: HookRegistry = new HookRegistry({
-    load: (file) => loadHooksFile(file, { template: config.template, env }),
+    load: async (file) =>
+      checkRunOptions(await loadHooksFile(file, { template: config.template, env }), { jobs: runs.jobs }),
     log,
     ...(metrics === undefined ? {} : { onReloadFailure: () => metrics.reloadFailed() }),
   });
@@ -104,7 +110,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     deps,
     logger,
     activation,
-    handler: handlerContext(config, { deps, env, logger, registry, ready, metrics }),
+    handler: handlerContext(config, { deps, env, logger, registry, ready, metrics, runs }),
     nodeHttpOnly: env.WEBHOOK_NODE_HTTP === "1",
   });
   if (typeof listening === "number") return listening;
@@ -122,6 +128,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     log,
     server,
     pidfileWrite: () => pidfileWrite,
+    runs,
     // Upstream removes the -socket path even when systemd passed the socket and -socket was ignored, which would
     // delete the socket unit's file; ours removes only a socket it bound itself.
     boundSocket: activatedFd === undefined ? config.socket : "",
@@ -250,9 +257,10 @@ function handlerContext(
     registry: HookRegistry;
     ready: Promise<void>;
     metrics: HookMetrics | undefined;
+    runs: Runs;
   },
 ): HandlerContext {
-  const { deps, env, logger, registry, ready, metrics } = parts;
+  const { deps, env, logger, registry, ready, metrics, runs } = parts;
   const log = (line: string) => logger.log(line);
   return {
     hooks: () => registry.hooks(),
@@ -276,6 +284,7 @@ function handlerContext(
     writeRaw: (text) => logger.writeRaw(text),
     now: deps.now,
     running: new Map(),
+    ...runs,
     maxMultipartMem: config.maxMultipartMem,
     ...(metrics === undefined ? {} : { metrics }),
     ...(config.trustedProxies.length === 0
@@ -296,6 +305,7 @@ function shutdownOnSignals(
     server: Server | undefined;
     pidfileWrite: () => Promise<unknown>;
     boundSocket: string;
+    runs: Runs;
   },
 ): () => void {
   const { deps, log, server } = parts;
@@ -320,7 +330,7 @@ function shutdownOnSignals(
           if (server === undefined) return;
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
           server.closeIdleConnections();
-          await Promise.race([closed, deps.sleep(5000)]);
+          await settleRuns(parts.runs, { closed, grace: deps.sleep(5000) });
         })().finally(() => deps.exit(EXIT_OK));
       });
     }

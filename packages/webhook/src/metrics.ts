@@ -14,7 +14,9 @@ export type HookOutcome =
   | "method_not_allowed"
   | "too_many_requests"
   | "body_too_large"
-  | "bad_request";
+  | "bad_request"
+  | "duplicate"
+  | "cancelled";
 
 /**
  * The one `hook` label value for ids no hook has: a scanner trying ids must not grow the label set. The

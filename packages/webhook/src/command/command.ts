@@ -31,7 +31,13 @@ export interface CommandDeps {
  */
 export async function runCommand(
   hook: Hook,
-  options: { data: RequestData; deps: CommandDeps; rid: string },
+  options: {
+    data: RequestData;
+    deps: CommandDeps;
+    rid: string;
+    /** Beyond upstream: where the output goes as it is read, and how the run is stopped (streamed output, jobs). */
+    control?: Pick<RunRequest, "onOutput" | "abort" | "graceMs">;
+  },
 ): Promise<CommandResult> {
   const { data, deps, rid } = options;
   const workdir = hook.commandWorkingDirectory;
@@ -111,8 +117,14 @@ export async function runCommand(
             cwd: workdir || deps.cwd,
             argv0: hook.executeCommand,
             timeout: hook.timeout,
+            ...options.control,
           });
-    deps.log(`[${rid}] command output: ${result.output.toString("utf8")}`);
+    // Streamed output went to its reader (a response, a job's file) and is not held for the log.
+    deps.log(
+      options.control?.onOutput === undefined
+        ? `[${rid}] command output: ${result.output.toString("utf8")}`
+        : `[${rid}] command output streamed: ${result.outputBytes ?? 0} bytes`,
+    );
     if (result.error !== undefined) deps.log(`[${rid}] error occurred: ${result.error}`);
   } finally {
     for (const file of files) {

@@ -11,6 +11,62 @@ export interface RunRequest {
   readonly cwd: string;
   /** Beyond upstream: seconds before SIGTERM (then SIGKILL 5 s later) to the command's group; 0 = none. */
   readonly timeout: number;
+  /**
+   * Beyond upstream (streamed output, jobs): receives the merged output as it is read, instead of the result
+   * collecting it. A returned promise stops reading until it settles, so a slow reader holds the command back
+   * (its pipe fills) instead of buffering: memory stays flat however much it writes.
+   */
+  readonly onOutput?: (chunk: Buffer) => void | Promise<void>;
+  /** Beyond upstream: aborting stops the command's process group (SIGTERM, then SIGKILL after `graceMs`). */
+  readonly abort?: AbortSignal;
+  /** Milliseconds between SIGTERM and SIGKILL, for the timeout and `abort` (default 5000). */
+  readonly graceMs?: number;
+}
+
+/** The default time between SIGTERM and SIGKILL. */
+export const DEFAULT_GRACE_MS = 5000;
+
+/** Whether the command runs in a process group of its own (so it can be stopped with all it started). */
+export function needsGroup(request: RunRequest): boolean {
+  return request.timeout > 0 || request.abort !== undefined;
+}
+
+/**
+ * Arms the hook's timeout and the request's `abort`: SIGTERM to the command's group, then SIGKILL after the grace.
+ * Returns the disarm function and whether the timeout fired.
+ */
+export function armStop(
+  pid: number,
+  request: RunRequest,
+  killGroup: (pid: number, signal: NodeJS.Signals) => void,
+): { disarm: () => void; timedOut: () => boolean } {
+  let timedOut = false;
+  let stopping = false;
+  let killer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    killGroup(pid, "SIGTERM");
+    killer = setTimeout(() => killGroup(pid, "SIGKILL"), request.graceMs ?? DEFAULT_GRACE_MS);
+  };
+  const timer =
+    request.timeout > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, request.timeout * 1000)
+      : undefined;
+  const onAbort = () => stop();
+  if (request.abort?.aborted) stop();
+  else request.abort?.addEventListener("abort", onAbort, { once: true });
+  return {
+    disarm: () => {
+      clearTimeout(timer);
+      clearTimeout(killer);
+      request.abort?.removeEventListener("abort", onAbort);
+    },
+    timedOut: () => timedOut,
+  };
 }
 
 /** The outcome of one run: the combined output, and an error text when it failed. */
@@ -20,6 +76,8 @@ export interface CommandResult {
   readonly error?: string;
   /** The hook's `timeout` stopped the command (the metrics' `timeout` outcome). */
   readonly timedOut?: true;
+  /** Bytes the command wrote (with `onOutput`, `output` is empty and this counts what went there). */
+  readonly outputBytes?: number;
 }
 
 /** What running needs from the process: node's `spawn` and a process-group `kill`. */
@@ -44,7 +102,7 @@ export function nodeSpawn(request: RunRequest, deps: ProcessDeps): Promise<Comma
         argv0: request.argv0,
         stdio: ["ignore", "pipe", "pipe"],
         // Its own process group, so a timeout can stop the command and everything it started.
-        detached: request.timeout > 0,
+        detached: needsGroup(request),
       });
     } catch {
       // node refuses NUL bytes in argv or env before forking; Go's exec fails the same way (EINVAL).
@@ -52,25 +110,37 @@ export function nodeSpawn(request: RunRequest, deps: ProcessDeps): Promise<Comma
       return;
     }
     const chunks: Buffer[] = [];
-    child.stdout?.on("data", (c: Buffer) => chunks.push(c));
-    child.stderr?.on("data", (c: Buffer) => chunks.push(c));
-    let timer: NodeJS.Timeout | undefined;
-    let killer: NodeJS.Timeout | undefined;
-    let timedOut = false;
-    if (request.timeout > 0 && child.pid !== undefined) {
-      const pid = child.pid;
-      timer = setTimeout(() => {
-        timedOut = true;
-        deps.killGroup(pid, "SIGTERM");
-        killer = setTimeout(() => deps.killGroup(pid, "SIGKILL"), 5000);
-      }, request.timeout * 1000);
-    }
+    let bytes = 0;
+    const onOutput = request.onOutput;
+    const take = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (onOutput === undefined) {
+        chunks.push(chunk);
+        return;
+      }
+      const taken = onOutput(chunk);
+      if (taken === undefined) return;
+      // Hold the command back until the reader has taken this piece.
+      child.stdout?.pause();
+      child.stderr?.pause();
+      void taken.finally(() => {
+        child.stdout?.resume();
+        child.stderr?.resume();
+      });
+    };
+    child.stdout?.on("data", take);
+    child.stderr?.on("data", take);
+    const stop =
+      child.pid === undefined
+        ? { disarm: () => {}, timedOut: () => false }
+        : armStop(child.pid, request, deps.killGroup);
     const finish = (error?: string) => {
-      clearTimeout(timer);
-      clearTimeout(killer);
+      stop.disarm();
       const output = Buffer.concat(chunks);
-      const result: CommandResult = error === undefined ? { output } : { output, error };
-      resolve(timedOut ? { ...result, timedOut } : result);
+      let result: CommandResult = error === undefined ? { output } : { output, error };
+      // Streamed output is not in `output`: its size is told instead.
+      if (onOutput !== undefined) result = { ...result, outputBytes: bytes };
+      resolve(stop.timedOut() ? { ...result, timedOut: true } : result);
     };
     child.on("error", (e) => finish(`fork/exec ${request.path}: ${goErrnoText(e)}`));
     child.on("close", (code, signal) => {

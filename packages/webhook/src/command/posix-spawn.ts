@@ -1,6 +1,6 @@
 import { constants } from "node:os";
 import { goErrnoText, goSignalText } from "@local/go-compat/os-error";
-import type { CommandResult, RunRequest } from "./node-spawn.js";
+import { armStop, type CommandResult, needsGroup, type RunRequest } from "./node-spawn.js";
 
 /** A C function bound by koffi: called in place, or with `.async(...args, callback)` on libuv's thread pool. */
 export interface NativeFunction {
@@ -142,7 +142,7 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
       c.addDup2(actions, writeEnd, 1);
       c.addDup2(actions, writeEnd, 2);
       c.addChdir(actions, request.cwd);
-      const attr = request.timeout > 0 ? groupAttr : plainAttr;
+      const attr = needsGroup(request) ? groupAttr : plainAttr;
       const pidOut = new Int32Array(1);
       const spawned = (rc: number) => {
         done();
@@ -155,7 +155,7 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
         }
         void collectOutput(pidOut[0] as number, {
           fd: readEnd,
-          timeout: request.timeout,
+          request,
           libc: c,
           deps,
           readBuffer,
@@ -190,7 +190,7 @@ function collectOutput(
   pid: number,
   options: {
     fd: number;
-    timeout: number;
+    request: RunRequest;
     libc: ReturnType<typeof bindLibc>;
     deps: PosixSpawnDeps;
     readBuffer: Buffer;
@@ -200,26 +200,43 @@ function collectOutput(
   },
 ): Promise<CommandResult> {
   const { fd, libc: c, deps, readBuffer, exits, reap } = options;
+  const onOutput = options.request.onOutput;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    let bytes = 0;
     let status: number | undefined;
     let eof = false;
     let settled = false;
+    /** A streamed piece the reader has not taken yet: nothing more is read meanwhile (the pipe holds the rest). */
+    let held = false;
     let poll: NodeJS.Timeout | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let killer: NodeJS.Timeout | undefined;
-    let timedOut = false;
     c.fcntl(fd, F_SETFL, "int", O_NONBLOCK);
     // Fewer wake-ups for a command that writes a lot; refused (EPERM) past the system's limit, which is fine.
     c.fcntl(fd, F_SETPIPE_SZ, "int", PIPE_SIZE);
     /** Reads what is there; true when something was. */
     const drain = (): boolean => {
       let got = false;
-      while (!eof) {
+      // At most 4 MiB at a time, then the event loop gets a turn: a command writing without pause (into a job's
+      // file, say) must not hold the server up until it ends.
+      for (let reads = 0; !eof && !held && reads < 64; reads++) {
         const n = Number(c.read(fd, readBuffer, READ_SIZE));
         if (n > 0) {
-          chunks.push(Buffer.from(readBuffer.subarray(0, n)));
+          const chunk = Buffer.from(readBuffer.subarray(0, n));
+          bytes += n;
           got = true;
+          if (onOutput === undefined) chunks.push(chunk);
+          else {
+            const taken = onOutput(chunk);
+            if (taken !== undefined) {
+              held = true;
+              // Read on as soon as the reader took it (a timer would add a millisecond per piece).
+              void taken.finally(() => {
+                held = false;
+                clearTimeout(poll);
+                check();
+              });
+            }
+          }
           continue;
         }
         const errno = n < 0 ? deps.errno() : 0;
@@ -232,25 +249,28 @@ function collectOutput(
       }
       return got;
     };
+    const stop = armStop(pid, options.request, deps.killGroup);
     const settle = () => {
       if (settled || status === undefined || !eof) return;
       settled = true;
       clearTimeout(poll);
-      clearTimeout(timer);
-      clearTimeout(killer);
+      stop.disarm();
       const output = Buffer.concat(chunks);
       const error = exitError(status);
-      const result: CommandResult = error === undefined ? { output } : { output, error };
-      resolve(timedOut ? { ...result, timedOut } : result);
+      let result: CommandResult = error === undefined ? { output } : { output, error };
+      // Streamed output is not in `output`: its size is told instead.
+      if (onOutput !== undefined) result = { ...result, outputBytes: bytes };
+      resolve(stop.timedOut() ? { ...result, timedOut: true } : result);
     };
     // After the exit, a child another thread is starting may briefly hold a copy of the pipe's write end (until its
     // exec closes it): the end of output is then looked for every millisecond for a while.
     let quickChecks = 0;
     const check = () => {
+      if (settled) return;
       const busy = drain();
       if (status === undefined) reap(pid);
       settle();
-      if (settled) return;
+      if (settled || held) return;
       const soon = busy || (status !== undefined && quickChecks++ < QUICK_CHECKS);
       poll = setTimeout(check, soon ? 1 : DRAIN_MS);
     };
@@ -258,18 +278,11 @@ function collectOutput(
       status = s;
       drain();
       settle();
-      if (!settled) {
+      if (!settled && !held) {
         clearTimeout(poll);
         poll = setTimeout(check, 1);
       }
     });
-    if (options.timeout > 0) {
-      timer = setTimeout(() => {
-        timedOut = true;
-        deps.killGroup(pid, "SIGTERM");
-        killer = setTimeout(() => deps.killGroup(pid, "SIGKILL"), 5000);
-      }, options.timeout * 1000);
-    }
     check();
   });
 }

@@ -50,4 +50,12 @@ export interface Hook {
   readonly maximumConcurrentExecutions: number;
   /** Beyond upstream: seconds before the command's process group gets SIGTERM, then SIGKILL. 0 = none (upstream). */
   readonly timeout: number;
+  /** Beyond upstream: write the output to the response as it is produced (adnanh/webhook#250, PR #549's name). */
+  readonly streamCommandOutput: boolean;
+  /** Beyond upstream: runs past `maximumConcurrentExecutions` that wait their turn (adnanh/webhook#148); 0 = none. */
+  readonly queue: number;
+  /** Beyond upstream (with `-jobs-dir`): a header naming the delivery; one seen in the last 24 h runs nothing. */
+  readonly deduplicateBy: string;
+  /** Beyond upstream: seconds between SIGTERM and SIGKILL when the command is stopped; 0 = the default, 5. */
+  readonly killGraceSeconds: number;
 }

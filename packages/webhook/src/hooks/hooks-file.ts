@@ -96,6 +96,10 @@ function parseHook(raw: unknown): Hook {
       "Hook.maximum-concurrent-executions",
     ),
     timeout: int(h.timeout, "Hook.timeout"),
+    streamCommandOutput: bool(h["stream-command-output"], "Hook.stream-command-output"),
+    queue: int(h.queue, "Hook.queue"),
+    deduplicateBy: str(h["deduplicate-by"], "Hook.deduplicate-by"),
+    killGraceSeconds: int(h["kill-grace-seconds"], "Hook.kill-grace-seconds"),
   };
 }
 

@@ -4,7 +4,7 @@
 // on HEAD; `Connection: close` on HTTP/1.1 when the connection ends, `Connection: keep-alive` on a kept HTTP/1.0 one.
 
 import { goStatusReason } from "../go/status-text.js";
-import type { HookResponse } from "../handler.js";
+import type { HookResponse } from "../hook-response.js";
 
 /** Answer headers as they go on the wire, in order: one value, or several for a repeated name. */
 export type WireHeaders = Record<string, string | string[]>;
@@ -39,7 +39,8 @@ export function goWireHeaders(response: HookResponse): { headers: WireHeaders; l
     const existing = headers[k];
     headers[k] = existing === undefined ? v : Array.isArray(existing) ? [...existing, v] : [existing, v];
   }
-  headers["Content-Length"] = String(length);
+  // A streamed body (beyond upstream) goes chunked: its length is not known when the head is written.
+  if (response.stream === undefined) headers["Content-Length"] = String(length);
   if (sniffedAt >= 0) headers["Content-Type"] = (response.headers[sniffedAt] as readonly [string, string])[1];
   return { headers, length };
 }

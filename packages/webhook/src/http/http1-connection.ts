@@ -3,6 +3,8 @@ import type { Socket } from "node:net";
 import { endAndClose, GO_MAX_HEADER_BYTES, goErrorResponse } from "@local/go-compat/http-refusal";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { goResponseHead } from "./go-framing.js";
+import { sendStreamed } from "./streamed-answer.js";
+import type { StreamedBody } from "./streamed-body.js";
 import {
   BodyReader,
   DISCARD_LIMIT,
@@ -41,6 +43,8 @@ export type Http1Respond = (
   status: number,
   headers: Readonly<Record<string, string | readonly string[]>>,
   body: string | Buffer,
+  /** Beyond upstream: a body written while it is produced (chunked on HTTP/1.1, until close on HTTP/1.0). */
+  stream?: StreamedBody,
 ) => void;
 
 export interface Http1Options {
@@ -126,6 +130,7 @@ interface Answer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | readonly string[]>>;
   readonly body: string | Buffer;
+  readonly stream?: StreamedBody;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -345,12 +350,12 @@ export class Http1Connection {
       });
       return ex.bodyPromise;
     };
-    const respond: Http1Respond = (status, headers, payload) => {
+    const respond: Http1Respond = (status, headers, payload, stream) => {
       if (ex.answer !== undefined) throw new Error("the request was already answered");
       if (!Number.isInteger(status) || status < 100 || status > 999) {
         throw new RangeError(`invalid status code ${status}`);
       }
-      ex.answer = { status, headers, body: payload };
+      ex.answer = { status, headers, body: payload, ...(stream === undefined ? {} : { stream }) };
     };
     const request: Http1Request = {
       method: head.method,
@@ -364,13 +369,19 @@ export class Http1Connection {
     };
     this.#options.serve(request, respond, socket).then(
       () => this.#finish(ex),
-      () => socket.destroy(),
+      () => {
+        ex.answer?.stream?.cancel();
+        socket.destroy();
+      },
     );
   }
 
   /** The handler is done: answer, and read on, drop the unread body, or close, as Go's `finishRequest`. */
   #finish(ex: Exchange): void {
-    if (this.#closed) return;
+    if (this.#closed) {
+      ex.answer?.stream?.cancel();
+      return;
+    }
     if (ex.answer === undefined) {
       this.#socket.destroy();
       return;
@@ -421,11 +432,25 @@ export class Http1Connection {
       ex.head.close ||
       !this.#options.listening() ||
       String(answer.headers.Connection ?? "").toLowerCase() === "close";
+    if (answer.stream !== undefined) {
+      // Beyond upstream: the next request is read once the streamed body has ended.
+      const { httpVersion, method } = ex.head;
+      const streamed = { status: answer.status, headers: answer.headers, stream: answer.stream };
+      void sendStreamed(this.#socket, streamed, { httpVersion, method, close }).then((keep) =>
+        keep && !this.#closed ? this.#next() : this.#close(),
+      );
+      return;
+    }
     this.#write(ex.head, answer, { close });
     if (close) {
       this.#close();
       return;
     }
+    this.#next();
+  }
+
+  /** The answer is written: read the next request, once the client has taken the answer. */
+  #next(): void {
     this.#current = undefined;
     const socket = this.#socket;
     if (socket.writableNeedDrain) {

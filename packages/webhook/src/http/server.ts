@@ -23,6 +23,7 @@ import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
 import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
+import { type StreamedBody, writableSink } from "./streamed-body.js";
 import { answerPlainHttpOnTls, secureContextOptions } from "./tls-setup.js";
 
 /**
@@ -139,7 +140,7 @@ interface WireRequest {
 }
 
 /** What goes back on the wire. */
-type Send = (status: number, headers: WireHeaders, body: string | Buffer) => void;
+type Send = (status: number, headers: WireHeaders, body: string | Buffer, stream?: StreamedBody) => void;
 
 async function serve(
   req: IncomingMessage,
@@ -170,8 +171,12 @@ async function serve(
     {
       config,
       ctx,
-      send: (status, headers, body) => {
+      send: (status, headers, body, stream) => {
         res.writeHead(status, goStatusReason(status), headers);
+        if (stream !== undefined) {
+          void pumpToResponse(res, stream);
+          return;
+        }
         // node writes the head and a string body in one write(), but a Buffer body as a second chunk through
         // writev: 1.5x the requests/s on small answers (bench/webhook/README.md). latin1 maps bytes 1:1.
         if (typeof body === "string") res.end(body);
@@ -180,6 +185,23 @@ async function serve(
       },
     },
   );
+}
+
+/** A streamed body through node:http (WEBHOOK_NODE_HTTP=1): node frames it chunked and sends the trailers. */
+async function pumpToResponse(res: ServerResponse, stream: StreamedBody): Promise<void> {
+  const gone = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) gone.abort();
+  };
+  res.once("close", onClose);
+  try {
+    const trailers = await stream.pump(writableSink(res, { frame: (c) => [c], gone: gone.signal }));
+    if (gone.signal.aborted) return;
+    res.addTrailers(trailers);
+    res.end();
+  } catch {
+    res.destroy();
+  }
 }
 
 /**
@@ -270,7 +292,7 @@ async function serveWire(
     response = { status: 500, headers: [], body: "Internal Server Error" };
   }
   const { headers, length } = goWireHeaders(response);
-  send(response.status, headers, response.body);
+  send(response.status, headers, response.body, response.stream);
   if (response.unrouted) return;
   if (ctx.debug) {
     // Go adds a sniffed Content-Type on the wire only; the dump shows the headers the handler set.
@@ -278,11 +300,16 @@ async function serveWire(
     ctx.writeRaw(dumpResponse({ ...response, headers: set }, rid));
   }
   if (!ctx.verbose) return;
-  const elapsed = goDuration((performance.now() - started) * 1e6);
   const host = requestHeaders.host?.[0] ?? "";
-  ctx.log(
-    `[${rid}] ${String(response.status).padStart(3, "0")} | ${iBytes(length)} | ${elapsed} | ${host} | ${req.method} ${url}`,
-  );
+  const access = (bytes: number) => {
+    const elapsed = goDuration((performance.now() - started) * 1e6);
+    ctx.log(
+      `[${rid}] ${String(response.status).padStart(3, "0")} | ${iBytes(bytes)} | ${elapsed} | ${host} | ${req.method} ${url}`,
+    );
+  };
+  // A streamed body (beyond upstream) is logged once it has ended, with what was written.
+  if (response.stream === undefined) access(length);
+  else void response.stream.written.then(access);
 }
 
 /** `GET /metrics` (and HEAD): the Prometheus text format; any other method 405, as Go's ServeMux method patterns. */
