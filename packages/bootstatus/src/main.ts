@@ -81,6 +81,8 @@ async function runStatus(flags: Flags, io: Io): Promise<number> {
   // status.py query_systemctl); running out there is an expired wait as well.
   let systemctlGaveUp = false;
   let runDir = "";
+  // Each poll re-reads every file; a refused config file is named once (systemctl's warnings stay as cloud-init's).
+  const warned = new Set<string>();
   const evaluate = async (): Promise<BootStatus> => {
     const state = await readBootState({ root, env: io.env });
     runDir = state.runDir;
@@ -96,7 +98,11 @@ async function runStatus(flags: Flags, io: Io): Promise<number> {
         },
       },
     });
-    for (const warning of status.warnings) io.stderr.write(`${warning}\n`);
+    for (const warning of status.warnings) {
+      if (warned.has(warning)) continue;
+      if (warning.startsWith("bootstatus: ignoring ")) warned.add(warning);
+      io.stderr.write(`${warning}\n`);
+    }
     return status;
   };
   let status = await evaluate();

@@ -91,10 +91,15 @@ export function formatSummary(status: BootStatus, options: SummaryOptions): stri
   if (status.stageErrors.length > 0) {
     lines.push(`failing stages (${path.join(options.root, options.runDir, "status.json")}):`);
     for (const { stage, messages } of status.stageErrors) {
-      lines.push(`  ${stage}:`, ...messages.map((m) => item("    ", m)));
+      lines.push(`  ${stage}:`);
+      // One push per message: spreading a stage's 125,000 errors into push() would overflow the stack.
+      for (const m of messages) lines.push(item("    ", m));
     }
   }
-  if (status.problems.length > 0) lines.push("other errors:", ...status.problems.map((p) => item("  ", p)));
+  if (status.problems.length > 0) {
+    lines.push("other errors:");
+    for (const p of status.problems) lines.push(item("  ", p));
+  }
   lines.push(...unitLines(status), ...recoverableLines(status));
   lines.push("logs to read next:", ...LOG_FILES.map((f) => `  ${path.join(options.root, f)}`));
   return `${lines.join("\n")}\n`;
