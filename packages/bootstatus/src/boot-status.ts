@@ -190,3 +190,20 @@ function translateStatus(
   }
   return { status: running, extended: running };
 }
+
+/**
+ * The status with errors of ours added (`--strict`: module failures only cloud-init.log records): condition error,
+ * `status`/`extended_status` as translate_status shows an error; the messages also count as problems for the summary.
+ */
+export function withErrors(status: BootStatus, messages: readonly string[]): BootStatus {
+  if (messages.length === 0) return status;
+  const shown = translateStatus(status.running, "error");
+  return {
+    ...status,
+    condition: "error",
+    status: shown.status,
+    extendedStatus: shown.extended,
+    errors: [...status.errors, ...messages],
+    problems: [...status.problems, ...messages],
+  };
+}

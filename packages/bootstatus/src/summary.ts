@@ -8,8 +8,11 @@ import type { BootStatus } from "./boot-status.js";
 /** How the status command ended: cloud-init's verdict, or a `--timeout` that ran out first. */
 export type Outcome =
   | { kind: "verdict" }
-  /** `waitingOn`: `boot` while cloud-init was not started/running, `systemctl` while its retries went on. */
-  | { kind: "timeout"; seconds: number; waitingOn: "boot" | "systemctl" };
+  /**
+   * `waitingOn`: `boot` while cloud-init was not started/running, `systemctl` while its retries went on, `reboot`
+   * while the reboot the boot asked for (or the next boot's result) had not come.
+   */
+  | { kind: "timeout"; seconds: number; waitingOn: "boot" | "systemctl" | "reboot" };
 
 /** What the summary needs besides the status. */
 export interface SummaryOptions {
@@ -41,6 +44,12 @@ function headline(status: BootStatus, options: SummaryOptions): string {
     const waited = `gave up after --timeout ${outcome.seconds}`;
     if (outcome.waitingOn === "systemctl") {
       return `${waited}: systemctl did not answer in time (extended_status: ${status.extendedStatus}), exit ${exitCode}`;
+    }
+    if (outcome.waitingOn === "reboot") {
+      return (
+        `${waited}: the boot asked for a reboot, and the next boot's result did not come in time ` +
+        `(extended_status: ${status.extendedStatus}), exit ${exitCode}`
+      );
     }
     return (
       `${waited}: cloud-init is still ${status.running} ` +
