@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ConfigFiles } from "./cloud-config.js";
@@ -123,9 +124,6 @@ function kernelCmdline(at: (p: string) => string, warnings: string[]): string {
   return (readText(at("/proc/cmdline"), warnings) ?? "").trim();
 }
 
-// cloud-init decodes strictly (util.decode_binary) and keeps a BOM, which json.loads then rejects.
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
 /**
  * Reads and parses `<run_dir>/status.json` (status.py: `load_json(load_text_file(status_file))`), once, here at the
  * edge. `name` is how messages call it: the path on the inspected system.
@@ -134,12 +132,10 @@ function readStatusFile(file: string, name: string): { exists: boolean; v1: Stat
   const read = readStateFile(file);
   if (read.kind === "missing") return { exists: false, v1: emptyStatusV1() };
   if (read.kind === "refused") return unreadable(name, read.reason);
-  let text: string;
-  try {
-    text = UTF8.decode(read.bytes);
-  } catch {
-    return unreadable(name, "not valid UTF-8");
-  }
+  // cloud-init decodes strictly (util.decode_binary) and keeps a BOM, which json.loads then rejects. isUtf8 checks
+  // as a fatal TextDecoder would, without the ICU decoder a start would otherwise set up.
+  if (!isUtf8(read.bytes)) return unreadable(name, "not valid UTF-8");
+  const text = read.bytes.toString("utf8");
   return { exists: true, v1: parseStatusJson(text, name) };
 }
 

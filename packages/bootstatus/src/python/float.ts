@@ -24,6 +24,9 @@ const MARK_JSON = JSON.stringify(MARK);
  */
 export const MAX_JSON_DEPTH = 1000;
 
+// A JSON number at lastIndex (sticky: no copy of the rest of the text per number).
+const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
+
 /**
  * JSON.parse, except that integral numbers written as floats become PythonFloat values. Throws SyntaxError
  * like JSON.parse on invalid JSON.
@@ -48,7 +51,8 @@ export function parseJsonKeepingFloats(text: string): unknown {
       continue;
     }
     if (c !== "-" && (c === undefined || c < "0" || c > "9")) continue;
-    const match = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    NUMBER.lastIndex = i;
+    const match = NUMBER.exec(text);
     if (match === null) continue;
     const token = match[0];
     if ((match[1] !== undefined || match[2] !== undefined) && Number.isInteger(Number(token))) {
