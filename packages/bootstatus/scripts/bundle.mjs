@@ -51,7 +51,7 @@ async function bundle() {
 
   // The cache is taken after a real run, so it holds the functions a start compiles, not only the top level: a
   // child process (its output dropped) runs `--long` over a fixture tree and writes the cache when it is done.
-  // bin/bootstatus.cjs wraps the source exactly like this.
+  // bin/bootstatus.js wraps the source exactly like this.
   const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--make-cache"], {
     stdio: "ignore",
   });

@@ -99,7 +99,7 @@ test("--help and --version print to stdout and exit 0", async () => {
 });
 
 test("the committed bin runs the bundle, which finds the shipped schema", async () => {
-  const bin = new URL("../../bin/bootstatus.cjs", import.meta.url).pathname;
+  const bin = new URL("../../bin/bootstatus.js", import.meta.url).pathname;
   const root = path.join(FIXTURES, "degraded-done/root");
   const status = await runCli(["--long", "--root", root], { script: bin });
   assert.equal(status.code, 2, status.stderr);
