@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 
 /**
  * The most bytes bootstatus reads of one state file (status.json, cloud.cfg, the kernel command line, ...): 256 MiB.
@@ -54,6 +54,8 @@ function tooLarge(limit: number): StateFileRead {
  */
 export function readStateFile(file: string, options: { limit?: number } = {}): StateFileRead {
   const limit = options.limit ?? STATE_FILE_LIMIT;
+  // Most config files looked for do not exist: asking first spares building an ENOENT exception for each.
+  if (!existsSync(file)) return { kind: "missing" };
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);

@@ -24,9 +24,12 @@ export function rootedPath(root: string, systemPath: string): string {
     const host = path.join(root, ...done, part);
     let target: string | undefined;
     try {
-      if (lstatSync(host).isSymbolicLink()) target = readlinkSync(host);
-    } catch {
+      // No exception for a missing path (most of the files looked for are): building one costs more than the lstat.
+      const stats = lstatSync(host, { throwIfNoEntry: false });
       // A missing component: the rest cannot be symlinks either; the caller sees ENOENT.
+      if (stats === undefined) return path.join(root, ...done, part, ...pending);
+      if (stats.isSymbolicLink()) target = readlinkSync(host);
+    } catch {
       return path.join(root, ...done, part, ...pending);
     }
     if (target === undefined) {
