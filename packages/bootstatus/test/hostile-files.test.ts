@@ -10,6 +10,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -164,4 +165,76 @@ test("status.json nested 200,000 levels deep is an error report, not a stack ove
   const run = await runCli(["--long", "--root", root]);
   assert.equal(run.code, 1, run.stderr.slice(0, 500));
   assert.match(run.stdout, /status\.json: not valid JSON: nested deeper than 1000 levels\n/);
+});
+
+// Every file bootstatus reads at run time, with something that is not a regular file in its place: nothing may
+// block on it. status.json is covered above; these would otherwise make `--wait --explain` hang before it finishes.
+const READ_FILES = [
+  "etc/cloud/cloud.cfg",
+  "etc/cloud/cloud.cfg.d/50-x.cfg",
+  "proc/cmdline",
+  "proc/1/environ",
+  "proc/stat",
+  "proc/sys/kernel/random/boot_id",
+  "var/lib/cloud/instance/cloud-config.txt",
+  "var/lib/cloud/instance/vendor-cloud-config.txt",
+  "var/log/cloud-init.log",
+  "var/log/cloud-init-output.log",
+];
+
+async function placeNonRegular(
+  file: string,
+  kind: string,
+  t: { after(fn: () => void): void },
+): Promise<void> {
+  mkdirSync(path.dirname(file), { recursive: true });
+  if (kind === "fifo") assert.equal(spawnSync("mkfifo", [file]).status, 0);
+  else if (kind === "directory") mkdirSync(file);
+  else if (kind === "device") assert.equal(spawnSync("mknod", [file, "c", "1", "5"]).status, 0);
+  else {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(file, resolve));
+    t.after(() => server.close());
+  }
+}
+
+const kinds = ["fifo", "socket", "directory", ...(process.getuid?.() === 0 ? ["device"] : [])];
+for (const kind of kinds) {
+  test(`a ${kind} in place of each file read at run time blocks nothing (--wait --explain)`, async (t) => {
+    for (const name of READ_FILES) {
+      const { root, runDir } = tree(t);
+      writeFileSync(path.join(runDir, "status.json"), '{"v1": {"init": {"start": 1, "finished": 2}}}');
+      writeFileSync(path.join(runDir, "result.json"), "{}");
+      await placeNonRegular(path.join(root, name), kind, t);
+      const run = await runCli(["--wait", "--timeout", "10", "--explain", "--root", root]);
+      assert.equal(run.code, 0, `${name}: ${run.stderr}`);
+      assert.match(run.stdout, /^status: done\nexplain /, name);
+    }
+  });
+}
+
+// NODE_EXTRA_CA_CERTS is not tried: Node itself reads it when the process starts, before any of bootstatus runs
+// (a FIFO there hangs `node -e 0` too); the copy bootstatus reads again for its `ca` list is non-blocking.
+test("a FIFO as SSL_CERT_FILE (the system store) blocks no report", async (t) => {
+  const { root, runDir } = tree(t);
+  writeFileSync(path.join(runDir, "status.json"), '{"v1": {"init": {"start": 1, "finished": 2}}}');
+  writeFileSync(path.join(runDir, "result.json"), "{}");
+  const fifo = path.join(root, "ca.pem");
+  assert.equal(spawnSync("mkfifo", [fifo]).status, 0);
+  const received: string[] = [];
+  const server = createHttpServer((req, res) => {
+    req.on("data", (c: Buffer) => received.push(c.toString()));
+    req.on("end", () => res.end("ok"));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const { port } = server.address() as { port: number };
+  const run = await runCli(
+    ["report", "--to", `http://127.0.0.1:${port}/r`, "--timeout", "10", "--root", root],
+    {
+      env: { BOOTSTATUS_REPORT_SECRET: "s", SSL_CERT_FILE: fifo },
+    },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(received.join(""), /"status": "done"/);
 });
