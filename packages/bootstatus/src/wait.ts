@@ -45,18 +45,21 @@ export async function waitForBoot(
   let awaitingReboot = false;
   let waitedForReboot = false;
   const settled = async (): Promise<boolean> => {
+    if (awaitingReboot) {
+      const id = reboot?.bootId();
+      if (id !== undefined && id !== bootAtStart) {
+        // A new boot, which may ask for a reboot of its own. A final status read before the id changed may still
+        // be the old boot's: read it afresh before trusting it.
+        awaitingReboot = false;
+        bootAtStart = id;
+        if (!pending(status)) return false;
+      }
+    }
     if (pending(status)) {
       watchedItRun = true;
       return false;
     }
-    if (awaitingReboot) {
-      const id = reboot?.bootId();
-      if (id === undefined || id === bootAtStart) return false;
-      // A new boot: read its status afresh before trusting a final one; it may ask for a reboot of its own.
-      awaitingReboot = false;
-      bootAtStart = id;
-      return false;
-    }
+    if (awaitingReboot) return false;
     if (reboot === undefined || bootAtStart === undefined || reboot.bootId() !== bootAtStart) return true;
     // power_state runs once per instance: after a reboot this waiter saw, only a boot time can tell it ran again.
     if (!(await reboot.pending({ watchedItRun: watchedItRun && !waitedForReboot }))) return true;
