@@ -19,15 +19,19 @@ async function readInput(file: string | undefined): Promise<string> {
  * about 3 ms (bench/bootstatus/README.md). A non-blocking pipe that is full (EAGAIN) is waited on, briefly.
  */
 function fdWriter(fd: number): { write(chunk: string): boolean } {
+  // A reader that went away (`bootstatus | head -1`) ends the output, as SIGPIPE ends `cat`; the exit code stays.
+  let closed = false;
   return {
     write(chunk) {
       let buffer = Buffer.from(chunk, "utf8");
-      while (buffer.length > 0) {
+      while (buffer.length > 0 && !closed) {
         try {
           buffer = buffer.subarray(writeSync(fd, buffer));
         } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === "EPIPE") closed = true;
+          else if (code === "EAGAIN") Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+          else throw error;
         }
       }
       return true;
