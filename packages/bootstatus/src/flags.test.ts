@@ -40,6 +40,7 @@ const bad: [string[], RegExp][] = [
   [["convert", "--root", "/x"], /argument --root: only the status and report commands take it/],
   [["--strict"], /argument --strict: needs --explain/],
   [["--wait-for-reboot", "maybe"], /argument --wait-for-reboot: invalid choice: 'maybe'/],
+  [["--wait-for-reboot=no"], /argument --wait-for-reboot: needs --wait or --timeout/],
   [["--to", "https://x"], /argument --to: only the report command takes it, not status/],
   [["report"], /the report command needs --to URL/],
   [["schema", "--explain"], /argument --explain: only the status and report commands take it/],

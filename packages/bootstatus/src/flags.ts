@@ -287,6 +287,10 @@ export function parseFlags(argv: readonly string[]): Flags {
     );
   }
   if (flags.strict && !flags.explain) throw new UsageError("argument --strict: needs --explain");
+  const rebootFlag = [...given].some((spec) => spec.name === "wait-for-reboot");
+  if (rebootFlag && flags.command === "status" && !flags.wait) {
+    throw new UsageError("argument --wait-for-reboot: needs --wait or --timeout");
+  }
   if (flags.command === "report" && flags.to === undefined) {
     throw new UsageError("the report command needs --to URL");
   }
