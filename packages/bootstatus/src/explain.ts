@@ -47,6 +47,17 @@ function outputTail(root: string, problems: string[]): string[] {
   return lines.slice(-OUTPUT_TAIL_LINES);
 }
 
+/** The most WARNING lines and tracebacks kept (the latest): a report stays small enough to post. */
+export const MAX_LISTED = 200;
+
+function latest<T>(items: T[], what: string, problems: string[]): T[] {
+  if (items.length <= MAX_LISTED) return items;
+  problems.push(
+    `${CLOUD_INIT_LOG}: ${items.length - MAX_LISTED} earlier ${what} left out (the last ${MAX_LISTED} kept)`,
+  );
+  return items.slice(-MAX_LISTED);
+}
+
 /** Reads cloud-init's logs under `root` into the diagnostics of `--explain`; never throws. */
 export function explainBoot(root: string): Diagnostics {
   const problems: string[] = [];
@@ -56,7 +67,13 @@ export function explainBoot(root: string): Diagnostics {
   } catch (error) {
     problems.push(`${CLOUD_INIT_LOG}: cannot be read: ${(error as Error).message}`);
   }
-  return { ...findings, output_tail: outputTail(root, problems), problems };
+  return {
+    stages: findings.stages,
+    tracebacks: latest(findings.tracebacks, "tracebacks", problems),
+    warnings: latest(findings.warnings, "WARNING lines", problems),
+    output_tail: outputTail(root, problems),
+    problems,
+  };
 }
 
 /** The `--strict` errors: one per module the log records as failed (stage/module), each named once. */

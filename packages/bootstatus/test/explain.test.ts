@@ -289,3 +289,20 @@ test("malformed logs (binary, no newline, a FIFO, a directory) never crash it", 
     "/var/log/cloud-init-output.log: it is a directory, not a regular file",
   ]);
 });
+
+test("a log with 50,000 WARNING lines keeps the last 200 and says how many were left out", async (t) => {
+  const dir = copyRoot(t, "explain-healthy");
+  const file = path.join(dir, "var/log/cloud-init.log");
+  const lines = Array.from(
+    { length: 50_000 },
+    (_, i) =>
+      `2026-11-28 08:43:40,${String(i % 1000).padStart(3, "0")} - util.py[WARNING]: warning number ${i}`,
+  );
+  writeFileSync(file, `${readFileSync(file, "utf8")}${lines.join("\n")}\n`);
+  const { d } = await diagnosticsOf(dir);
+  assert.equal(d.warnings.length, 200);
+  assert.equal(d.warnings.at(-1), "warning number 49999");
+  assert.deepEqual(d.problems, [
+    "/var/log/cloud-init.log: 49800 earlier WARNING lines left out (the last 200 kept)",
+  ]);
+});
