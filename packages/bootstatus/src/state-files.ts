@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import type { Stats } from "node:fs";
 import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ConfigFiles } from "./cloud-config.js";
@@ -154,7 +155,9 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
       `Cannot read the state under "${root}": not a directory (check --root or BOOTSTATUS_ROOT)`,
     );
   }
-  const at = (p: string): string => rootedPath(root, p);
+  // Every path below shares a few prefixes (/run/cloud-init, /etc/cloud, /proc): each is looked up once per read.
+  const seen = new Map<string, Stats | undefined>();
+  const at = (p: string): string => rootedPath(root, p, seen);
   const warnings: string[] = [];
   const cmdline = deps.env.DEBUG_PROC_CMDLINE ?? kernelCmdline(at, warnings);
   // mayMoveRunDir and both resolveRunDir passes read cloud.cfg, conf.d and the instance files: read each once.
