@@ -17,6 +17,7 @@ function state(overrides: Partial<BootState>): BootState {
     statusFileExists: false,
     statusV1: emptyStatusV1(),
     resultExists: false,
+    warnings: [],
     ...overrides,
   };
 }

@@ -23,6 +23,7 @@ function state(options: { statusJson?: string; result?: boolean; markerFile?: bo
     statusFileExists: statusJson !== undefined,
     statusV1: statusJson === undefined ? emptyStatusV1() : parseStatusJson(statusJson, "status.json"),
     resultExists: options.result === true,
+    warnings: [],
   };
 }
 

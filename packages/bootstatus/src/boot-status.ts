@@ -89,7 +89,7 @@ function collectErrors(v1: StatusV1): {
     for (const [level, messages] of stage.recoverableErrors) {
       const merged = byLevel.get(level);
       if (merged === undefined) byLevel.set(level, [...messages]);
-      else merged.push(...messages);
+      else for (const m of messages) merged.push(m);
     }
   }
   // The flat list is the stages' lists in order: derived here, so the two cannot disagree.
@@ -125,7 +125,7 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
       `Cannot read ${state.runDir}/status.json: the latest stage time ${pythonNumber(latest)} is after year 9999`,
     );
   }
-  errors.push(...problems);
+  for (const p of problems) errors.push(p);
   let condition: Condition = errors.length > 0 ? "error" : recoverable.length > 0 ? "degraded" : "healthy";
   let running: RunningStatus;
   if (isDisabledCode(boot.code)) running = "disabled";
@@ -139,7 +139,7 @@ export async function computeBootStatus(state: BootState, deps: StatusDeps): Pro
       : v1.stage !== undefined
         ? `Running in stage: ${v1.stage}`
         : boot.reason;
-  const warnings: string[] = [];
+  const warnings: string[] = [...state.warnings];
   let failedUnit: FailedUnit | undefined;
   if (running === "running" && state.isSystemd) {
     const verdict = await systemdFailed(deps.systemctl, deps.query);
@@ -189,4 +189,21 @@ function translateStatus(
     return { status: running, extended: `degraded ${running}` };
   }
   return { status: running, extended: running };
+}
+
+/**
+ * The status with errors of ours added (`--strict`: module failures only cloud-init.log records): condition error,
+ * `status`/`extended_status` as translate_status shows an error; the messages also count as problems for the summary.
+ */
+export function withErrors(status: BootStatus, messages: readonly string[]): BootStatus {
+  if (messages.length === 0) return status;
+  const shown = translateStatus(status.running, "error");
+  return {
+    ...status,
+    condition: "error",
+    status: shown.status,
+    extendedStatus: shown.extended,
+    errors: [...status.errors, ...messages],
+    problems: [...status.problems, ...messages],
+  };
 }

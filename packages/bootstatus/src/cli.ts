@@ -1,4 +1,5 @@
 // Composition root: the only module that touches `process`.
+import { writeSync } from "node:fs";
 import { main } from "./main.js";
 import { runSystemctl } from "./systemd.js";
 
@@ -12,9 +13,35 @@ async function readInput(file: string | undefined): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-process.exitCode = await main(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
+// No top-level await: the same file bundles as CommonJS (the npm bin, with V8's code cache) and as ES module.
+/**
+ * Writes straight to a file descriptor: process.stdout and process.stderr are streams whose set-up costs a start
+ * about 3 ms (bench/bootstatus/README.md). A non-blocking pipe that is full (EAGAIN) is waited on, briefly.
+ */
+function fdWriter(fd: number): { write(chunk: string): boolean } {
+  // A reader that went away (`bootstatus | head -1`) ends the output, as SIGPIPE ends `cat`; the exit code stays.
+  let closed = false;
+  return {
+    write(chunk) {
+      let buffer = Buffer.from(chunk, "utf8");
+      while (buffer.length > 0 && !closed) {
+        try {
+          buffer = buffer.subarray(writeSync(fd, buffer));
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === "EPIPE") closed = true;
+          else if (code === "EAGAIN") Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+          else throw error;
+        }
+      }
+      return true;
+    },
+  };
+}
+
+main(process.argv.slice(2), {
+  stdout: fdWriter(1),
+  stderr: fdWriter(2),
   env: process.env,
   readInput,
   now: () => Date.now(),
@@ -23,4 +50,6 @@ process.exitCode = await main(process.argv.slice(2), {
       setTimeout(resolve, ms);
     }),
   systemctl: runSystemctl(process.env),
+}).then((code) => {
+  process.exitCode = code;
 });

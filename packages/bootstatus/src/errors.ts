@@ -21,3 +21,10 @@ export class InputError extends BootstatusError {
     super(message, { code: "BOOTSTATUS_INPUT", ...options });
   }
 }
+
+/** `report --to` could not deliver the report before its deadline (exit 4, the last error named). */
+export class ReportError extends BootstatusError {
+  constructor(message: string) {
+    super(message, { code: "BOOTSTATUS_REPORT" });
+  }
+}

@@ -1,5 +1,5 @@
 import type { Condition } from "./boot-status.js";
-import { UsageError } from "./errors.js";
+import { ReportError, UsageError } from "./errors.js";
 
 // Every exit code bootstatus returns, in one place (README "Exit codes").
 
@@ -13,6 +13,8 @@ export const EXIT_DEGRADED = 2;
 export const EXIT_USAGE = 2;
 /** Ours: `--timeout` ran out while cloud-init was still `not started` or `running` (cloud-init waits forever). */
 export const EXIT_TIMEOUT = 3;
+/** Ours: `report --to` could not deliver the report (retries ran out, or the receiver refused it). */
+export const EXIT_REPORT_FAILED = 4;
 
 /**
  * cloud-init's exit code for a condition (status.py handle_status_args): 1 on error, 2 when degraded, else 0.
@@ -24,7 +26,8 @@ export function exitCodeFor(condition: Condition, options: { allowDegraded?: boo
   return EXIT_OK;
 }
 
-/** The exit code of a failure: a usage error as argparse, every other failure (a BootstatusError or a bug) 1. */
+/** The exit code of a failure: a usage error as argparse, an undelivered report 4, every other failure 1. */
 export function exitCodeForError(error: unknown): number {
+  if (error instanceof ReportError) return EXIT_REPORT_FAILED;
   return error instanceof UsageError ? EXIT_USAGE : EXIT_ERROR;
 }

@@ -34,10 +34,16 @@ const bad: [string[], RegExp][] = [
   [["status", "extra"], /unrecognized arguments: extra/],
   [["--long=yes"], /ignored explicit argument/],
   [["--allow-degraded=1"], /ignored explicit argument/],
-  [["validate", "--quiet"], /argument --quiet: only the status command takes it, not validate/],
-  [["--allow-degraded", "convert"], /argument --allow-degraded: only the status command takes it/],
-  [["schema", "-w"], /argument --wait: only the status command takes it, not schema/],
-  [["convert", "--root", "/x"], /argument --root: only the status command takes it/],
+  [["validate", "--quiet"], /argument --quiet: only the status and report commands take it, not validate/],
+  [["--allow-degraded", "convert"], /argument --allow-degraded: only the status and report commands take it/],
+  [["schema", "-w"], /argument --wait: only the status and report commands take it, not schema/],
+  [["convert", "--root", "/x"], /argument --root: only the status and report commands take it/],
+  [["--strict"], /argument --strict: needs --explain/],
+  [["--wait-for-reboot", "maybe"], /argument --wait-for-reboot: invalid choice: 'maybe'/],
+  [["--wait-for-reboot=no"], /argument --wait-for-reboot: needs --wait or --timeout/],
+  [["--to", "https://x"], /argument --to: only the report command takes it, not status/],
+  [["report"], /the report command needs --to URL/],
+  [["schema", "--explain"], /argument --explain: only the status and report commands take it/],
 ];
 for (const [argv, message] of bad) {
   test(`parseFlags() rejects ${JSON.stringify(argv)} with a usage error`, () => {
@@ -65,4 +71,16 @@ test("parseEnvSwitch() reads 1/true/yes/on and 0/false/no/off/empty, refuses any
     () => parseEnvSwitch("BOOTSTATUS_ALLOW_DEGRADED", "2"),
     (e: unknown) => e instanceof UsageError && /BOOTSTATUS_ALLOW_DEGRADED: invalid value '2'/.test(e.message),
   );
+});
+
+test("parseFlags() reads --explain, --strict, --wait-for-reboot and report --to", () => {
+  const flags = parseFlags(["--explain", "--strict", "--wait-for-reboot=no", "-w"]);
+  assert.equal(flags.explain, true);
+  assert.equal(flags.strict, true);
+  assert.equal(flags.waitForReboot, false);
+  assert.equal(parseFlags([]).waitForReboot, true);
+  const report = parseFlags(["report", "--to", "pushgateway://h:9091/job/j", "--timeout", "60"]);
+  assert.equal(report.command, "report");
+  assert.equal(report.to, "pushgateway://h:9091/job/j");
+  assert.equal(report.timeout, 60);
 });

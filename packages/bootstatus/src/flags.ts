@@ -4,7 +4,7 @@ import { UsageError } from "./errors.js";
 export const FORMATS = ["json", "yaml", "tabular", "cloud-init-json", "prometheus"] as const;
 export type Format = (typeof FORMATS)[number];
 
-const COMMANDS = ["status", "schema", "validate", "convert"] as const;
+const COMMANDS = ["status", "schema", "validate", "convert", "report"] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** The parsed command line. */
@@ -21,6 +21,14 @@ export interface Flags {
   /** `--quiet`: no summary on stderr (cloud-init has no --quiet; stdout is never affected). */
   quiet: boolean;
   root: string | undefined;
+  /** `--explain`: the stages, modules, tracebacks and warnings of cloud-init.log, after the usual output. */
+  explain: boolean;
+  /** `--strict` (with `--explain`): a module failure in the log is an error even when status.json has none. */
+  strict: boolean;
+  /** `--wait-for-reboot`: keep waiting across a reboot the boot asked for (default yes; `no`: as cloud-init). */
+  waitForReboot: boolean;
+  /** `report --to URL`: where to send the report. */
+  to: string | undefined;
   help: boolean;
   version: boolean;
   /** Positional file operand of validate/convert (`-` or absent means stdin). */
@@ -32,8 +40,10 @@ interface FlagSpec {
   short?: string;
   metavar?: string;
   help: string;
-  /** Only the status command reads it; given to another command it is refused rather than ignored. */
+  /** Only the status and report commands read it; given to another command it is refused rather than ignored. */
   statusOnly?: boolean;
+  /** Only the report command reads it. */
+  reportOnly?: boolean;
   apply(flags: Flags, value: string): void;
 }
 
@@ -44,6 +54,12 @@ function parseFormat(value: string): Format {
     throw new UsageError(`argument --format: invalid choice: '${value}' (choose from ${choices})`);
   }
   return found;
+}
+
+function parseYesNo(name: string, value: string): boolean {
+  if (value === "yes") return true;
+  if (value === "no") return false;
+  throw new UsageError(`argument --${name}: invalid choice: '${value}' (choose from 'yes', 'no')`);
 }
 
 function parseTimeout(value: string): number {
@@ -124,6 +140,40 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
     },
   },
   {
+    name: "explain",
+    statusOnly: true,
+    help: "after the status, what cloud-init.log says: stages, failed modules, tracebacks, warnings, output",
+    apply: (f) => {
+      f.explain = true;
+    },
+  },
+  {
+    name: "strict",
+    statusOnly: true,
+    help: "with --explain: a module failure in cloud-init.log is an error (exit 1) even if status.json has none",
+    apply: (f) => {
+      f.strict = true;
+    },
+  },
+  {
+    name: "wait-for-reboot",
+    statusOnly: true,
+    metavar: "yes|no",
+    help: "with --wait: wait across a reboot the boot asked for, for the next boot's result (default: yes)",
+    apply: (f, v) => {
+      f.waitForReboot = parseYesNo("wait-for-reboot", v);
+    },
+  },
+  {
+    name: "to",
+    reportOnly: true,
+    metavar: "URL",
+    help: "report: https://... (POST, signed), pushgateway[s]://host:port/job/<job>[/label/value...] (PUT)",
+    apply: (f, v) => {
+      f.to = v;
+    },
+  },
+  {
     name: "root",
     statusOnly: true,
     metavar: "DIR",
@@ -140,7 +190,7 @@ export function usageLine(): string {
     const name = s.short === undefined ? `--${s.name}` : `-${s.short}`;
     return s.metavar === undefined ? `[${name}]` : `[--${s.name} ${s.metavar}]`;
   });
-  return `usage: bootstatus ${opts.join(" ")} [{status,schema,validate,convert}] [FILE]\n`;
+  return `usage: bootstatus ${opts.join(" ")} [{status,schema,validate,convert,report}] [FILE]\n`;
 }
 
 function findLong(name: string): FlagSpec {
@@ -168,6 +218,10 @@ export function parseFlags(argv: readonly string[]): Flags {
     allowDegraded: false,
     quiet: false,
     root: undefined,
+    explain: false,
+    strict: false,
+    waitForReboot: true,
+    to: undefined,
     help: false,
     version: false,
     file: undefined,
@@ -219,11 +273,26 @@ export function parseFlags(argv: readonly string[]): Flags {
     }
     flags.command = command;
   }
-  const misplaced = [...given].find((spec) => spec.statusOnly === true && flags.command !== "status");
+  const statusLike = flags.command === "status" || flags.command === "report";
+  const misplaced = [...given].find((spec) => spec.statusOnly === true && !statusLike);
   if (misplaced !== undefined) {
     throw new UsageError(
-      `argument --${misplaced.name}: only the status command takes it, not ${flags.command}`,
+      `argument --${misplaced.name}: only the status and report commands take it, not ${flags.command}`,
     );
+  }
+  const reportFlag = [...given].find((spec) => spec.reportOnly === true && flags.command !== "report");
+  if (reportFlag !== undefined) {
+    throw new UsageError(
+      `argument --${reportFlag.name}: only the report command takes it, not ${flags.command}`,
+    );
+  }
+  if (flags.strict && !flags.explain) throw new UsageError("argument --strict: needs --explain");
+  const rebootFlag = [...given].some((spec) => spec.name === "wait-for-reboot");
+  if (rebootFlag && flags.command === "status" && !flags.wait) {
+    throw new UsageError("argument --wait-for-reboot: needs --wait or --timeout");
+  }
+  if (flags.command === "report" && flags.to === undefined) {
+    throw new UsageError("the report command needs --to URL");
   }
   const takesFile = flags.command === "validate" || flags.command === "convert";
   if (takesFile && rest.length > 0) flags.file = rest.shift();

@@ -1,21 +1,18 @@
-import type { BootStatus } from "./boot-status.js";
-import { computeBootStatus } from "./boot-status.js";
+import type { BootCheck } from "./check-boot.js";
+import { checkBoot } from "./check-boot.js";
 import { BootstatusError, InputError, UsageError } from "./errors.js";
-import { EXIT_ERROR, EXIT_OK, EXIT_TIMEOUT, exitCodeFor, exitCodeForError } from "./exit-code.js";
+import { EXIT_ERROR, EXIT_OK, exitCodeForError } from "./exit-code.js";
 import type { Flags } from "./flags.js";
-import { FLAG_SPECS, parseEnvSwitch, parseFlags, usageLine } from "./flags.js";
+import { FLAG_SPECS, parseFlags, usageLine } from "./flags.js";
 import { formatCloudInitJson } from "./format/cloud-init-json.js";
 import { formatJson } from "./format/json.js";
 import { formatPrometheus } from "./format/prometheus.js";
 import { formatTabular } from "./format/tabular.js";
 import { formatYaml } from "./format/yaml.js";
 import { toReport } from "./report.js";
-import { readBootState } from "./state-files.js";
-import type { Outcome } from "./summary.js";
 import { formatSummary } from "./summary.js";
 import type { RunSystemctl } from "./systemd.js";
 import { VERSION } from "./version.js";
-import { waitForBoot } from "./wait.js";
 
 /** Everything the command touches, injected by cli.ts (the only module that sees `process`). */
 export interface Io {
@@ -46,85 +43,55 @@ commands:
   schema                   print the JSON Schema (draft 2020-12) of report v1
   validate [FILE|-]        check a report v1 against the schema (exit 1 if invalid)
   convert [FILE|-]         turn \`cloud-init status --format json\` output (22.4 to 26.x) into report v1
+  report --to URL          wait for the final status, then send report v1 to a webhook (https://, signed with
+                           BOOTSTATUS_REPORT_SECRET) or a Pushgateway (pushgateway[s]://host:port/job/<job>)
 
 options:
 ${flags.join("\n")}
 
 exit status: 0 healthy, 1 error, 2 degraded (recoverable errors only; 0 with --allow-degraded) or usage error,
-3 --timeout expired; unless --quiet, a summary of why goes to stderr when the status is error or degraded or
---timeout expired
+3 --timeout expired, 4 report not delivered; unless --quiet, a summary of why goes to stderr when the status is
+error or degraded or --timeout expired
 `;
 }
 
-async function render(status: BootStatus, flags: Flags): Promise<string> {
+async function render(check: BootCheck, flags: Flags): Promise<string> {
+  const { status, diagnostics } = check;
   switch (flags.format ?? "tabular") {
-    case "tabular":
-      return formatTabular(status, { long: flags.long });
+    case "tabular": {
+      const text = formatTabular(status, { long: flags.long });
+      if (diagnostics === undefined) return text;
+      const { formatExplain } = await import("./explain.js");
+      return text + formatExplain(diagnostics);
+    }
     case "cloud-init-json":
       return formatCloudInitJson(status);
     case "json":
-      return formatJson(toReport(status));
+      return formatJson(toReport(status, diagnostics));
     case "yaml":
-      return formatYaml(toReport(status));
+      return formatYaml(toReport(status, diagnostics));
     case "prometheus":
       return formatPrometheus(toReport(status), { latestEvent: status.latestEvent });
   }
 }
 
 async function runStatus(flags: Flags, io: Io): Promise<number> {
-  const root = flags.root ?? (io.env.BOOTSTATUS_ROOT || "/");
-  // For pipelines that cannot change the command line (issue 32); a value we cannot read is refused up front.
-  const allowDegraded =
-    flags.allowDegraded || parseEnvSwitch("BOOTSTATUS_ALLOW_DEGRADED", io.env.BOOTSTATUS_ALLOW_DEGRADED);
-  const deadline = flags.timeout === undefined ? undefined : io.now() + flags.timeout * 1000;
-  // --timeout bounds the whole wait, systemctl retries included (cloud-init retries those forever while waiting,
-  // status.py query_systemctl); running out there is an expired wait as well.
-  let systemctlGaveUp = false;
-  let runDir = "";
-  const evaluate = async (): Promise<BootStatus> => {
-    const state = await readBootState({ root, env: io.env });
-    runDir = state.runDir;
-    const status = await computeBootStatus(state, {
-      systemctl: io.systemctl,
-      query: {
-        retry: flags.wait,
-        deadline,
-        now: io.now,
-        sleep: io.sleep,
-        onDeadline: () => {
-          systemctlGaveUp = true;
-        },
-      },
-    });
-    for (const warning of status.warnings) io.stderr.write(`${warning}\n`);
-    return status;
-  };
-  let status = await evaluate();
-  let timedOut = false;
-  if (flags.wait) {
-    const tabular = (flags.format ?? "tabular") === "tabular";
-    ({ status, timedOut } = await waitForBoot(status, evaluate, {
-      now: io.now,
-      sleep: io.sleep,
-      deadline,
-      onPoll: () => {
-        if (tabular) io.stdout.write(".");
-      },
-    }));
+  const format = flags.format ?? "tabular";
+  if (flags.explain && (format === "cloud-init-json" || format === "prometheus")) {
+    // cloud-init's own JSON has no place for it, and the exposition format none either: refused, not dropped.
+    throw new UsageError(`argument --explain: works with --format tabular, json or yaml, not '${format}'`);
   }
-  io.stdout.write(await render(status, flags));
-  const outcome: Outcome =
-    flags.timeout !== undefined && (timedOut || systemctlGaveUp)
-      ? { kind: "timeout", seconds: flags.timeout, waitingOn: timedOut ? "boot" : "systemctl" }
-      : { kind: "verdict" };
-  const exitCode =
-    outcome.kind === "timeout" ? EXIT_TIMEOUT : exitCodeFor(status.condition, { allowDegraded });
+  const check = await checkBoot(flags, {
+    ...io,
+    onPoll: () => {
+      if (format === "tabular") io.stdout.write(".");
+    },
+  });
+  io.stdout.write(await render(check, flags));
   // After the normal output and on stderr only, so stdout stays cloud-init's byte for byte.
-  const summary = flags.quiet
-    ? undefined
-    : formatSummary(status, { outcome, exitCode, allowDegraded, root, runDir });
+  const summary = flags.quiet ? undefined : formatSummary(check.status, check);
   if (summary !== undefined) io.stderr.write(summary);
-  return exitCode;
+  return check.exitCode;
 }
 
 /** How messages name a file operand: `-` and absent both mean stdin. */
@@ -196,6 +163,10 @@ async function run(argv: readonly string[], io: Io): Promise<number> {
       return runValidate(flags, io);
     case "convert":
       return runConvert(flags, io);
+    case "report": {
+      const { runReport } = await import("./report-command.js");
+      return runReport(flags, io);
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import type { BootStatus } from "./boot-status.js";
+import type { Diagnostics } from "./explain.js";
 
 /** The boot status report, version 1 (spec part C): keys in this order. */
 export interface ReportV1 {
@@ -11,6 +12,8 @@ export interface ReportV1 {
   };
   errors: { message: string }[];
   recoverable_errors: { level: string; messages: string[] }[];
+  /** Ours, optional (`--explain`): what cloud-init's logs say about the last boot. */
+  diagnostics?: Diagnostics;
 }
 
 /**
@@ -18,8 +21,8 @@ export interface ReportV1 {
  * v1 has keys of the same names: the report is the spec's table of computed fields (spec part C), while
  * cloud-init's own output lets those keys override (status.py print_status merges `**status_v1` last).
  */
-export function toReport(status: BootStatus): ReportV1 {
-  return {
+export function toReport(status: BootStatus, diagnostics?: Diagnostics): ReportV1 {
+  const report: ReportV1 = {
     status: {
       status: status.status,
       extended_status: status.extendedStatus,
@@ -33,4 +36,6 @@ export function toReport(status: BootStatus): ReportV1 {
       messages: [...messages],
     })),
   };
+  if (diagnostics !== undefined) report.diagnostics = diagnostics;
+  return report;
 }

@@ -1,8 +1,11 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
+import type { Stats } from "node:fs";
+import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ConfigFiles } from "./cloud-config.js";
 import { CLOUD_CFG, DEFAULT_CLOUD_DIR, DEFAULT_RUN_DIR, DISABLED_MARKER } from "./cloud-init-paths.js";
 import { InputError } from "./errors.js";
+import { readStateFile } from "./read-state-file.js";
 import { rootedPath } from "./rooted-path.js";
 import type { StatusV1 } from "./status-file.js";
 import { emptyStatusV1, parseStatusJson } from "./status-file.js";
@@ -25,6 +28,8 @@ export interface BootState {
   /** Its `v1`, parsed; empty when the file is missing, with `problems` when it is unreadable or malformed. */
   statusV1: StatusV1;
   resultExists: boolean;
+  /** Config and /proc files refused (not a regular file, too big), for stderr. */
+  warnings: string[];
 }
 
 /** Where the inspected system's root is, and its environment. */
@@ -33,12 +38,17 @@ export interface StateDeps {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
+/**
+ * A config or /proc file as text; undefined when absent or unreadable (cloud-init treats those as empty). One that
+ * is not a regular file or is over the size limit is refused without blocking, with a warning naming it.
+ */
+function readText(file: string, warnings?: string[]): string | undefined {
+  const read = readStateFile(file);
+  if (read.kind === "ok") return read.bytes.toString("utf8");
+  if (read.kind === "refused" && warnings !== undefined && !read.reason.startsWith("permission")) {
+    warnings.push(`bootstatus: ignoring ${file}: ${read.reason}`);
   }
+  return undefined;
 }
 
 function isDirectory(file: string): boolean {
@@ -93,15 +103,15 @@ function mayMoveRunDir(
  * cloudinit/util.py is_container, as far as files under the root can tell: its own checks (PID 1's environment,
  * OpenVZ, Linux-VServer) plus the files `systemd-detect-virt --container` (its first check) reads.
  */
-function isContainer(at: (p: string) => string): boolean {
+function isContainer(at: (p: string) => string, warnings: string[]): boolean {
   const markers = ["/run/systemd/container", "/.dockerenv", "/run/.containerenv"];
   if (markers.some((m) => existsSync(at(m)))) return true;
-  const environ = readText(at("/proc/1/environ")) ?? "";
+  const environ = readText(at("/proc/1/environ"), warnings) ?? "";
   const names = environ.split("\0").map((entry) => entry.split("=")[0]);
   if (names.includes("container") || names.includes("LIBVIRT_LXC_UUID")) return true;
   if (isDirectory(at("/proc/vz")) && !isDirectory(at("/proc/bc"))) return true;
   // Upstream compares the text after "VxID:" of the stripped line with "0" as it is (a tab included).
-  const status = (readText(at("/proc/self/status")) ?? "").split("\n");
+  const status = (readText(at("/proc/self/status"), warnings) ?? "").split("\n");
   return status.some((line) => line.startsWith("VxID:") && line.trim().slice("VxID:".length) !== "0");
 }
 
@@ -109,39 +119,24 @@ function isContainer(at: (p: string) => string): boolean {
  * cloudinit/util.py _get_cmdline: in a container PID 1's command line (NULs to spaces, last byte dropped, so an
  * LXD container does not see the host's `cloud-init=disabled`), else /proc/cmdline stripped; "" when unreadable.
  */
-function kernelCmdline(at: (p: string) => string): string {
-  if (isContainer(at)) return (readText(at("/proc/1/cmdline")) ?? "").replaceAll("\0", " ").slice(0, -1);
-  return (readText(at("/proc/cmdline")) ?? "").trim();
+function kernelCmdline(at: (p: string) => string, warnings: string[]): string {
+  if (isContainer(at, warnings))
+    return (readText(at("/proc/1/cmdline"), warnings) ?? "").replaceAll("\0", " ").slice(0, -1);
+  return (readText(at("/proc/cmdline"), warnings) ?? "").trim();
 }
-
-const READ_ERRORS: Record<string, string> = {
-  EACCES: "permission denied",
-  EISDIR: "it is a directory",
-  ELOOP: "too many levels of symbolic links",
-};
-
-// cloud-init decodes strictly (util.decode_binary) and keeps a BOM, which json.loads then rejects.
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Reads and parses `<run_dir>/status.json` (status.py: `load_json(load_text_file(status_file))`), once, here at the
  * edge. `name` is how messages call it: the path on the inspected system.
  */
 function readStatusFile(file: string, name: string): { exists: boolean; v1: StatusV1 } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { exists: false, v1: emptyStatusV1() };
-    return unreadable(name, READ_ERRORS[code ?? ""] ?? code ?? String(error));
-  }
-  let text: string;
-  try {
-    text = UTF8.decode(bytes);
-  } catch {
-    return unreadable(name, "not valid UTF-8");
-  }
+  const read = readStateFile(file);
+  if (read.kind === "missing") return { exists: false, v1: emptyStatusV1() };
+  if (read.kind === "refused") return unreadable(name, read.reason);
+  // cloud-init decodes strictly (util.decode_binary) and keeps a BOM, which json.loads then rejects. isUtf8 checks
+  // as a fatal TextDecoder would, without the ICU decoder a start would otherwise set up.
+  if (!isUtf8(read.bytes)) return unreadable(name, "not valid UTF-8");
+  const text = read.bytes.toString("utf8");
   return { exists: true, v1: parseStatusJson(text, name) };
 }
 
@@ -160,13 +155,16 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
       `Cannot read the state under "${root}": not a directory (check --root or BOOTSTATUS_ROOT)`,
     );
   }
-  const at = (p: string): string => rootedPath(root, p);
-  const cmdline = deps.env.DEBUG_PROC_CMDLINE ?? kernelCmdline(at);
+  // Every path below shares a few prefixes (/run/cloud-init, /etc/cloud, /proc): each is looked up once per read.
+  const seen = new Map<string, Stats | undefined>();
+  const at = (p: string): string => rootedPath(root, p, seen);
+  const warnings: string[] = [];
+  const cmdline = deps.env.DEBUG_PROC_CMDLINE ?? kernelCmdline(at, warnings);
   // mayMoveRunDir and both resolveRunDir passes read cloud.cfg, conf.d and the instance files: read each once.
   const texts = new Map<string, string | undefined>();
   const files: ConfigFiles = {
     read: (p) => {
-      if (!texts.has(p)) texts.set(p, readText(at(p)));
+      if (!texts.has(p)) texts.set(p, readText(at(p), warnings));
       return texts.get(p);
     },
     isDirectory: (p) => isDirectory(at(p)),
@@ -192,5 +190,6 @@ export async function readBootState(deps: StateDeps): Promise<BootState> {
     statusFileExists: statusFile.exists,
     statusV1: statusFile.v1,
     resultExists: existsSync(at(`${runDir}/result.json`)),
+    warnings,
   };
 }

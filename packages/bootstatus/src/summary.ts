@@ -8,8 +8,11 @@ import type { BootStatus } from "./boot-status.js";
 /** How the status command ended: cloud-init's verdict, or a `--timeout` that ran out first. */
 export type Outcome =
   | { kind: "verdict" }
-  /** `waitingOn`: `boot` while cloud-init was not started/running, `systemctl` while its retries went on. */
-  | { kind: "timeout"; seconds: number; waitingOn: "boot" | "systemctl" };
+  /**
+   * `waitingOn`: `boot` while cloud-init was not started/running, `systemctl` while its retries went on, `reboot`
+   * while the reboot the boot asked for (or the next boot's result) had not come.
+   */
+  | { kind: "timeout"; seconds: number; waitingOn: "boot" | "systemctl" | "reboot" };
 
 /** What the summary needs besides the status. */
 export interface SummaryOptions {
@@ -41,6 +44,12 @@ function headline(status: BootStatus, options: SummaryOptions): string {
     const waited = `gave up after --timeout ${outcome.seconds}`;
     if (outcome.waitingOn === "systemctl") {
       return `${waited}: systemctl did not answer in time (extended_status: ${status.extendedStatus}), exit ${exitCode}`;
+    }
+    if (outcome.waitingOn === "reboot") {
+      return (
+        `${waited}: the boot asked for a reboot, and the next boot's result did not come in time ` +
+        `(extended_status: ${status.extendedStatus}), exit ${exitCode}`
+      );
     }
     return (
       `${waited}: cloud-init is still ${status.running} ` +
@@ -91,10 +100,15 @@ export function formatSummary(status: BootStatus, options: SummaryOptions): stri
   if (status.stageErrors.length > 0) {
     lines.push(`failing stages (${path.join(options.root, options.runDir, "status.json")}):`);
     for (const { stage, messages } of status.stageErrors) {
-      lines.push(`  ${stage}:`, ...messages.map((m) => item("    ", m)));
+      lines.push(`  ${stage}:`);
+      // One push per message: spreading a stage's 125,000 errors into push() would overflow the stack.
+      for (const m of messages) lines.push(item("    ", m));
     }
   }
-  if (status.problems.length > 0) lines.push("other errors:", ...status.problems.map((p) => item("  ", p)));
+  if (status.problems.length > 0) {
+    lines.push("other errors:");
+    for (const p of status.problems) lines.push(item("  ", p));
+  }
   lines.push(...unitLines(status), ...recoverableLines(status));
   lines.push("logs to read next:", ...LOG_FILES.map((f) => `  ${path.join(options.root, f)}`));
   return `${lines.join("\n")}\n`;

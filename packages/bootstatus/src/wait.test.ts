@@ -73,3 +73,75 @@ test("waitForBoot() returns at once when cloud-init is disabled", async () => {
   });
   assert.equal(result.status.running, "disabled");
 });
+
+/** A machine whose boot id and pending reboot the test scripts, poll by poll. */
+function fakeMachine(script: { bootIds: (string | undefined)[]; pending: boolean[] }) {
+  let polls = 0;
+  const asked: boolean[] = [];
+  return {
+    probe: {
+      bootId: () => script.bootIds[Math.min(polls, script.bootIds.length - 1)],
+      pending: async ({ watchedItRun }: { watchedItRun: boolean }) => {
+        asked.push(watchedItRun);
+        return script.pending[Math.min(asked.length - 1, script.pending.length - 1)] ?? false;
+      },
+    },
+    poll: () => {
+      polls++;
+    },
+    asked,
+  };
+}
+
+test("waitForBoot() with a pending reboot: waits for a new boot id, then for that boot's final status", async () => {
+  const clock = fakeClock();
+  // Poll 0: done (boot A, reboot pending). Polls 1-2: still boot A. Poll 3: boot B, not started. Poll 4: B done.
+  const machine = fakeMachine({ bootIds: ["A", "A", "A", "B", "B", "B"], pending: [true, false] });
+  const seen: RunningStatus[] = ["done", "done", "not started", "done"];
+  let i = 0;
+  const result = await waitForBoot(status("done"), async () => status(seen[i++] ?? "done"), {
+    now: clock.now,
+    sleep: clock.sleep,
+    deadline: undefined,
+    onPoll: machine.poll,
+    reboot: machine.probe,
+  });
+  assert.deepEqual(result, { status: status("done"), timedOut: false, waitedForReboot: true });
+  assert.equal(i, 4);
+  // Asked once on boot A (it did not see A run), once on boot B: seen starting, but after a reboot this waiter saw,
+  // only the boot time may say power_state ran again (it runs once per instance).
+  assert.deepEqual(machine.asked, [false, false]);
+});
+
+test("waitForBoot() without a readable boot id, or with no reboot pending, stops at done as cloud-init does", async () => {
+  for (const machine of [
+    fakeMachine({ bootIds: [undefined], pending: [true] }),
+    fakeMachine({ bootIds: ["A"], pending: [false] }),
+  ]) {
+    const clock = fakeClock();
+    const result = await waitForBoot(status("done"), async () => status("done"), {
+      now: clock.now,
+      sleep: clock.sleep,
+      deadline: undefined,
+      onPoll: machine.poll,
+      reboot: machine.probe,
+    });
+    assert.deepEqual(result, { status: status("done"), timedOut: false, waitedForReboot: false });
+    assert.deepEqual(clock.sleeps, []);
+  }
+});
+
+test("waitForBoot() gives up at the deadline while the reboot has not come, saying so", async () => {
+  const clock = fakeClock();
+  const machine = fakeMachine({ bootIds: ["A"], pending: [true] });
+  const result = await waitForBoot(status("done"), async () => status("done"), {
+    now: clock.now,
+    sleep: clock.sleep,
+    deadline: 1000,
+    onPoll: machine.poll,
+    reboot: machine.probe,
+  });
+  assert.equal(result.timedOut, true);
+  assert.equal(result.waitedForReboot, true);
+  assert.equal(clock.now(), 1000);
+});

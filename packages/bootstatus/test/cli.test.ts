@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { FIXTURES, runCli } from "./support/run-cli.js";
+import { CLI, FIXTURES, runCli } from "./support/run-cli.js";
 
 function copyFixture(name: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), "bootstatus-"));
@@ -128,4 +129,20 @@ test("DEBUG_PROC_CMDLINE replaces the kernel command line, as in cloud-init", as
   });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /^boot_status_code: enabled-by-kernel-command-line$/m);
+});
+
+test("a reader that goes away (| head -1) ends the output quietly; the exit code stays the status's", async () => {
+  const child = spawn(
+    process.execPath,
+    [CLI, "--long", "--quiet", "--root", path.join(FIXTURES, "degraded-done/root")],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  child.stdout.destroy();
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  assert.equal(code, 2);
+  assert.equal(stderr, "");
 });

@@ -30,8 +30,11 @@ export function formatTabular(status: BootStatus, options: { long: boolean }): s
   lines.push(`boot_status_code: ${pythonStr(pick("boot_status_code", status.bootStatusCode))}`);
   if (pythonTruthy(lastUpdate)) lines.push(`last_update: ${pythonStr(lastUpdate)}`);
   lines.push(`detail: ${pythonStr(pick("detail", status.detail))}`);
-  if (pythonTruthy(errors)) lines.push("errors:", ...pythonItems(errors).map((e) => `\t- ${pythonStr(e)}`));
-  else lines.push("errors: []");
+  if (pythonTruthy(errors)) {
+    // One push per item: spreading 125,000 errors into push() overflows the stack.
+    lines.push("errors:");
+    for (const e of pythonItems(errors)) lines.push(`\t- ${pythonStr(e)}`);
+  } else lines.push("errors: []");
   const levels =
     pythonTruthy(recoverable) && typeof recoverable === "object" && !Array.isArray(recoverable)
       ? Object.entries(recoverable as Record<string, unknown>)

@@ -19,12 +19,22 @@ const MARK = "\u0000pythonFloat";
 const MARK_JSON = JSON.stringify(MARK);
 
 /**
+ * The deepest nesting of arrays and objects accepted. Python's json stops near its recursion limit (1000) too; the
+ * bound keeps every recursive walk of the parsed value (printing, str()) at a depth the input cannot raise.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+// A JSON number at lastIndex (sticky: no copy of the rest of the text per number).
+const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
+
+/**
  * JSON.parse, except that integral numbers written as floats become PythonFloat values. Throws SyntaxError
  * like JSON.parse on invalid JSON.
  */
 export function parseJsonKeepingFloats(text: string): unknown {
   let out = "";
   let last = 0;
+  let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '"') {
@@ -32,8 +42,17 @@ export function parseJsonKeepingFloats(text: string): unknown {
       for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
       continue;
     }
+    if (c === "[" || c === "{") {
+      if (++depth > MAX_JSON_DEPTH) throw new SyntaxError(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+      continue;
+    }
+    if (c === "]" || c === "}") {
+      depth--;
+      continue;
+    }
     if (c !== "-" && (c === undefined || c < "0" || c > "9")) continue;
-    const match = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    NUMBER.lastIndex = i;
+    const match = NUMBER.exec(text);
     if (match === null) continue;
     const token = match[0];
     if ((match[1] !== undefined || match[2] !== undefined) && Number.isInteger(Number(token))) {

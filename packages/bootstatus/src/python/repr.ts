@@ -29,14 +29,16 @@ export function pythonNumber(n: number, options: { float: boolean } = { float: f
 
 // str.isprintable() is false for these categories, except that the ASCII space is printable
 // (CPython Objects/unicodectype.c _PyUnicode_IsPrintable).
-const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+// Built on first use: compiling this Unicode-property class costs a start about 2 ms, and most runs print no repr().
+let notPrintable: RegExp | undefined;
 
 function escapeChar(c: string, quote: string): string {
   if (c === "\\" || c === quote) return `\\${c}`;
   if (c === "\t") return "\\t";
   if (c === "\n") return "\\n";
   if (c === "\r") return "\\r";
-  if (c === " " || !NOT_PRINTABLE.test(c)) return c;
+  notPrintable ??= /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+  if (c === " " || !notPrintable.test(c)) return c;
   const code = c.codePointAt(0) ?? 0;
   if (code < 0x100) return `\\x${code.toString(16).padStart(2, "0")}`;
   if (code < 0x10000) return `\\u${code.toString(16).padStart(4, "0")}`;

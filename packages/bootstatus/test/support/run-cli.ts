@@ -31,6 +31,7 @@ export function runCli(
         env: { PATH: `${FIXTURES}bin:/usr/bin:/bin`, FAKE_SYSTEMCTL_DIR: "/nonexistent", ...options.env },
         encoding: "utf8",
         timeout: 20_000,
+        maxBuffer: 256 * 1024 * 1024,
       },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
