@@ -133,6 +133,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     }),
     quit: () => void shutdown("web"),
     maxBodyBytes: config.maxBodyBytes,
+    aggregateGauges: config.aggregateGauges,
     onRequest: (handler, method, status) => own.count(handler, method, status),
     onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
   };

@@ -25,7 +25,7 @@ export function addFamily(
   if (held === undefined) return pushed;
   if (held.type !== pushed.type)
     throw new AggregationError(
-      `cannot add ${pushed.name}: the group holds it as a ${held.type}, the push has it as a ${pushed.type}; push it to a new group or DELETE the aggregated group first`,
+      `cannot add ${pushed.name}: the group holds it as ${article(held.type)}, the push has it as ${article(pushed.type)}; push it to a new group or DELETE the aggregated group first`,
     );
   const metrics = [...held.metrics];
   const at = new Map(metrics.map((m, i) => [seriesKey(m), i]));
@@ -136,4 +136,8 @@ function nativeOf(
   const message = JSON.parse(m.protoValue) as NativeHistogram & { bucket?: unknown };
   if (!isNative(message) && message.schema === undefined) return undefined;
   return { counts: decodeNative(message), message };
+}
+
+function article(type: string): string {
+  return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
 }

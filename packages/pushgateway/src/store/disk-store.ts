@@ -2,7 +2,14 @@ import type { RenderedFamily } from "../exposition/rendered-family.js";
 import type { GroupingLabels } from "../grouping-key.js";
 import type { Log } from "../logger.js";
 import type { MemoryStore } from "./memory-store.js";
-import type { Group, MetricStore, PersistedGroup, PushRejection, PushRequest } from "./metric-store.js";
+import type {
+  AggregateRequest,
+  Group,
+  MetricStore,
+  PersistedGroup,
+  PushRejection,
+  PushRequest,
+} from "./metric-store.js";
 
 /** Options of {@link DiskStore}. */
 export interface DiskStoreOptions {
@@ -47,6 +54,19 @@ export class DiskStore implements MetricStore {
   wipe(): void {
     this.memory.wipe();
     this.#changed();
+  }
+
+  aggregate(request: AggregateRequest): PushRejection | undefined {
+    const rejection = this.memory.aggregate(request);
+    // An aggregating push that did not fit changed nothing; any other outcome changed the group.
+    if (rejection?.kind !== "aggregation") this.#changed();
+    return rejection;
+  }
+
+  deleteMatching(match: readonly string[]): GroupingLabels[] {
+    const deleted = this.memory.deleteMatching(match);
+    if (deleted.length > 0) this.#changed();
+    return deleted;
   }
 
   families(): RenderedFamily[] {

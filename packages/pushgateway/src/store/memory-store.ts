@@ -1,3 +1,5 @@
+import { addFamily } from "../aggregate/add-family.js";
+import { AggregationError } from "../errors.js";
 import { formatGoFloat } from "../exposition/go-float.js";
 import type { Metric, MetricFamily, MetricType } from "../exposition/metric-family.js";
 import { isUtf8Name } from "../exposition/metric-names.js";
@@ -8,9 +10,11 @@ import {
   renderFamily,
   seriesKey,
 } from "../exposition/rendered-family.js";
+import { parseGroupSelector, selectorMatches } from "../group-selector.js";
 import { type GroupingLabels, groupKey, isLabelName } from "../grouping-key.js";
 import type { PersistedGroup } from "./metric-store.js";
 import {
+  type AggregateRequest,
   FAILURE_TIME,
   FAILURE_TIME_HELP,
   type Group,
@@ -192,6 +196,48 @@ export class MemoryStore implements MetricStore {
 
   delete(labels: GroupingLabels): void {
     this.#remove(groupKey(labels));
+  }
+
+  /**
+   * Adds a push into its group (aggregate/add-family.ts) and stores the sums as a POST stores families, through the
+   * same checks; the state-free checks judge the push as sent. A type or bucket layout that does not fit changes
+   * nothing. Every store applies aggregating pushes through this (the shared one in log order).
+   */
+  aggregate(request: AggregateRequest): PushRejection | undefined {
+    const prepared = preparePush(request);
+    // A push the state-free checks refuse (timestamps, label names, a series twice) fails as a push fails.
+    const invalid = this.invalidity(prepared, { check: request.check });
+    if (invalid !== undefined)
+      return this.pushRendered(
+        { ...request, replace: false, families: prepared.rendered, invalid },
+        { sanitized: prepared.sanitized },
+      );
+    const group = this.#groups.get(groupKey(request.labels));
+    let added: MetricFamily[];
+    try {
+      added = prepared.sanitized.map((pushed) => {
+        const held = group?.families.get(pushed.name);
+        const parsed = held === undefined ? undefined : parseRenderedFamily(held);
+        return addFamily(parsed, pushed, { gauges: request.gauges });
+      });
+    } catch (error) {
+      if (error instanceof AggregationError) return { kind: "aggregation", message: error.message };
+      throw error;
+    }
+    return this.pushRendered(
+      { ...request, replace: false, families: added.map(renderFamily), invalid: undefined },
+      { sanitized: added },
+    );
+  }
+
+  /** Deletes the groups one of the `match[]` selectors selects; returns their grouping labels. */
+  deleteMatching(match: readonly string[]): GroupingLabels[] {
+    const selectors = match.map(parseGroupSelector);
+    const deleted = this.groups()
+      .filter((g) => selectors.some((s) => selectorMatches(g.labels, s)))
+      .map((g) => g.labels);
+    for (const labels of deleted) this.delete(labels);
+    return deleted;
   }
 
   wipe(): void {

@@ -1,3 +1,4 @@
+import type { GaugeMode } from "../aggregate/add-family.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import { parseRenderedFamily, type RenderedFamily } from "../exposition/rendered-family.js";
 import type { GroupingLabels } from "../grouping-key.js";
@@ -92,6 +93,26 @@ export type LogOp =
     }
   | { readonly kind: "wipe"; readonly origin: string; readonly nowMs: number }
   | {
+      /**
+       * An aggregating push (`/aggregate/...`): logged as sent and added into the group by every replica when it
+       * applies the entry (MemoryStore.aggregate), so concurrent ones on different replicas all count.
+       */
+      readonly kind: "aggregate";
+      readonly origin: string;
+      readonly labels: GroupingLabels;
+      readonly nowMs: number;
+      readonly check: boolean;
+      readonly gauges: GaugeMode;
+      readonly families: readonly MetricFamily[];
+    }
+  | {
+      /** A delete by `match[]` selectors: every replica deletes what they select at this place in the log. */
+      readonly kind: "delete-matching";
+      readonly origin: string;
+      readonly match: readonly string[];
+      readonly nowMs: number;
+    }
+  | {
       /** The group's Redis deadline passed: drop it unless a successful push came after `cutoffMs`. */
       readonly kind: "expire";
       readonly origin: string;
@@ -157,12 +178,20 @@ function isNumberWord(s: string): boolean {
 
 /** Encodes an op for the stream's `op` field; a push's families come last (see {@link decodeOp}). */
 export function encodeOp(op: LogOp): string {
-  if (op.kind !== "push" && op.kind !== "rendered-push") return toJson(op);
+  if (op.kind !== "push" && op.kind !== "rendered-push" && op.kind !== "aggregate") return toJson(op);
   const { families, ...head } = op;
   return toJson({ ...head, families });
 }
 
-const KINDS: readonly string[] = ["rendered-push", "push", "delete", "wipe", "expire"];
+const KINDS: readonly string[] = [
+  "rendered-push",
+  "push",
+  "delete",
+  "wipe",
+  "expire",
+  "aggregate",
+  "delete-matching",
+];
 
 /**
  * Decodes an entry written by {@link encodeOp}. With `families` (the replica that appended a rendered push still

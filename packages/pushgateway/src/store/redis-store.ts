@@ -12,7 +12,7 @@ import {
   type PreparedPush,
   preparePush,
 } from "./memory-store.js";
-import type { Group, MetricStore, PushRejection, PushRequest } from "./metric-store.js";
+import type { AggregateRequest, Group, MetricStore, PushRejection, PushRequest } from "./metric-store.js";
 import { sleep, withDeadline } from "./redis/deadline.js";
 import { GroupExpiry } from "./redis/group-expiry.js";
 import { followLog } from "./redis/log-follower.js";
@@ -123,6 +123,8 @@ export class RedisStore implements MetricStore {
   readonly #now: () => number;
   readonly #replica = randomUUID().slice(0, 8);
   readonly #pending = new Map<string, Pending>();
+  /** This replica's aggregating pushes and deletes by matcher, by origin, until applied: their outcome. */
+  readonly #outcomes = new Map<string, { settled: boolean; value: unknown }>();
   readonly #ownPrefix: string;
   readonly #where: string;
   readonly #ttlMs: number;
@@ -313,6 +315,47 @@ export class RedisStore implements MetricStore {
       { kind: "delete", origin: `${this.#replica}:${++this.#counter}`, labels, nowMs: this.#now() },
       { alive: this.#aliveEffect("delete", groupKey(labels)) },
     );
+  }
+
+  async aggregate(request: AggregateRequest): Promise<PushRejection | undefined> {
+    const op: LogOp = {
+      kind: "aggregate",
+      origin: `${this.#replica}:${++this.#counter}`,
+      labels: request.labels,
+      nowMs: request.now.getTime(),
+      check: request.check,
+      gauges: request.gauges,
+      families: request.families,
+    };
+    const group = groupKey(request.labels);
+    const alive = this.#mem.group(group) === undefined ? this.#aliveEffect("push", group) : undefined;
+    const rejection = (await this.#writeForOutcome(op, { alive })) as PushRejection | undefined;
+    if (rejection === undefined && this.#ttlMs > 0)
+      this.#redis.set(this.#keys.alivePrefix + group, "1", "PX", this.#ttlMs).catch(() => undefined);
+    return rejection;
+  }
+
+  async deleteMatching(match: readonly string[]): Promise<GroupingLabels[]> {
+    const op: LogOp = {
+      kind: "delete-matching",
+      origin: `${this.#replica}:${++this.#counter}`,
+      match,
+      nowMs: this.#now(),
+    };
+    return (await this.#writeForOutcome(op, {})) as GroupingLabels[];
+  }
+
+  /** Appends an op and returns what applying it on this replica gave (see #apply). */
+  async #writeForOutcome(op: LogOp, options: { alive?: AliveEffect | undefined }): Promise<unknown> {
+    const outcome = { settled: false, value: undefined as unknown };
+    this.#outcomes.set(op.origin, outcome);
+    try {
+      await this.#write(op, options);
+      if (!outcome.settled) throw this.#unconfirmed();
+      return outcome.value;
+    } finally {
+      this.#outcomes.delete(op.origin);
+    }
   }
 
   async wipe(): Promise<void> {
@@ -646,6 +689,11 @@ export class RedisStore implements MetricStore {
       }
     } else if (op.kind === "push") {
       this.#mem.push({ labels: op.labels, families: op.families, replace: op.replace, now, check: op.check });
+    } else if (op.kind === "aggregate") {
+      const { labels, families, check, gauges } = op;
+      this.#settle(op.origin, this.#mem.aggregate({ labels, families, now, check, gauges }));
+    } else if (op.kind === "delete-matching") {
+      this.#settle(op.origin, this.#mem.deleteMatching(op.match));
     } else if (op.kind === "delete") {
       this.#mem.delete(op.labels);
     } else if (op.kind === "expire") {
@@ -666,6 +714,14 @@ export class RedisStore implements MetricStore {
         setImmediate(() => this.#snapshot());
       }
     }
+  }
+
+  /** Hands the outcome of applying one of this replica's ops to the write waiting for it. */
+  #settle(origin: string, value: unknown): void {
+    const outcome = this.#outcomes.get(origin);
+    if (outcome === undefined) return;
+    outcome.settled = true;
+    outcome.value = value;
   }
 
   /** Writes the cache, as of the last entry applied, as the snapshot and trims the log behind it. */
