@@ -1,17 +1,14 @@
 import type { Server } from "node:http";
-import { goDuration } from "@local/go-compat/duration";
 import { systemdActivation } from "@local/go-compat/systemd-activation";
 import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import type { GatewayContext } from "./handlers/responses.js";
 import { WriteQueue } from "./handlers/write-queue.js";
-import { createBasicAuth } from "./http/basic-auth.js";
-import { LiveWebConfig } from "./http/live-web-config.js";
-import { RateLimiter } from "./http/rate-limiter.js";
-import { startServer, type WebGuard } from "./http/server.js";
-import { createLogger, type Log, type LogLevel } from "./logger.js";
+import { startServer } from "./http/server.js";
+import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics } from "./own-metrics.js";
 import { type OpenedStore, openStore } from "./store/open-store.js";
+import { openWebGuard, type WebGuard } from "./web/web-guard.js";
 
 /** The version `--version` reports. */
 export const VERSION = "1.11.0";
@@ -77,7 +74,11 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   let web: WebGuard | undefined;
   if (config.webConfigFile !== "") {
     try {
-      web = await openWebGuard(config, { log, now: () => deps.now().getTime() });
+      web = await openWebGuard(config.webConfigFile, {
+        exemptProbes: config.authExemptProbes,
+        log,
+        now: () => deps.now().getTime(),
+      });
     } catch (error) {
       if (!(error instanceof WebConfigError)) throw error;
       log("error", `Cannot load web config: ${config.webConfigFile}: ${error.message}`);
@@ -184,26 +185,4 @@ function listenersOf(
     const host = address.slice(0, colon).replace(/^\[|\]$/g, "");
     return { host: host === "" ? "::" : host, port: Number(address.slice(colon + 1)) };
   });
-}
-
-/** Reads `--web.config.file` and builds what serves it: basic auth, the rate limiter (fixed at start, as upstream). */
-async function openWebGuard(config: Config, deps: { log: Log; now: () => number }): Promise<WebGuard> {
-  const live = await LiveWebConfig.load(config.webConfigFile);
-  const { rateLimit } = live.initial;
-  if (rateLimit.intervalMs !== 0)
-    deps.log("info", "Rate Limiter is enabled.", {
-      burst: String(rateLimit.burst),
-      // A time.Duration in upstream's log line (tls_config.go), so `1s`, not `1000ms`.
-      interval: goDuration(rateLimit.intervalMs * 1e6),
-    });
-  return {
-    config: live,
-    auth: createBasicAuth(),
-    limiter:
-      rateLimit.intervalMs === 0
-        ? undefined
-        : new RateLimiter({ burst: rateLimit.burst, intervalMs: rateLimit.intervalMs, now: deps.now }),
-    exemptProbes: config.authExemptProbes,
-    log: deps.log,
-  };
 }

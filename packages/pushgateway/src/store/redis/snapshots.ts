@@ -8,7 +8,7 @@ import {
   SNAPSHOT_SCRIPT,
   seedArgs,
   snapshotArgs,
-} from "../redis-log.js";
+} from "./log-layout.js";
 import type { RedisClient } from "./redis-client.js";
 
 /**

@@ -1,8 +1,8 @@
-import type { RenderedFamily } from "../exposition/rendered-family.js";
-import type { GroupingLabels } from "../grouping-key.js";
-import type { Log } from "../logger.js";
-import type { MemoryStore } from "./memory-store.js";
-import type { Group, MetricStore, PersistedGroup, PushRejection, PushRequest } from "./metric-store.js";
+import type { RenderedFamily } from "../../exposition/rendered-family.js";
+import type { GroupingLabels } from "../../grouping-key.js";
+import type { Log } from "../../logger.js";
+import type { MemoryStore } from "../memory-store.js";
+import type { Group, MetricStore, PersistedGroup, PushRejection, PushRequest } from "../metric-store.js";
 
 /** Options of {@link DiskStore}. */
 export interface DiskStoreOptions {

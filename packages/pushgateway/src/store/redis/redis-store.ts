@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { StoreUnavailableError } from "../errors.js";
-import type { MetricFamily } from "../exposition/metric-family.js";
-import type { RenderedFamily } from "../exposition/rendered-family.js";
-import { type GroupingLabels, groupKey } from "../grouping-key.js";
-import type { Log } from "../logger.js";
+import { StoreUnavailableError } from "../../errors.js";
+import type { MetricFamily } from "../../exposition/metric-family.js";
+import type { RenderedFamily } from "../../exposition/rendered-family.js";
+import { type GroupingLabels, groupKey } from "../../grouping-key.js";
+import type { Log } from "../../logger.js";
 import {
   type AddedInfBuckets,
   addedInfBuckets,
@@ -11,19 +11,11 @@ import {
   type MemoryStoreOptions,
   type PreparedPush,
   preparePush,
-} from "./memory-store.js";
-import type { Group, MetricStore, PushRejection, PushRequest } from "./metric-store.js";
-import { sleep, withDeadline } from "./redis/deadline.js";
-import { GroupExpiry } from "./redis/group-expiry.js";
-import { followLog } from "./redis/log-follower.js";
-import { type ConnectRedis, connectRedis, type RedisClient, refusedUnsent } from "./redis/redis-client.js";
-import {
-  readSnapshot,
-  seedStore,
-  snapshotPeriod,
-  storeBehindCopy,
-  writeSnapshot,
-} from "./redis/snapshots.js";
+} from "../memory-store.js";
+import type { Group, MetricStore, PushRejection, PushRequest } from "../metric-store.js";
+import { sleep, withDeadline } from "./deadline.js";
+import { GroupExpiry } from "./group-expiry.js";
+import { followLog } from "./log-follower.js";
 import {
   type AliveEffect,
   APPEND_SCRIPT,
@@ -38,8 +30,10 @@ import {
   type RedisKeys,
   redisKeys,
   SETTLE_MS,
-} from "./redis-log.js";
+} from "./log-layout.js";
+import { type ConnectRedis, connectRedis, type RedisClient, refusedUnsent } from "./redis-client.js";
 import type { RedisTarget } from "./redis-url.js";
+import { readSnapshot, seedStore, snapshotPeriod, storeBehindCopy, writeSnapshot } from "./snapshots.js";
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions {

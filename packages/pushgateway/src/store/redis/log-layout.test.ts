@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { MetricFamily } from "../exposition/metric-family.js";
-import { MemoryStore, preparePush } from "./memory-store.js";
+import type { MetricFamily } from "../../exposition/metric-family.js";
+import { MemoryStore, preparePush } from "../memory-store.js";
 import {
   appendArgs,
   appendResult,
@@ -15,7 +15,7 @@ import {
   redisKeys,
   seedArgs,
   snapshotArgs,
-} from "./redis-log.js";
+} from "./log-layout.js";
 
 const families: MetricFamily[] = [
   {

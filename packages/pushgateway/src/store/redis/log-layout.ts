@@ -1,8 +1,8 @@
-import type { MetricFamily } from "../exposition/metric-family.js";
-import { parseRenderedFamily, type RenderedFamily } from "../exposition/rendered-family.js";
-import type { GroupingLabels } from "../grouping-key.js";
-import type { PushInvalidity } from "./memory-store.js";
-import type { Group, PersistedGroup } from "./metric-store.js";
+import type { MetricFamily } from "../../exposition/metric-family.js";
+import { parseRenderedFamily, type RenderedFamily } from "../../exposition/rendered-family.js";
+import type { GroupingLabels } from "../../grouping-key.js";
+import type { PushInvalidity } from "../memory-store.js";
+import type { Group, PersistedGroup } from "../metric-store.js";
 
 /**
  * The Redis layout of the shared store: a replicated log. Every change (push, delete, wipe) is one entry of a Redis
