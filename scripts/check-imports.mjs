@@ -45,7 +45,8 @@ for (const cycle of cycles) {
   );
   failed = true;
 }
-if (cycles.length > 0) process.stdout.write(`\nx ${cycles.length} folder cycle(s) through files directly in src/\n`);
+if (cycles.length > 0)
+  process.stdout.write(`\nx ${cycles.length} folder cycle(s) through files directly in src/\n`);
 process.exit(failed ? 1 : 0);
 
 /**
