@@ -6,7 +6,7 @@ import type { GatewayContext } from "./handlers/responses.js";
 import { WriteQueue } from "./handlers/write-queue.js";
 import { startServer } from "./http/server.js";
 import { createLogger, type LogLevel } from "./logger.js";
-import { createOwnMetrics } from "./own-metrics.js";
+import { createOwnMetrics, type OwnMetrics } from "./own-metrics.js";
 import { type OpenedStore, openStore } from "./store/open-store.js";
 import { openWebGuard, type WebGuard } from "./web/web-guard.js";
 
@@ -108,35 +108,14 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     await web?.auth.close();
     deps.exit(0);
   };
-  const ctx: GatewayContext = {
-    store: opened.store,
-    writes: new WriteQueue(),
-    now: deps.now,
-    check: !config.disableConsistencyCheck,
-    utf8Names: config.utf8Names,
-    enableLifecycle: config.enableLifecycle,
-    enableAdminApi: config.enableAdminApi,
-    telemetryPath: config.telemetryPath,
-    pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : prefix,
-    groupTtlMs: config.groupTtl,
-    ownFamilies: async () => [...(await own.families()), ...opened.ownFamilies()],
-    status: () => ({
-      build_information: {
-        branch: "",
-        buildDate: "",
-        buildUser: "",
-        goVersion: `node${deps.runtime.node}`,
-        revision: "",
-        version: VERSION,
-      },
-      flags: flagValues(config),
-      start_time: started.toISOString(),
-    }),
+  const ctx = gatewayContext(config, {
+    deps,
+    started,
+    prefix,
+    store: opened,
+    own,
     quit: () => void shutdown("web"),
-    maxBodyBytes: config.maxBodyBytes,
-    onRequest: (handler, method, status) => own.count(handler, method, status),
-    onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
-  };
+  });
   // exporter-toolkit ServeMultiple: one server per listener (each --web.listen-address, or each systemd socket).
   try {
     for (const listener of listeners) {
@@ -185,4 +164,48 @@ function listenersOf(
     const host = address.slice(0, colon).replace(/^\[|\]$/g, "");
     return { host: host === "" ? "::" : host, port: Number(address.slice(colon + 1)) };
   });
+}
+
+/** What the handlers work with: the store, the flags they read, the gateway's own metrics and status. */
+function gatewayContext(
+  config: Config,
+  parts: {
+    deps: MainDeps;
+    started: Date;
+    prefix: string;
+    store: OpenedStore;
+    own: OwnMetrics;
+    quit: () => void;
+  },
+): GatewayContext {
+  const { deps, own, store: opened } = parts;
+  return {
+    store: opened.store,
+    writes: new WriteQueue(),
+    now: deps.now,
+    check: !config.disableConsistencyCheck,
+    utf8Names: config.utf8Names,
+    enableLifecycle: config.enableLifecycle,
+    enableAdminApi: config.enableAdminApi,
+    telemetryPath: config.telemetryPath,
+    pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : parts.prefix,
+    groupTtlMs: config.groupTtl,
+    ownFamilies: async () => [...(await own.families()), ...opened.ownFamilies()],
+    status: () => ({
+      build_information: {
+        branch: "",
+        buildDate: "",
+        buildUser: "",
+        goVersion: `node${deps.runtime.node}`,
+        revision: "",
+        version: VERSION,
+      },
+      flags: flagValues(config),
+      start_time: parts.started.toISOString(),
+    }),
+    quit: parts.quit,
+    maxBodyBytes: config.maxBodyBytes,
+    onRequest: (handler, method, status) => own.count(handler, method, status),
+    onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
+  };
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { MetricFamily } from "../../exposition/metric-family.js";
-import { MemoryStore, preparePush } from "../memory-store.js";
+import { MemoryStore } from "../memory-store.js";
+import { preparePush } from "../prepared-push.js";
 import {
   appendArgs,
   appendResult,

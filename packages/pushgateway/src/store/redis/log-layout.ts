@@ -1,7 +1,7 @@
 import type { MetricFamily } from "../../exposition/metric-family.js";
 import { parseRenderedFamily, type RenderedFamily } from "../../exposition/rendered-family.js";
 import type { GroupingLabels } from "../../grouping-key.js";
-import type { PushInvalidity } from "../memory-store.js";
+import type { PushInvalidity } from "../consistency-check.js";
 import type { Group, PersistedGroup } from "../metric-store.js";
 
 /**
