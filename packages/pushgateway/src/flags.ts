@@ -1,7 +1,7 @@
 import { goDuration } from "@local/go-compat/duration";
 import { UsageError } from "./errors.js";
 import { LOG_LEVELS } from "./logger.js";
-import { parseRedisUrl, redactRedisUrl } from "./store/redis-url.js";
+import { parseRedisUrl, redactRedisUrl } from "./store/redis/redis-url.js";
 
 /** The gateway's configuration, with upstream's defaults. */
 export interface Config {

@@ -15,21 +15,8 @@ import { WebConfigError } from "../errors.js";
 import { escapeHtml } from "../escape-html.js";
 import type { GatewayContext } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
-import type { Log } from "../logger.js";
-import type { BasicAuth } from "./basic-auth.js";
-import type { LiveWebConfig } from "./live-web-config.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { WebGuard } from "../web/web-guard.js";
 import { serveTls, type TlsServer, tlsServerOptions } from "./serve-tls.js";
-
-/** `--web.config.file` at work: the file, the basic-auth checker and the rate limiter built from it at start. */
-export interface WebGuard {
-  readonly config: LiveWebConfig;
-  readonly auth: BasicAuth;
-  readonly limiter: RateLimiter | undefined;
-  /** Beyond upstream, `--web.auth-exempt-probes`: `/-/healthy` and `/-/ready` answer without credentials. */
-  readonly exemptProbes: boolean;
-  readonly log: Log;
-}
 
 /** Scrapes up to this size are gzip-compressed in one go (level 1: about 1 ms). */
 const SYNC_GZIP_BYTES = 256 * 1024;

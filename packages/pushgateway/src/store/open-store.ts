@@ -1,14 +1,28 @@
 import { readFile } from "node:fs/promises";
 import { PersistenceError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
-import type { Config } from "../flags.js";
 import type { Log } from "../logger.js";
-import { DiskStore } from "./disk-store.js";
+import { DiskStore } from "./disk/disk-store.js";
+import { readPersistence, writePersistence } from "./disk/persistence.js";
 import { MemoryStore, type OwnFamilies } from "./memory-store.js";
 import type { MetricStore } from "./metric-store.js";
-import { readPersistence, writePersistence } from "./persistence.js";
-import { RedisStore } from "./redis-store.js";
-import { parseRedisUrl, redactRedisUrl } from "./redis-url.js";
+import { RedisStore } from "./redis/redis-store.js";
+import { parseRedisUrl, redactRedisUrl } from "./redis/redis-url.js";
+
+/** What the store reads of the configuration (the flags, passed as values: `store/` imports no flags). */
+export interface StoreSettings {
+  readonly maxGroups: number;
+  readonly maxSeries: number;
+  readonly utf8Names: boolean;
+  /** `--storage.redis-url`; empty for a store of this process only. */
+  readonly redisUrl: string;
+  readonly redisPasswordFile: string;
+  /** `--push.group-ttl` in milliseconds; 0 keeps groups until deleted. */
+  readonly groupTtl: number;
+  /** `--persistence.file`; empty for memory only. */
+  readonly persistenceFile: string;
+  readonly persistenceInterval: number;
+}
 
 /** A store opened from the configuration. */
 export interface OpenedStore {
@@ -26,7 +40,7 @@ export interface OpenedStore {
  * @throws {PersistenceError} when the persistence file or the Redis password file cannot be read
  */
 export async function openStore(
-  config: Config,
+  config: StoreSettings,
   deps: { own: OwnFamilies; now: () => number; log: Log; setV8Flags: (flags: string) => void },
 ): Promise<OpenedStore> {
   const memoryOptions = {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { open, readFile, rename, rm } from "node:fs/promises";
-import { PersistenceError } from "../errors.js";
-import type { PersistedGroup } from "./metric-store.js";
+import { PersistenceError } from "../../errors.js";
+import type { PersistedGroup } from "../metric-store.js";
 import { decodeUpstreamPersistence, encodeUpstreamPersistence } from "./upstream-persistence.js";
 
 /**

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseText } from "../exposition/parse-text.js";
+import { parseText } from "../../exposition/parse-text.js";
+import { MemoryStore } from "../memory-store.js";
+import type { PersistedGroup } from "../metric-store.js";
 import { DiskStore } from "./disk-store.js";
-import { MemoryStore } from "./memory-store.js";
-import type { PersistedGroup } from "./metric-store.js";
 
 function store(options: { file: string; intervalMs: number; fail?: boolean }) {
   const writes: PersistedGroup[][] = [];

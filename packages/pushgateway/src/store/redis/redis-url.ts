@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../../errors.js";
 
 /** Where and how to connect, read from `--storage.redis-url` (and the password file). */
 export interface RedisTarget {

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { decodeGob, GobError, GobWriter, Writer } from "./go-gob.js";
 
-const FIXTURES = fileURLToPath(new URL("../../../test/fixtures/persistence/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../../../../test/fixtures/persistence/", import.meta.url));
 
 test("integers as the encoding/gob documentation spells them", () => {
   // "0 is transmitted as (00), 7 as (07) and 256 as (FE 01 00)"; a signed -129 is ^128 shifted, (FE 01 01).

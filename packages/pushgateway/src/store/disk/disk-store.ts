@@ -1,7 +1,7 @@
-import type { RenderedFamily } from "../exposition/rendered-family.js";
-import type { GroupingLabels } from "../grouping-key.js";
-import type { Log } from "../logger.js";
-import type { MemoryStore } from "./memory-store.js";
+import type { RenderedFamily } from "../../exposition/rendered-family.js";
+import type { GroupingLabels } from "../../grouping-key.js";
+import type { Log } from "../../logger.js";
+import type { MemoryStore } from "../memory-store.js";
 import type {
   AggregateRequest,
   Group,
@@ -9,7 +9,7 @@ import type {
   PersistedGroup,
   PushRejection,
   PushRequest,
-} from "./metric-store.js";
+} from "../metric-store.js";
 
 /** Options of {@link DiskStore}. */
 export interface DiskStoreOptions {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { MetricFamily } from "../exposition/metric-family.js";
-import { MemoryStore, preparePush } from "./memory-store.js";
+import type { MetricFamily } from "../../exposition/metric-family.js";
+import { MemoryStore } from "../memory-store.js";
+import { preparePush } from "../prepared-push.js";
 import {
   appendArgs,
   appendResult,
@@ -15,7 +16,7 @@ import {
   redisKeys,
   seedArgs,
   snapshotArgs,
-} from "./redis-log.js";
+} from "./log-layout.js";
 
 const families: MetricFamily[] = [
   {

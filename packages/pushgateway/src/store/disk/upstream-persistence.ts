@@ -1,10 +1,10 @@
-import type { MetricFamily } from "../exposition/metric-family.js";
-import { decodeDelimitedProtobuf, readUvarint } from "../exposition/parse-protobuf.js";
-import { protobufCodec } from "../exposition/protobuf-codec.js";
-import { writeDelimitedProtobuf } from "../exposition/write-protobuf.js";
+import type { MetricFamily } from "../../exposition/metric-family.js";
+import { decodeDelimitedProtobuf, readUvarint } from "../../exposition/parse-protobuf.js";
+import { protobufCodec } from "../../exposition/protobuf-codec.js";
+import { writeDelimitedProtobuf } from "../../exposition/write-protobuf.js";
+import type { PersistedGroup } from "../metric-store.js";
+import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "../metric-store.js";
 import { decodeGob, GOB_TYPE_ID, GobError, type GobValue, GobWriter } from "./go-gob.js";
-import type { PersistedGroup } from "./metric-store.js";
-import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "./metric-store.js";
 
 /** Seconds from Go's zero time (January 1, year 1, UTC) to the Unix epoch (time.go `unixToInternal`). */
 const UNIX_TO_INTERNAL = 62_135_596_800n;

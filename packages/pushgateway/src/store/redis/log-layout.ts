@@ -1,9 +1,9 @@
-import type { GaugeMode } from "../aggregate/add-family.js";
-import type { MetricFamily } from "../exposition/metric-family.js";
-import { parseRenderedFamily, type RenderedFamily } from "../exposition/rendered-family.js";
-import type { GroupingLabels } from "../grouping-key.js";
-import type { PushInvalidity } from "./memory-store.js";
-import type { Group, PersistedGroup } from "./metric-store.js";
+import type { GaugeMode } from "../../aggregate/add-family.js";
+import type { MetricFamily } from "../../exposition/metric-family.js";
+import { parseRenderedFamily, type RenderedFamily } from "../../exposition/rendered-family.js";
+import type { GroupingLabels } from "../../grouping-key.js";
+import type { PushInvalidity } from "../consistency-check.js";
+import type { Group, PersistedGroup } from "../metric-store.js";
 
 /**
  * The Redis layout of the shared store: a replicated log. Every change (push, delete, wipe) is one entry of a Redis
@@ -93,10 +93,7 @@ export type LogOp =
     }
   | { readonly kind: "wipe"; readonly origin: string; readonly nowMs: number }
   | {
-      /**
-       * An aggregating push (`/aggregate/...`): logged as sent and added into the group by every replica when it
-       * applies the entry (MemoryStore.aggregate), so concurrent ones on different replicas all count.
-       */
+      /** An aggregating push as sent: each replica adds it in log order (MemoryStore.aggregate), losing none. */
       readonly kind: "aggregate";
       readonly origin: string;
       readonly labels: GroupingLabels;

@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { PersistenceError } from "../errors.js";
-import type { PersistedGroup } from "./metric-store.js";
+import { PersistenceError } from "../../errors.js";
+import type { PersistedGroup } from "../metric-store.js";
 import { readPersistence, writePersistence } from "./persistence.js";
 
 const GROUP: PersistedGroup = {

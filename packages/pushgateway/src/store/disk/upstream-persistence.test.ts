@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { decodeUpstreamPersistence, encodeUpstreamPersistence } from "./upstream-persistence.js";
 
-const FIXTURES = fileURLToPath(new URL("../../../test/fixtures/persistence/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../../../../test/fixtures/persistence/", import.meta.url));
 
 test("1.5.1's file: groups with their labels, push and failure times, families and per-family push times", async () => {
   const groups = await decodeUpstreamPersistence(await readFile(`${FIXTURES}upstream-1.5.1-rich.gob`));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../../errors.js";
 import { parseRedisUrl, redactRedisUrl } from "./redis-url.js";
 
 test("parseRedisUrl() reads host, port, database, ACL user and password", () => {

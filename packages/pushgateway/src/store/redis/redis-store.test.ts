@@ -2,12 +2,12 @@
 // client seam. The same behaviour on a real redis-server: test/redis-*.peers.test.ts.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { FakeRedisServer } from "../../test/support/fake-redis.js";
-import { StoreUnavailableError } from "../errors.js";
-import { parseText } from "../exposition/parse-text.js";
-import type { Log } from "../logger.js";
-import type { PushRequest } from "./metric-store.js";
-import { redisKeys } from "./redis-log.js";
+import { FakeRedisServer } from "../../../test/support/fake-redis.js";
+import { StoreUnavailableError } from "../../errors.js";
+import { parseText } from "../../exposition/parse-text.js";
+import type { Log } from "../../logger.js";
+import type { PushRequest } from "../metric-store.js";
+import { redisKeys } from "./log-layout.js";
 import { RedisStore } from "./redis-store.js";
 
 const stores: RedisStore[] = [];
