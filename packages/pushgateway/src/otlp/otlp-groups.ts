@@ -22,8 +22,6 @@ export interface OtlpGroup {
   readonly replace: MetricFamily[];
   /** Delta sums and histograms: added into the group (as an aggregating push, gauges summed). */
   readonly add: MetricFamily[];
-  /** Data points carried, for the partial-success count when the store refuses the group. */
-  readonly points: number;
 }
 
 /** An export split by group, with the data points that could not be translated and why. */
@@ -112,7 +110,7 @@ function translateResource(resource: ResourceMetrics): {
   const info = targetInfo(attributes);
   if (info !== undefined) replace.set(info.name, info);
   return {
-    group: { labels, replace: [...replace.values()], add: [...add.values()], points: points - rejected },
+    group: { labels, replace: [...replace.values()], add: [...add.values()] },
     rejected,
     errors,
   };
