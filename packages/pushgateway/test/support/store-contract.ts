@@ -167,6 +167,47 @@ export function storeContract(
     assert.equal(times?.lines.length, 2);
   });
 
+  run("aggregate adds into the group as it is when applied; a misfit changes nothing", async ({ store }) => {
+    const add = (body: string, at: number) =>
+      store.aggregate({
+        labels: { job: "agg" },
+        families: parseText(body),
+        now: new Date(T0 + at * 1000),
+        check: true,
+        gauges: "latest",
+      });
+    assert.equal(await add('# TYPE c counter\nc{k="a"} 2\n# TYPE g gauge\ng 5\n', 1), undefined);
+    assert.equal(await add('# TYPE c counter\nc{k="a"} 3\nc{k="b"} 1\n# TYPE g gauge\ng 4\n', 2), undefined);
+    const lines = async () => (await view(store)).filter((l) => /^(c|g) /.test(l));
+    const added = [
+      'c counter: c{instance="",job="agg",k="a"} 5 | c{instance="",job="agg",k="b"} 1',
+      'g gauge: g{instance="",job="agg"} 4',
+    ];
+    assert.deepEqual(await lines(), added);
+    assert.equal((await group(store, "agg"))?.pushTime, T0 / 1000 + 2);
+    const misfit = await add("# TYPE c gauge\nc 1\n", 3);
+    assert.equal(misfit?.kind, "aggregation");
+    assert.deepEqual(await lines(), added);
+    assert.deepEqual(await group(store, "agg"), {
+      pushTime: T0 / 1000 + 2,
+      failureTime: 0,
+      families: ["c", "g"],
+    });
+  });
+
+  run("deleteMatching deletes the groups a selector selects and names them", async ({ store }) => {
+    for (const labels of [{ job: "gc-1" }, { job: "gc-2", instance: "x" }, { job: "kept" }])
+      await push(store, "m 1\n", { labels });
+    const deleted = await store.deleteMatching(['{job=~"gc-.*"}', '{job="absent"}']);
+    assert.deepEqual(deleted.map((l) => l.job).sort(), ["gc-1", "gc-2"]);
+    await store.refresh?.();
+    assert.deepEqual(
+      store.groups().map((g) => g.labels),
+      [{ job: "kept" }],
+    );
+    assert.deepEqual(await store.deleteMatching(['{job="gc-1"}']), []);
+  });
+
   if (!options.persistent) return;
   run("what the store holds is there again when it is opened anew", async (s) => {
     await push(s.store, "# TYPE c counter\nc 7\n", { labels: { job: "kept", k: "v" }, at: 2 });
