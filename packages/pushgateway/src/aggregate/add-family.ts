@@ -88,7 +88,15 @@ function addHistogram(held: Metric, pushed: Metric, name: string): Metric {
   const buckets = heldBuckets.map(([le, c], i) => [le, c + (pushedBuckets[i]?.[1] ?? 0)] as [number, number]);
   const count = (held.count ?? 0) + (pushed.count ?? 0);
   const sum = (held.sum ?? 0) + (pushed.sum ?? 0);
-  const out: Metric = { labels: pushed.labels, buckets, count, sum };
+  // A push without the +Inf bucket (client_golang's protobuf) is stored without it, as a plain push of it is: the
+  // text form adds it, a protobuf scrape serves the buckets as sent (rendered-family.ts).
+  const pushedInf = (pushed.buckets ?? []).some(([le]) => le === Number.POSITIVE_INFINITY);
+  const out: Metric = {
+    labels: pushed.labels,
+    buckets: pushedInf ? buckets : buckets.filter(([le]) => le !== Number.POSITIVE_INFINITY),
+    count,
+    sum,
+  };
   if (heldNative === undefined || pushedNative === undefined) return out;
   const a = heldNative.counts;
   const b = pushedNative.counts;
