@@ -1,5 +1,6 @@
 import { SelectorError } from "./errors.js";
 import type { GroupingLabels } from "./grouping-key.js";
+import { anchoredRegExp } from "./linear-regexp.js";
 
 /** One label matcher of a selector, as PromQL's (`=`, `!=`, `=~`, `!~`; regexes fully anchored). */
 export interface LabelMatcher {
@@ -21,8 +22,7 @@ const NAME_PART = /[A-Za-z0-9_]/;
  * `{name op "value", ...}` with the operators `=`, `!=`, `=~`, `!~`, values in `"…"`, `'…'` (Go escapes) or
  * `` `…` `` (raw), label names as identifiers or quoted (UTF-8 names), a trailing comma allowed. A metric name
  * before the braces means nothing for groups and is refused. Regexes are anchored at both ends and `.` matches a
- * newline, as in Prometheus (model/labels/regexp.go); they are read by JavaScript's engine (`u` flag), which takes
- * RE2's common syntax.
+ * newline, as in Prometheus (model/labels/regexp.go), and run in linear time (linear-regexp.ts).
  *
  * @throws {SelectorError} naming the character where reading stopped and what was expected there
  */
@@ -104,7 +104,7 @@ function readMatcher(reader: Reader): LabelMatcher {
   const value = reader.string();
   if (op === "=" || op === "!=") return { name, op, value };
   try {
-    return { name, op, value, regex: new RegExp(`^(?:${value})$`, "su") };
+    return { name, op, value, regex: anchoredRegExp(value) };
   } catch (error) {
     throw new SelectorError(
       `parse error at char ${valueAt + 1}: invalid regular expression in ${name}${op}${JSON.stringify(value)}: ${(error as Error).message}`,

@@ -157,3 +157,24 @@ test("without --web.enable-admin-api the delete route does not exist, as upstrea
   assert.equal(await r.text(), "404 page not found\n");
   assert.deepEqual(await jobs(plainBase), [{ job: "x" }]);
 });
+
+test("regexes run in linear time, as RE2 does: a backtracking bomb answers at once, a backreference is refused", async () => {
+  const job = "a".repeat(40);
+  assert.equal((await put(`/metrics/job/${job}`)).status, 200);
+  // Backtracking, (a+)+b against 40 a's takes about 2^40 steps; with the linear engine it is immediate.
+  const r = await fetch(`${base}/api/v1/groups?${q([["match[]", '{job=~"(a+)+b"}']])}`, {
+    signal: AbortSignal.timeout(10_000),
+  });
+  assert.equal(r.status, 200);
+  assert.deepEqual(((await r.json()) as { data: unknown[] }).data, []);
+  const page = await fetch(`${base}/?filter=${encodeURIComponent('job=~"(a+)+b"')}`, {
+    signal: AbortSignal.timeout(10_000),
+  });
+  assert.equal(page.status, 200);
+  const backref = await fetch(`${base}/api/v1/groups?${q([["match[]", '{job=~"(a)\\\\1"}']])}`);
+  assert.equal(backref.status, 400);
+  assert.match(
+    ((await backref.json()) as { error: string }).error,
+    /^parse error at char 7: invalid regular expression in job=~"\(a\)\\\\1": .*Cannot be executed in linear time$/,
+  );
+});
