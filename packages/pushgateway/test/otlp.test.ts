@@ -2,6 +2,7 @@
 // POST /v1/metrics, and the result read back from a scrape.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { gzipSync } from "node:zlib";
 import {
   AggregationTemporalityPreference,
   OTLPMetricExporter as JsonExporter,
@@ -205,4 +206,39 @@ test("bad exports: 415 for another media type, 400 with a google.rpc.Status for 
     },
   });
   assert.deepEqual(await lines("partial"), ['ok{instance="",job="partial"} 7']);
+});
+
+test("gzip bodies are read; --push.max-body-bytes bounds them (413 with a google.rpc.Status), an unknown encoding is 400", async () => {
+  const body = JSON.stringify({
+    resourceMetrics: [
+      {
+        resource: { attributes: [{ key: "service.name", value: { stringValue: "zipped" } }] },
+        scopeMetrics: [{ metrics: [{ name: "zipped.value", gauge: { dataPoints: [{ asDouble: 2.5 }] } }] }],
+      },
+    ],
+  });
+  const headers = { "Content-Type": "application/json", "Content-Encoding": "gzip" };
+  const ok = await fetch(`${base}/v1/metrics`, { method: "POST", headers, body: gzipSync(body) });
+  assert.equal(ok.status, 200);
+  assert.deepEqual(await lines("zipped"), ['zipped_value{instance="",job="zipped"} 2.5']);
+  const limited = (await startGateway(["--push.max-body-bytes=200"])).base;
+  // Small on the wire, larger than the limit once inflated.
+  const padded = JSON.stringify({ ...JSON.parse(body), padding: "x".repeat(500) });
+  const tooLarge = await fetch(`${limited}/v1/metrics`, { method: "POST", headers, body: gzipSync(padded) });
+  assert.equal(tooLarge.status, 413);
+  assert.deepEqual(await tooLarge.json(), {
+    code: 8,
+    message:
+      "OTLP body exceeds the limit of 200 bytes set by --push.max-body-bytes; export in smaller batches or raise the limit",
+  });
+  const unknown = await fetch(`${base}/v1/metrics`, {
+    method: "POST",
+    headers: { ...headers, "Content-Encoding": "br" },
+    body,
+  });
+  assert.equal(unknown.status, 400);
+  assert.deepEqual(await unknown.json(), {
+    code: 3,
+    message: 'unsupported Content-Encoding "br": OTLP/HTTP takes gzip or none',
+  });
 });
