@@ -1,12 +1,15 @@
 import { gunzipSync } from "node:zlib";
 import { BodyTooLargeError, ConsistencyError, LimitError, ParseError } from "../errors.js";
+import { decodeUtf8Lossless, hasInvalidUtf8 } from "../exposition/lossless-utf8.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import { decodeDelimitedProtobuf, isDelimitedProtobuf } from "../exposition/parse-protobuf.js";
 import { parseText } from "../exposition/parse-text.js";
 import { protobufCodec } from "../exposition/protobuf-codec.js";
 import { type GroupingLabels, parseGroupingKey } from "../grouping-key.js";
 import { decodeSnappyFrames } from "../snappy-frames.js";
+import { groupingNotUtf8 } from "../store/consistency-check.js";
 import type { PushRejection } from "../store/metric-store.js";
+import { preparePush } from "../store/prepared-push.js";
 import {
   errorResponse,
   type GatewayContext,
@@ -69,10 +72,18 @@ function applyPush(
     const contentType = req.headers["content-type"] ?? "";
     families = isDelimitedProtobuf(contentType)
       ? decodeDelimitedProtobuf(body, { utf8: ctx.utf8Names, codec: protobufCodec() })
-      : parseText(body.toString("utf8"), { utf8: ctx.utf8Names });
+      : parseText(decodeUtf8Lossless(body), { utf8: ctx.utf8Names });
   } catch (error) {
     return errorResponse(error);
   }
+  // Grouping labels that are not UTF-8: refused before the store is touched (see groupingNotUtf8).
+  const notUtf8 = Object.values(labels).some(hasInvalidUtf8)
+    ? groupingNotUtf8(preparePush({ labels, families }), { labels, now: ctx.now() })
+    : undefined;
+  if (notUtf8 !== undefined)
+    return errorResponse(
+      new ConsistencyError(`pushed metrics are invalid or inconsistent with existing metrics: ${notUtf8}`),
+    );
   let rejected: ReturnType<GatewayContext["store"]["push"]>;
   try {
     rejected = ctx.store.push({

@@ -13,6 +13,7 @@ import { cleanPath } from "@local/go-compat/clean-path";
 import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
 import { WebConfigError } from "../errors.js";
 import { escapeHtml } from "../escape-html.js";
+import { decodeUtf8Lossless } from "../exposition/lossless-utf8.js";
 import type { GatewayContext } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
 import type { WebGuard } from "../web/web-guard.js";
@@ -127,10 +128,8 @@ async function serve(
   const url = req.url ?? "/";
   const queryStart = url.indexOf("?");
   const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
-  let path: string;
-  try {
-    path = decodeURIComponent(rawPath);
-  } catch {
+  let path = percentDecode(rawPath);
+  if (path === undefined) {
     // Go's server refuses a request line whose URL does not parse before any handler runs (net/http server.go).
     // HTTP/2 has no Connection header (node refuses to send one).
     res.writeHead(400, {
@@ -300,4 +299,26 @@ function approximateRequestSize(req: IncomingMessage): number {
   const length = Number(req.headers["content-length"]);
   if (Number.isFinite(length)) size += length;
   return size;
+}
+
+/**
+ * The path percent-decoded as Go's url.PathUnescape does; undefined for a malformed escape (`%zz`), which Go's server
+ * refuses. Go keeps the bytes of an escape that is not UTF-8 (`%FF`); they are kept here as escapes
+ * (exposition/lossless-utf8.ts), so a push naming them is refused as upstream refuses it, not stored altered.
+ */
+function percentDecode(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    if (/%(?![0-9A-Fa-f]{2})/.test(raw)) return undefined;
+    const bytes: number[] = [];
+    const utf8 = Buffer.from(raw, "utf8");
+    for (let i = 0; i < utf8.length; i++) {
+      if (utf8[i] === 0x25) {
+        bytes.push(Number.parseInt(String.fromCharCode(utf8[i + 1] ?? 0, utf8[i + 2] ?? 0), 16));
+        i += 2;
+      } else bytes.push(utf8[i] ?? 0);
+    }
+    return decodeUtf8Lossless(Uint8Array.from(bytes));
+  }
 }

@@ -4,7 +4,7 @@ import { protobufCodec } from "../../exposition/protobuf-codec.js";
 import { writeDelimitedProtobuf } from "../../exposition/write-protobuf.js";
 import type { PersistedGroup } from "../metric-store.js";
 import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "../metric-store.js";
-import { decodeGob, GOB_TYPE_ID, GobError, type GobValue, GobWriter } from "./go-gob.js";
+import { decodeGob, GOB_TYPE_ID, GobError, type GobValue, GobWriter, type WireType } from "./go-gob.js";
 
 /** Seconds from Go's zero time (January 1, year 1, UTC) to the Unix epoch (time.go `unixToInternal`). */
 const UNIX_TO_INTERNAL = 62_135_596_800n;
@@ -19,10 +19,19 @@ const UNIX_TO_INTERNAL = 62_135_596_800n;
  * @throws {GobError} when the data is not such a gob
  */
 export async function decodeUpstreamPersistence(data: Buffer): Promise<PersistedGroup[]> {
-  const [top] = decodeGob(data);
+  return [...upstreamGroups(data)];
+}
+
+/**
+ * {@link decodeUpstreamPersistence} one group at a time. The stream's type definitions are checked against upstream's
+ * types before any value is read, so a gob of another type is refused at once, whatever its size.
+ *
+ * @throws {GobError} when the data is not such a gob
+ */
+export function* upstreamGroups(data: Buffer): Generator<PersistedGroup> {
+  const [top] = decodeGob(data, { checkType: checkGroupsType });
   if (top?.kind !== "map") throw new GobError("not a map of metric groups");
   const codec = protobufCodec();
-  const groups: PersistedGroup[] = [];
   for (const [, group] of top.entries) {
     if (group.kind !== "struct") throw new GobError("a metric group that is not a struct");
     const labels: Record<string, string> = {};
@@ -50,9 +59,63 @@ export async function decodeUpstreamPersistence(data: Buffer): Promise<Persisted
       families.push(family);
       pushedAt[name] = stamp?.kind === "bytes" ? goTimeMs(stamp.value) : 0;
     }
-    groups.push({ labels, pushTime, failureTime, pushedAt, families });
+    yield { labels, pushTime, failureTime, pushedAt, families };
   }
-  return groups;
+}
+
+/**
+ * Whether type `id` of the stream is upstream's `GroupingKeyToMetricGroup` by shape (Go's decoder matches by shape
+ * and field name, not by type name): map[string]struct{Labels map[string]string; Metrics map[string]struct{Timestamp,
+ * GobbableMetricFamily: GobEncoder}}. Fields other than these are allowed, as Go's decoder ignores them.
+ *
+ * @throws {GobError} naming the first difference
+ */
+function checkGroupsType(id: number, types: ReadonlyMap<number, WireType>): void {
+  const top = types.get(id);
+  if (top?.kind !== "map" || top.key !== GOB_TYPE_ID.STRING)
+    throw new GobError(
+      `the top-level value is ${describeType(id, types)}, not a map of metric groups by grouping key`,
+    );
+  const group = types.get(top.elem);
+  if (group?.kind !== "struct")
+    throw new GobError(`a metric group is ${describeType(top.elem, types)}, not a struct`);
+  const field = (name: string) => group.fields.find((f) => f.name === name)?.id;
+  const labels = field("Labels");
+  const metrics = field("Metrics");
+  const labelsType = labels === undefined ? undefined : types.get(labels);
+  if (
+    labels !== undefined &&
+    (labelsType?.kind !== "map" ||
+      labelsType.key !== GOB_TYPE_ID.STRING ||
+      labelsType.elem !== GOB_TYPE_ID.STRING)
+  )
+    throw new GobError(`a metric group's Labels is ${describeType(labels, types)}, not a map of strings`);
+  const metricsType = metrics === undefined ? undefined : types.get(metrics);
+  if (metrics !== undefined) {
+    if (metricsType?.kind !== "map" || metricsType.key !== GOB_TYPE_ID.STRING)
+      throw new GobError(
+        `a metric group's Metrics is ${describeType(metrics, types)}, not a map by family name`,
+      );
+    const tmf = types.get(metricsType.elem);
+    if (tmf?.kind !== "struct")
+      throw new GobError(
+        `a timestamped metric family is ${describeType(metricsType.elem, types)}, not a struct`,
+      );
+    for (const name of ["Timestamp", "GobbableMetricFamily"]) {
+      const f = tmf.fields.find((x) => x.name === name);
+      if (f !== undefined && types.get(f.id)?.kind !== "encoder")
+        throw new GobError(
+          `a timestamped metric family's ${name} is ${describeType(f.id, types)}, not an encoded value`,
+        );
+    }
+  }
+}
+
+function describeType(id: number, types: ReadonlyMap<number, WireType>): string {
+  const builtin = ["", "a bool", "an int", "a uint", "a float", "a []byte", "a string"][id];
+  if (builtin !== undefined && builtin !== "") return builtin;
+  const t = types.get(id);
+  return t === undefined ? `undefined type ${id}` : `a ${t.kind}`;
 }
 
 /**
