@@ -19,6 +19,25 @@ import { handleRequest } from "../handlers/routes.js";
 import type { WebGuard } from "../web/web-guard.js";
 import { serveTls, type TlsServer, tlsServerOptions } from "./serve-tls.js";
 
+/** How long a streamed answer runs before it gives other requests a turn of the event loop. */
+const TURN_MS = 10;
+
+/**
+ * Waits until the response can take more (`drain`) or is gone (`close`), then removes both listeners: a reader that
+ * stalls on every chunk must not pile up listeners (node warns past ten), nor keep them after the answer.
+ */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
 /** Scrapes up to this size are gzip-compressed in one go (level 1: about 1 ms). */
 const SYNC_GZIP_BYTES = 256 * 1024;
 
@@ -231,13 +250,15 @@ async function serve(
   // Chunks (a scrape) are streamed with backpressure, as Go's server sends a large body chunked: the whole
   // exposition never exists as one string.
   res.writeHead(response.status, outHeaders);
+  let turn = performance.now();
   for (const chunk of body) {
-    if (!res.write(chunk))
-      await new Promise((resolve) => {
-        res.once("drain", resolve);
-        res.once("close", resolve);
-      });
+    if (!res.write(chunk)) await writable(res);
     if (res.destroyed) return;
+    // A reader that keeps up never makes res.write wait: let other requests (/-/healthy) in every few ms.
+    if (performance.now() - turn > TURN_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
   }
   res.end();
 }
