@@ -251,7 +251,10 @@ export class MemoryStore implements MetricStore {
       const key = groupKey(g.labels);
       const group: Group = {
         labels: g.labels,
-        families: new Map(g.families.map((f) => [f.name, renderFamily(f)])),
+        families: new Map([
+          ...g.families.map((f) => [f.name, renderFamily(f)] as const),
+          ...(g.rendered ?? []).map((f) => [f.name, f] as const),
+        ]),
         pushedAt: new Map(Object.entries(g.pushedAt)),
         pushTime: g.pushTime,
         failureTime: g.failureTime,

@@ -54,7 +54,7 @@ export async function openStore(
   if (config.redisUrl === "") {
     const memory = new MemoryStore({ ...memoryOptions, groupTtlMs: config.groupTtl });
     if (config.persistenceFile !== "")
-      await loadPersistence(config.persistenceFile, (group) => memory.restore([group]));
+      await loadPersistence(config.persistenceFile, (group) => memory.restore([group]), { stored: true });
     const store = new DiskStore(memory, {
       file: config.persistenceFile,
       intervalMs: config.persistenceInterval,

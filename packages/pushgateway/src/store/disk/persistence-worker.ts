@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
 import { parentPort } from "node:worker_threads";
 import { parseRenderedFamily } from "../../exposition/rendered-family.js";
-import type { PersistedGroup } from "../metric-store.js";
 import type { RenderedGroup } from "./rendered-group.js";
-import { encodeUpstreamPersistence } from "./upstream-persistence.js";
+import { encodeSimpleFamily } from "./simple-families.js";
+import { type EncodableGroup, encodeUpstreamPersistence } from "./upstream-persistence.js";
 
 /** A message to the persistence worker: groups of the snapshot in batches, then where to write the file. */
 export type PersistenceJob =
@@ -19,7 +19,7 @@ export type PersistenceDone = { readonly ok: true } | { readonly ok: false; read
 // leaves the previous file.
 const port = parentPort;
 if (port === null) throw new Error("persistence-worker.js runs as a worker thread");
-const groups: PersistedGroup[] = [];
+const groups: EncodableGroup[] = [];
 port.on("message", (job: PersistenceJob) => {
   if (job.kind === "groups") {
     for (const g of job.groups)
@@ -28,7 +28,11 @@ port.on("message", (job: PersistenceJob) => {
         pushTime: g.pushTime,
         failureTime: g.failureTime,
         pushedAt: g.pushedAt,
-        families: g.families.map(parseRenderedFamily),
+        // The common family encoded from its lines directly (simple-families.ts), any other parsed back first.
+        families: g.families.map((f) => {
+          const proto = encodeSimpleFamily(f);
+          return proto === undefined ? parseRenderedFamily(f) : { name: f.name, proto };
+        }),
       });
     return;
   }

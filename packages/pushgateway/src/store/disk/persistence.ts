@@ -71,11 +71,16 @@ export function maxPersistenceBytes(): number {
 /**
  * Reads a persistence file: upstream's gob (1.5 to 1.11, and what ours writes) or the JSON of earlier versions of
  * ours. An absent file is an empty store; a file neither reads is an error, so it is never overwritten. The groups
- * are handed to `restore` one at a time as they are decoded, so only one group is held in structured form.
+ * are handed to `restore` one at a time as they are decoded, so only one group is held in structured form; with
+ * `stored`, the common families come in the store's form (`rendered`), never structured.
  *
  * @throws {PersistenceError} naming the file and what is wrong
  */
-export async function loadPersistence(path: string, restore: (group: PersistedGroup) => void): Promise<void> {
+export async function loadPersistence(
+  path: string,
+  restore: (group: PersistedGroup) => void,
+  options: { stored?: boolean } = {},
+): Promise<void> {
   let data: Buffer;
   try {
     data = await readRegularFile(path, {
@@ -95,7 +100,7 @@ export async function loadPersistence(path: string, restore: (group: PersistedGr
     return;
   }
   try {
-    for (const g of upstreamGroups(data)) restore(g);
+    for (const g of upstreamGroups(data, options)) restore(g);
   } catch (cause) {
     throw new PersistenceError(
       `Cannot parse persistence file "${path}": neither upstream's gob nor our JSON (${(cause as Error).message}); move it aside or fix it`,

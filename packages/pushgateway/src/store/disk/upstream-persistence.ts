@@ -1,10 +1,12 @@
 import type { MetricFamily } from "../../exposition/metric-family.js";
 import { decodeDelimitedProtobuf, readUvarint } from "../../exposition/parse-protobuf.js";
 import { protobufCodec } from "../../exposition/protobuf-codec.js";
+import type { RenderedFamily } from "../../exposition/rendered-family.js";
 import { writeDelimitedProtobuf } from "../../exposition/write-protobuf.js";
 import type { PersistedGroup } from "../metric-store.js";
 import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "../metric-store.js";
 import { decodeGob, GOB_TYPE_ID, GobError, type GobValue, GobWriter, type WireType } from "./go-gob.js";
+import { decodeSimpleFamily } from "./simple-families.js";
 
 /** Seconds from Go's zero time (January 1, year 1, UTC) to the Unix epoch (time.go `unixToInternal`). */
 const UNIX_TO_INTERNAL = 62_135_596_800n;
@@ -18,6 +20,17 @@ const UNIX_TO_INTERNAL = 62_135_596_800n;
  *
  * @throws {GobError} when the data is not such a gob
  */
+/** A family already encoded as its protobuf `MetricFamily` message. */
+export interface EncodedFamily {
+  readonly name: string;
+  readonly proto: Buffer;
+}
+
+/** A group as {@link encodeUpstreamPersistence} takes it: families structured or already encoded. */
+export interface EncodableGroup extends Omit<PersistedGroup, "families" | "rendered"> {
+  readonly families: readonly (MetricFamily | EncodedFamily)[];
+}
+
 export async function decodeUpstreamPersistence(data: Buffer): Promise<PersistedGroup[]> {
   return [...upstreamGroups(data)];
 }
@@ -28,7 +41,7 @@ export async function decodeUpstreamPersistence(data: Buffer): Promise<Persisted
  *
  * @throws {GobError} when the data is not such a gob
  */
-export function* upstreamGroups(data: Buffer): Generator<PersistedGroup> {
+export function* upstreamGroups(data: Buffer, options: { stored?: boolean } = {}): Generator<PersistedGroup> {
   const [top] = decodeGob(data, { checkType: checkGroupsType });
   if (top?.kind !== "map") throw new GobError("not a map of metric groups");
   const codec = protobufCodec();
@@ -41,6 +54,7 @@ export function* upstreamGroups(data: Buffer): Generator<PersistedGroup> {
     let failureTime = 0;
     const pushedAt: Record<string, number> = {};
     const families: MetricFamily[] = [];
+    const rendered: RenderedFamily[] = [];
     const metrics = group.fields.get("Metrics");
     for (const [nameValue, tmf] of metrics?.kind === "map" ? metrics.entries : []) {
       const name = stringOf(nameValue);
@@ -48,6 +62,16 @@ export function* upstreamGroups(data: Buffer): Generator<PersistedGroup> {
       const stamp = tmf.fields.get("Timestamp");
       const proto = tmf.fields.get("GobbableMetricFamily");
       if (proto?.kind !== "bytes") continue;
+      // `stored`: the common family goes straight to the store's form (simple-families.ts).
+      const simple =
+        options.stored && name !== PUSH_TIME && name !== FAILURE_TIME
+          ? decodeSimpleFamily(proto.value)
+          : undefined;
+      if (simple !== undefined) {
+        rendered.push(simple);
+        pushedAt[name] = stamp?.kind === "bytes" ? goTimeMs(stamp.value) : 0;
+        continue;
+      }
       const [family] = decodeDelimitedProtobuf(delimited(proto.value), { utf8: true, codec });
       if (family === undefined) continue;
       if (name === PUSH_TIME || name === FAILURE_TIME) {
@@ -59,7 +83,7 @@ export function* upstreamGroups(data: Buffer): Generator<PersistedGroup> {
       families.push(family);
       pushedAt[name] = stamp?.kind === "bytes" ? goTimeMs(stamp.value) : 0;
     }
-    yield { labels, pushTime, failureTime, pushedAt, families };
+    yield { labels, pushTime, failureTime, pushedAt, families, ...(rendered.length > 0 ? { rendered } : {}) };
   }
 }
 
@@ -123,7 +147,7 @@ function describeType(id: number, types: ReadonlyMap<number, WireType>): string 
  * definitions the value needs; Go's decoder matches structs by field name and GobEncoder types by kind), both
  * timestamp gauges in every group with the grouping labels and `instance`, times in UTC.
  */
-export async function encodeUpstreamPersistence(groups: readonly PersistedGroup[]): Promise<Buffer> {
+export async function encodeUpstreamPersistence(groups: readonly EncodableGroup[]): Promise<Buffer> {
   // The type ids 1.5.1's files use.
   const GROUPS = 71;
   const GROUP = 65;
@@ -151,20 +175,20 @@ export async function encodeUpstreamPersistence(groups: readonly PersistedGroup[
   });
   gob.define(TIME, { encoder: "Time" });
   gob.define(FAMILY, { encoder: "GobbableMetricFamily" });
-  // Every family of every group in one protobuf stream (a stream per family took 1.9 s at 100k series).
+  // Every family not encoded yet, of every group, in one protobuf stream (a stream per family took 1.9 s at 100k
+  // series), then each group's in its order.
   const perGroup = groups.map((g) => [
     ...g.families,
     timeGauge(PUSH_TIME, g.labels, g.pushTime),
     timeGauge(FAILURE_TIME, g.labels, g.failureTime),
   ]);
-  const all = await protoFamilies(perGroup.flat());
+  const structured = perGroup.flat().filter((f): f is MetricFamily => !("proto" in f));
+  const all = await protoFamilies(structured);
   let next = 0;
-  const encoded = groups.map((g, i) => {
-    const count = perGroup[i]?.length ?? 0;
-    const protos = all.slice(next, next + count);
-    next += count;
-    return { g, protos };
-  });
+  const encoded = groups.map((g, i) => ({
+    g,
+    protos: (perGroup[i] ?? []).map((f) => ("proto" in f ? f.proto : all[next++])),
+  }));
   gob.value(GROUPS, { singleton: true }, (w) => {
     w.uint(encoded.length);
     for (const { g, protos } of encoded) {
