@@ -4,7 +4,7 @@ import type { MetricFamily } from "../exposition/metric-family.js";
 import type { Log } from "../logger.js";
 import { MAX_PASSWORD_FILE_BYTES, readRegularFile } from "../regular-file.js";
 import { DiskStore } from "./disk/disk-store.js";
-import { loadPersistence, writePersistence } from "./disk/persistence.js";
+import { loadPersistence, removeLeftovers, writePersistence } from "./disk/persistence.js";
 import { MemoryStore, type OwnFamilies } from "./memory-store.js";
 import type { MetricStore } from "./metric-store.js";
 import { RedisStore } from "./redis/redis-store.js";
@@ -53,6 +53,7 @@ export async function openStore(
   };
   if (config.redisUrl === "") {
     const memory = new MemoryStore({ ...memoryOptions, groupTtlMs: config.groupTtl });
+    if (config.persistenceFile !== "") await removeLeftovers(config.persistenceFile);
     if (config.persistenceFile !== "")
       await loadPersistence(config.persistenceFile, (group) => memory.restore([group]), { stored: true });
     const store = new DiskStore(memory, {

@@ -1,3 +1,5 @@
+import { readdir, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { getHeapStatistics } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { goPathError } from "@local/go-compat/os-error";
@@ -107,6 +109,24 @@ export async function loadPersistence(
       { cause },
     );
   }
+}
+
+/**
+ * Removes the temporary files of writes a crash interrupted (`<file>.<12 hex>.tmp` beside it; upstream leaves its
+ * `.in_progress` ones behind, prometheus/pushgateway#398). Called at start, before any write of this process.
+ */
+export async function removeLeftovers(path: string): Promise<void> {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names)
+    if (name.startsWith(prefix) && /^[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length)))
+      await rm(join(dir, name), { force: true });
 }
 
 /** {@link loadPersistence} into a list. */
