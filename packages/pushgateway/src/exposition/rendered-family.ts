@@ -190,18 +190,26 @@ export function seriesKey(m: Metric): string {
  */
 export function expositionOrder(
   families: readonly RenderedFamily[],
-): { readonly family: RenderedFamily; readonly order: number[] }[] {
+): { readonly family: RenderedFamily; readonly order: readonly number[] }[] {
   return families
     .filter((f) => f.lines.length > 0)
     .sort((a, b) => compareStrings(a.name, b.name))
     .map((family) => {
-      const { keys } = family;
-      const order = Array.from(keys, (_k, i) => i).sort((a, b) =>
-        compareStrings(keys[a] ?? "", keys[b] ?? ""),
-      );
+      let order = ORDERS.get(family);
+      if (order === undefined) {
+        const { keys } = family;
+        order = Array.from(keys, (_k, i) => i).sort((a, b) => compareStrings(keys[a] ?? "", keys[b] ?? ""));
+        ORDERS.set(family, order);
+      }
       return { family, order };
     });
 }
+
+/**
+ * Each family's order, computed once per family object: the store hands out the same merged families until it
+ * changes, so concurrent and repeated scrapes of an unchanged store sort once and share the result.
+ */
+const ORDERS = new WeakMap<RenderedFamily, readonly number[]>();
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,6 +1,6 @@
 import type { MetricFamily } from "../exposition/metric-family.js";
 import type { GroupingLabels } from "../grouping-key.js";
-import { pushAnswer, readPush } from "./push.js";
+import { groupingLabelsNotUtf8, pushAnswer, readPush } from "./push.js";
 import {
   errorResponse,
   type GatewayContext,
@@ -27,6 +27,8 @@ export function aggregatePush(
     let rejected: ReturnType<GatewayContext["store"]["aggregate"]>;
     try {
       ({ labels, families } = readPush(req, options));
+      const notUtf8 = groupingLabelsNotUtf8({ labels, families }, ctx);
+      if (notUtf8 !== undefined) return notUtf8;
       rejected = ctx.store.aggregate({
         labels,
         families,

@@ -1,12 +1,15 @@
 import { gunzipSync } from "node:zlib";
 import { AggregationError, BodyTooLargeError, ConsistencyError, LimitError, ParseError } from "../errors.js";
+import { decodeUtf8Lossless, hasInvalidUtf8 } from "../exposition/lossless-utf8.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import { decodeDelimitedProtobuf, isDelimitedProtobuf } from "../exposition/parse-protobuf.js";
 import { parseText } from "../exposition/parse-text.js";
 import { protobufCodec } from "../exposition/protobuf-codec.js";
 import { type GroupingLabels, parseGroupingKey } from "../grouping-key.js";
 import { decodeSnappyFrames } from "../snappy-frames.js";
+import { groupingNotUtf8 } from "../store/consistency-check.js";
 import type { PushRejection } from "../store/metric-store.js";
+import { preparePush } from "../store/prepared-push.js";
 import {
   errorResponse,
   type GatewayContext,
@@ -43,6 +46,8 @@ function applyPush(
   } catch (error) {
     return errorResponse(error);
   }
+  const notUtf8 = groupingLabelsNotUtf8({ labels, families }, ctx);
+  if (notUtf8 !== undefined) return notUtf8;
   let rejected: ReturnType<GatewayContext["store"]["push"]>;
   try {
     rejected = ctx.store.push({
@@ -103,8 +108,24 @@ export function readPush(
   const contentType = req.headers["content-type"] ?? "";
   const families = isDelimitedProtobuf(contentType)
     ? decodeDelimitedProtobuf(body, { utf8: ctx.utf8Names, codec: protobufCodec() })
-    : parseText(body.toString("utf8"), { utf8: ctx.utf8Names });
+    : parseText(decodeUtf8Lossless(body), { utf8: ctx.utf8Names });
   return { labels, families };
+}
+
+/**
+ * Grouping labels that are not UTF-8: refused before the store is touched (see `groupingNotUtf8`); also for an
+ * aggregating push (handlers/aggregate.ts).
+ */
+export function groupingLabelsNotUtf8(
+  push: { labels: GroupingLabels; families: MetricFamily[] },
+  ctx: GatewayContext,
+): GatewayResponse | undefined {
+  if (!Object.values(push.labels).some(hasInvalidUtf8)) return undefined;
+  const notUtf8 = groupingNotUtf8(preparePush(push), { labels: push.labels, now: ctx.now() });
+  if (notUtf8 === undefined) return undefined;
+  return errorResponse(
+    new ConsistencyError(`pushed metrics are invalid or inconsistent with existing metrics: ${notUtf8}`),
+  );
 }
 
 /** The answer to an applied push: 200 (202 unchecked), or the rejection's 400 or 429. */

@@ -59,6 +59,9 @@ export interface MemoryStoreOptions {
  */
 export class MemoryStore implements MetricStore {
   #groups = new Map<string, Group>();
+  /** Bumped by every change; what {@link families} last returned, and for which version. */
+  #version = 0;
+  #merged: { readonly version: number; readonly families: RenderedFamily[] } | undefined;
   /** What the groups hold, by family and series: the consistency check's lookups and the series limit's count. */
   readonly #index = new SeriesIndex();
   #own: OwnFamilies;
@@ -116,6 +119,8 @@ export class MemoryStore implements MetricStore {
   ): PushRejection | undefined {
     const key = groupKey(request.labels);
     const nowSeconds = request.now.getTime() / 1000;
+    // Refused or not, a push changes the group (its push or failure time).
+    this.#version++;
     this.#expire(request.now.getTime());
     const rendered = request.families;
     let group = this.#groups.get(key);
@@ -205,6 +210,7 @@ export class MemoryStore implements MetricStore {
   }
 
   wipe(): void {
+    this.#version++;
     this.#groups.clear();
     this.#index.clear();
   }
@@ -216,12 +222,17 @@ export class MemoryStore implements MetricStore {
 
   families(): RenderedFamily[] {
     this.#expire(this.#now());
+    // Unchanged since the last read: the same merged families, so concurrent scrapes of a large store share one
+    // merge and one exposition order (rendered-family.ts expositionOrder) instead of each holding its own.
+    if (this.#merged?.version === this.#version) return this.#merged.families;
     const all: RenderedFamily[] = [];
     for (const group of this.#groups.values()) {
       for (const f of group.families.values()) all.push(f);
       all.push(...this.#timeFamilies(group));
     }
-    return mergeFamilies(all);
+    const families = mergeFamilies(all);
+    this.#merged = { version: this.#version, families };
+    return families;
   }
 
   /**
@@ -281,11 +292,15 @@ export class MemoryStore implements MetricStore {
 
   /** Restores groups read from the persistence file (trusted: the gateway wrote them). */
   restore(groups: readonly PersistedGroup[]): void {
+    this.#version++;
     for (const g of groups) {
       const key = groupKey(g.labels);
       const group: Group = {
         labels: g.labels,
-        families: new Map(g.families.map((f) => [f.name, renderFamily(f)])),
+        families: new Map([
+          ...g.families.map((f) => [f.name, renderFamily(f)] as const),
+          ...(g.rendered ?? []).map((f) => [f.name, f] as const),
+        ]),
         pushedAt: new Map(Object.entries(g.pushedAt)),
         pushTime: g.pushTime,
         failureTime: g.failureTime,
@@ -401,6 +416,7 @@ export class MemoryStore implements MetricStore {
   #remove(key: string): void {
     const group = this.#groups.get(key);
     if (group === undefined) return;
+    this.#version++;
     for (const f of group.families.values()) this.#index.unindex(key, f);
     this.#groups.delete(key);
   }

@@ -29,6 +29,8 @@ export interface PersistedGroup {
   readonly failureTime: number;
   readonly pushedAt: Record<string, number>;
   readonly families: MetricFamily[];
+  /** More families, already in the stored form (the persistence reader's fast path, disk/simple-families.ts). */
+  readonly rendered?: readonly RenderedFamily[];
 }
 
 /** A push to apply. */

@@ -1,9 +1,10 @@
-import { readFile } from "node:fs/promises";
+import { goPathError } from "@local/go-compat/os-error";
 import { PersistenceError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import type { Log } from "../logger.js";
+import { MAX_PASSWORD_FILE_BYTES, readRegularFile } from "../regular-file.js";
 import { DiskStore } from "./disk/disk-store.js";
-import { readPersistence, writePersistence } from "./disk/persistence.js";
+import { loadPersistence, removeLeftovers, writePersistence } from "./disk/persistence.js";
 import { MemoryStore, type OwnFamilies } from "./memory-store.js";
 import type { MetricStore } from "./metric-store.js";
 import { RedisStore } from "./redis/redis-store.js";
@@ -52,7 +53,9 @@ export async function openStore(
   };
   if (config.redisUrl === "") {
     const memory = new MemoryStore({ ...memoryOptions, groupTtlMs: config.groupTtl });
-    if (config.persistenceFile !== "") memory.restore(await readPersistence(config.persistenceFile));
+    if (config.persistenceFile !== "") await removeLeftovers(config.persistenceFile);
+    if (config.persistenceFile !== "")
+      await loadPersistence(config.persistenceFile, (group) => memory.restore([group]), { stored: true });
     const store = new DiskStore(memory, {
       file: config.persistenceFile,
       intervalMs: config.persistenceInterval,
@@ -70,11 +73,18 @@ export async function openStore(
   let password: string | undefined;
   if (config.redisPasswordFile !== "") {
     try {
-      password = (await readFile(config.redisPasswordFile, "utf8")).replace(/\r?\n$/, "");
-    } catch (error) {
-      throw new PersistenceError(`Cannot read --storage.redis-password-file: ${(error as Error).message}`, {
-        cause: error,
+      const data = await readRegularFile(config.redisPasswordFile, {
+        maxBytes: MAX_PASSWORD_FILE_BYTES,
+        what: "--storage.redis-password-file",
       });
+      password = data.toString("utf8").replace(/\r?\n$/, "");
+    } catch (error) {
+      throw new PersistenceError(
+        `Cannot read --storage.redis-password-file: ${goPathError(error as NodeJS.ErrnoException)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
   const redis = new RedisStore({

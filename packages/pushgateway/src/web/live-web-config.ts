@@ -1,9 +1,16 @@
-import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { goPathError } from "@local/go-compat/os-error";
 import { WebConfigError } from "../errors.js";
+import {
+  MAX_TLS_FILE_BYTES,
+  MAX_WEB_CONFIG_BYTES,
+  readRegularFile,
+  readRegularFileSync,
+} from "../regular-file.js";
 import { buildTlsSettings, type TlsSettings } from "./tls-settings.js";
 import { parseWebConfig, tlsEnabled, type WebConfigFile } from "./web-config.js";
+
+const WEB_CONFIG_LIMIT = { maxBytes: MAX_WEB_CONFIG_BYTES, what: "--web.config.file" };
+const TLS_FILE_LIMIT = { maxBytes: MAX_TLS_FILE_BYTES, what: "a TLS certificate, key or CA file" };
 
 /**
  * `--web.config.file` as exporter-toolkit reads it: checked whole at start, then read again for every request
@@ -38,7 +45,7 @@ export class LiveWebConfig {
   static async load(path: string): Promise<LiveWebConfig> {
     let text: string;
     try {
-      text = await readFile(path, "utf8");
+      text = (await readRegularFile(path, WEB_CONFIG_LIMIT)).toString("utf8");
     } catch (error) {
       throw new WebConfigError(goPathError(error as NodeJS.ErrnoException), { cause: error });
     }
@@ -67,7 +74,7 @@ export class LiveWebConfig {
     const readOnce = (path: string): Buffer => {
       let data = files.get(path);
       if (data === undefined) {
-        data = readFileSync(path);
+        data = readRegularFileSync(path, TLS_FILE_LIMIT);
         files.set(path, data);
       }
       return data;
@@ -102,9 +109,9 @@ export class LiveWebConfig {
    */
   #read(): string | WebConfigError {
     try {
-      return readFileSync(this.path, "utf8");
+      return readRegularFileSync(this.path, WEB_CONFIG_LIMIT).toString("utf8");
     } catch (error) {
-      return new WebConfigError(`open ${this.path}: ${(error as Error).message}`, { cause: error });
+      return new WebConfigError(goPathError(error as NodeJS.ErrnoException), { cause: error });
     }
   }
 

@@ -1,8 +1,8 @@
 import { createPrivateKey, constants as cryptoConstants, X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createSecureContext, type SecureContextOptions } from "node:tls";
 import { goPathError } from "@local/go-compat/os-error";
 import { WebConfigError } from "../errors.js";
+import { MAX_TLS_FILE_BYTES, readRegularFileSync } from "../regular-file.js";
 import { type ClientAuth, GO_CIPHER_SUITES, GO_CURVES, type TlsServerConfig } from "./web-config.js";
 
 /** What a TLS connection is served with: node's context options and the client-certificate policy. */
@@ -72,7 +72,10 @@ export function buildTlsSettings(
 ): TlsSettings {
   if (tls.certFile === "" && tls.cert === "") throw new WebConfigError("missing one of cert or cert_file");
   if (tls.keyFile === "" && tls.key === "") throw new WebConfigError("missing one of key or key_file");
-  const readFile = options.readFile ?? ((path: string) => readFileSync(path));
+  const readFile =
+    options.readFile ??
+    ((path: string) =>
+      readRegularFileSync(path, { maxBytes: MAX_TLS_FILE_BYTES, what: "a TLS certificate, key or CA file" }));
   const read = (path: string, what: string) => {
     try {
       return readFile(path);

@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseText } from "../../exposition/parse-text.js";
 import { MemoryStore } from "../memory-store.js";
-import type { PersistedGroup } from "../metric-store.js";
+import type { Group } from "../metric-store.js";
 import { DiskStore } from "./disk-store.js";
 
 function store(options: { file: string; intervalMs: number; fail?: boolean }) {
-  const writes: PersistedGroup[][] = [];
+  const writes: Group[][] = [];
   const logged: string[] = [];
   let failing = options.fail ?? false;
   const disk = new DiskStore(new MemoryStore(), {

@@ -6,7 +6,6 @@ import type {
   AggregateRequest,
   Group,
   MetricStore,
-  PersistedGroup,
   PushRejection,
   PushRequest,
 } from "../metric-store.js";
@@ -18,7 +17,7 @@ export interface DiskStoreOptions {
   /** `--persistence.interval` in milliseconds. */
   readonly intervalMs: number;
   /** Writes the groups to the file (persistence.ts, or a fake in tests). */
-  readonly write: (file: string, groups: readonly PersistedGroup[]) => Promise<void>;
+  readonly write: (file: string, groups: readonly Group[]) => Promise<void>;
   readonly log: Log;
 }
 
@@ -29,7 +28,14 @@ export interface DiskStoreOptions {
  */
 export class DiskStore implements MetricStore {
   #dirty = false;
+  /** Changes so far: a write that ends with more than it started with schedules the next one. */
+  #changes = 0;
+  #closed = false;
+  /** Whether the interval's write is under way (changes then wait for it to end, see #scheduled). */
+  #inFlight = false;
   #timer: NodeJS.Timeout | undefined;
+  /** The write under way, if any: one at a time. */
+  #writing: Promise<void> = Promise.resolve();
 
   private readonly memory: MemoryStore;
   private readonly options: DiskStoreOptions;
@@ -83,22 +89,46 @@ export class DiskStore implements MetricStore {
 
   /** Stops the schedule and writes the file once more when anything changed since the last write. */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    // A write under way finishes first; then whatever changed since is written.
+    await this.#writing;
     await this.#persist();
   }
 
   #changed(): void {
     this.#dirty = true;
-    if (this.options.file !== "" && this.#timer === undefined)
-      this.#timer = setTimeout(() => void this.#persist(), this.options.intervalMs);
+    this.#changes++;
+    if (this.options.file !== "" && this.#timer === undefined && !this.#closed && !this.#inFlight)
+      this.#timer = setTimeout(() => void this.#scheduled(), this.options.intervalMs);
+  }
+
+  /**
+   * The interval's write. It runs off the event loop and may outlast the interval (1e6 series): changes during it
+   * are written by the next one, an interval after this one started, or at once when that time has passed.
+   */
+  async #scheduled(): Promise<void> {
+    this.#timer = undefined;
+    const started = Date.now();
+    const changes = this.#changes;
+    this.#inFlight = true;
+    this.#writing = this.#persist();
+    await this.#writing;
+    this.#inFlight = false;
+    // A failed write is retried at the next change or on close, as before; changes made during it get their write.
+    if (this.#changes !== changes && !this.#closed && this.#timer === undefined)
+      this.#timer = setTimeout(
+        () => void this.#scheduled(),
+        Math.max(0, this.options.intervalMs - (Date.now() - started)),
+      );
   }
 
   async #persist(): Promise<void> {
-    this.#timer = undefined;
     if (!this.#dirty || this.options.file === "") return;
     this.#dirty = false;
     try {
-      await this.options.write(this.options.file, this.memory.snapshot());
+      await this.options.write(this.options.file, this.memory.groups());
     } catch (error) {
       this.#dirty = true;
       this.options.log("error", `Error persisting metrics: ${(error as Error).message}`);

@@ -23,7 +23,8 @@ export type GobValue =
 export const GOB_TYPE_ID = { BOOL: 1, INT: 2, UINT: 3, FLOAT: 4, BYTES: 5, STRING: 6 } as const;
 const { BOOL, INT, UINT, FLOAT, BYTES, STRING } = GOB_TYPE_ID;
 
-type WireType =
+/** A type definition of the stream (encoding/gob `wireType`), by kind. */
+export type WireType =
   | { kind: "struct"; fields: { name: string; id: number }[] }
   | { kind: "map"; key: number; elem: number }
   | { kind: "slice"; elem: number }
@@ -91,7 +92,10 @@ class Reader {
  *
  * @throws {GobError} when the stream is not gob or uses what upstream's file never holds (interfaces, complex)
  */
-export function decodeGob(data: Buffer): GobValue[] {
+export function decodeGob(
+  data: Buffer,
+  options: { checkType?: (id: number, types: ReadonlyMap<number, WireType>) => void } = {},
+): GobValue[] {
   const types = new Map<number, WireType>();
   const values: GobValue[] = [];
   const r = new Reader(data);
@@ -103,6 +107,8 @@ export function decodeGob(data: Buffer): GobValue[] {
     if (id < 0) {
       types.set(-id, readWireType(r));
     } else {
+      // The expected shape is checked before a value is read: a wrong type costs nothing, whatever its size.
+      options.checkType?.(id, types);
       const t = types.get(id);
       if (t?.kind === "struct") values.push(readValue(r, id, types));
       else {
@@ -216,7 +222,7 @@ function readValue(r: Reader, id: number, types: ReadonlyMap<number, WireType>):
     case FLOAT:
       return { kind: "float", value: r.float() };
     case BYTES:
-      return { kind: "bytes", value: Buffer.from(r.bytes(r.small())) };
+      return { kind: "bytes", value: r.bytes(r.small()) };
     case STRING:
       return { kind: "string", value: r.bytes(r.small()).toString("utf8") };
   }
@@ -224,7 +230,8 @@ function readValue(r: Reader, id: number, types: ReadonlyMap<number, WireType>):
   if (t === undefined) throw new GobError(`value of undefined type ${id}`);
   switch (t.kind) {
     case "encoder":
-      return { kind: "bytes", value: Buffer.from(r.bytes(r.small())) };
+      // A view of the data, not a copy: the caller holds the file while it decodes.
+      return { kind: "bytes", value: r.bytes(r.small()) };
     case "map": {
       const n = r.small();
       const entries: [GobValue, GobValue][] = [];

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { PersistenceError } from "../../errors.js";
+import { MemoryStore } from "../memory-store.js";
 import type { PersistedGroup } from "../metric-store.js";
 import { readPersistence, writePersistence } from "./persistence.js";
 
@@ -30,6 +31,13 @@ const GROUP: PersistedGroup = {
   ],
 };
 
+/** The group as the store holds it (what the writer takes). */
+function stored(group: PersistedGroup) {
+  const memory = new MemoryStore();
+  memory.restore([group]);
+  return memory.groups();
+}
+
 async function inTemp(run: (file: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "pg-persistence-"));
   try {
@@ -41,7 +49,7 @@ async function inTemp(run: (file: string) => Promise<void>): Promise<void> {
 
 test("written in upstream's gob (not JSON), 0600, read back the same", () =>
   inTemp(async (file) => {
-    await writePersistence(file, [GROUP]);
+    await writePersistence(file, stored(GROUP));
     assert.notEqual((await readFile(file))[0], 0x7b);
     assert.equal((await stat(file)).mode & 0o777, 0o600);
     assert.deepEqual(await readPersistence(file), [GROUP]);

@@ -1,10 +1,12 @@
 import type { MetricFamily } from "../../exposition/metric-family.js";
 import { decodeDelimitedProtobuf, readUvarint } from "../../exposition/parse-protobuf.js";
 import { protobufCodec } from "../../exposition/protobuf-codec.js";
+import type { RenderedFamily } from "../../exposition/rendered-family.js";
 import { writeDelimitedProtobuf } from "../../exposition/write-protobuf.js";
 import type { PersistedGroup } from "../metric-store.js";
 import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "../metric-store.js";
-import { decodeGob, GOB_TYPE_ID, GobError, type GobValue, GobWriter } from "./go-gob.js";
+import { decodeGob, GOB_TYPE_ID, GobError, type GobValue, GobWriter, type WireType } from "./go-gob.js";
+import { decodeSimpleFamily } from "./simple-families.js";
 
 /** Seconds from Go's zero time (January 1, year 1, UTC) to the Unix epoch (time.go `unixToInternal`). */
 const UNIX_TO_INTERNAL = 62_135_596_800n;
@@ -18,11 +20,31 @@ const UNIX_TO_INTERNAL = 62_135_596_800n;
  *
  * @throws {GobError} when the data is not such a gob
  */
+/** A family already encoded as its protobuf `MetricFamily` message. */
+export interface EncodedFamily {
+  readonly name: string;
+  readonly proto: Buffer;
+}
+
+/** A group as {@link encodeUpstreamPersistence} takes it: families structured or already encoded. */
+export interface EncodableGroup extends Omit<PersistedGroup, "families" | "rendered"> {
+  readonly families: readonly (MetricFamily | EncodedFamily)[];
+}
+
 export async function decodeUpstreamPersistence(data: Buffer): Promise<PersistedGroup[]> {
-  const [top] = decodeGob(data);
+  return [...upstreamGroups(data)];
+}
+
+/**
+ * {@link decodeUpstreamPersistence} one group at a time. The stream's type definitions are checked against upstream's
+ * types before any value is read, so a gob of another type is refused at once, whatever its size.
+ *
+ * @throws {GobError} when the data is not such a gob
+ */
+export function* upstreamGroups(data: Buffer, options: { stored?: boolean } = {}): Generator<PersistedGroup> {
+  const [top] = decodeGob(data, { checkType: checkGroupsType });
   if (top?.kind !== "map") throw new GobError("not a map of metric groups");
   const codec = protobufCodec();
-  const groups: PersistedGroup[] = [];
   for (const [, group] of top.entries) {
     if (group.kind !== "struct") throw new GobError("a metric group that is not a struct");
     const labels: Record<string, string> = {};
@@ -32,6 +54,7 @@ export async function decodeUpstreamPersistence(data: Buffer): Promise<Persisted
     let failureTime = 0;
     const pushedAt: Record<string, number> = {};
     const families: MetricFamily[] = [];
+    const rendered: RenderedFamily[] = [];
     const metrics = group.fields.get("Metrics");
     for (const [nameValue, tmf] of metrics?.kind === "map" ? metrics.entries : []) {
       const name = stringOf(nameValue);
@@ -39,6 +62,16 @@ export async function decodeUpstreamPersistence(data: Buffer): Promise<Persisted
       const stamp = tmf.fields.get("Timestamp");
       const proto = tmf.fields.get("GobbableMetricFamily");
       if (proto?.kind !== "bytes") continue;
+      // `stored`: the common family goes straight to the store's form (simple-families.ts).
+      const simple =
+        options.stored && name !== PUSH_TIME && name !== FAILURE_TIME
+          ? decodeSimpleFamily(proto.value)
+          : undefined;
+      if (simple !== undefined) {
+        rendered.push(simple);
+        pushedAt[name] = stamp?.kind === "bytes" ? goTimeMs(stamp.value) : 0;
+        continue;
+      }
       const [family] = decodeDelimitedProtobuf(delimited(proto.value), { utf8: true, codec });
       if (family === undefined) continue;
       if (name === PUSH_TIME || name === FAILURE_TIME) {
@@ -50,9 +83,63 @@ export async function decodeUpstreamPersistence(data: Buffer): Promise<Persisted
       families.push(family);
       pushedAt[name] = stamp?.kind === "bytes" ? goTimeMs(stamp.value) : 0;
     }
-    groups.push({ labels, pushTime, failureTime, pushedAt, families });
+    yield { labels, pushTime, failureTime, pushedAt, families, ...(rendered.length > 0 ? { rendered } : {}) };
   }
-  return groups;
+}
+
+/**
+ * Whether type `id` of the stream is upstream's `GroupingKeyToMetricGroup` by shape (Go's decoder matches by shape
+ * and field name, not by type name): map[string]struct{Labels map[string]string; Metrics map[string]struct{Timestamp,
+ * GobbableMetricFamily: GobEncoder}}. Fields other than these are allowed, as Go's decoder ignores them.
+ *
+ * @throws {GobError} naming the first difference
+ */
+function checkGroupsType(id: number, types: ReadonlyMap<number, WireType>): void {
+  const top = types.get(id);
+  if (top?.kind !== "map" || top.key !== GOB_TYPE_ID.STRING)
+    throw new GobError(
+      `the top-level value is ${describeType(id, types)}, not a map of metric groups by grouping key`,
+    );
+  const group = types.get(top.elem);
+  if (group?.kind !== "struct")
+    throw new GobError(`a metric group is ${describeType(top.elem, types)}, not a struct`);
+  const field = (name: string) => group.fields.find((f) => f.name === name)?.id;
+  const labels = field("Labels");
+  const metrics = field("Metrics");
+  const labelsType = labels === undefined ? undefined : types.get(labels);
+  if (
+    labels !== undefined &&
+    (labelsType?.kind !== "map" ||
+      labelsType.key !== GOB_TYPE_ID.STRING ||
+      labelsType.elem !== GOB_TYPE_ID.STRING)
+  )
+    throw new GobError(`a metric group's Labels is ${describeType(labels, types)}, not a map of strings`);
+  const metricsType = metrics === undefined ? undefined : types.get(metrics);
+  if (metrics !== undefined) {
+    if (metricsType?.kind !== "map" || metricsType.key !== GOB_TYPE_ID.STRING)
+      throw new GobError(
+        `a metric group's Metrics is ${describeType(metrics, types)}, not a map by family name`,
+      );
+    const tmf = types.get(metricsType.elem);
+    if (tmf?.kind !== "struct")
+      throw new GobError(
+        `a timestamped metric family is ${describeType(metricsType.elem, types)}, not a struct`,
+      );
+    for (const name of ["Timestamp", "GobbableMetricFamily"]) {
+      const f = tmf.fields.find((x) => x.name === name);
+      if (f !== undefined && types.get(f.id)?.kind !== "encoder")
+        throw new GobError(
+          `a timestamped metric family's ${name} is ${describeType(f.id, types)}, not an encoded value`,
+        );
+    }
+  }
+}
+
+function describeType(id: number, types: ReadonlyMap<number, WireType>): string {
+  const builtin = ["", "a bool", "an int", "a uint", "a float", "a []byte", "a string"][id];
+  if (builtin !== undefined && builtin !== "") return builtin;
+  const t = types.get(id);
+  return t === undefined ? `undefined type ${id}` : `a ${t.kind}`;
 }
 
 /**
@@ -60,7 +147,7 @@ export async function decodeUpstreamPersistence(data: Buffer): Promise<Persisted
  * definitions the value needs; Go's decoder matches structs by field name and GobEncoder types by kind), both
  * timestamp gauges in every group with the grouping labels and `instance`, times in UTC.
  */
-export async function encodeUpstreamPersistence(groups: readonly PersistedGroup[]): Promise<Buffer> {
+export async function encodeUpstreamPersistence(groups: readonly EncodableGroup[]): Promise<Buffer> {
   // The type ids 1.5.1's files use.
   const GROUPS = 71;
   const GROUP = 65;
@@ -88,20 +175,20 @@ export async function encodeUpstreamPersistence(groups: readonly PersistedGroup[
   });
   gob.define(TIME, { encoder: "Time" });
   gob.define(FAMILY, { encoder: "GobbableMetricFamily" });
-  // Every family of every group in one protobuf stream (a stream per family took 1.9 s at 100k series).
+  // Every family not encoded yet, of every group, in one protobuf stream (a stream per family took 1.9 s at 100k
+  // series), then each group's in its order.
   const perGroup = groups.map((g) => [
     ...g.families,
     timeGauge(PUSH_TIME, g.labels, g.pushTime),
     timeGauge(FAILURE_TIME, g.labels, g.failureTime),
   ]);
-  const all = await protoFamilies(perGroup.flat());
+  const structured = perGroup.flat().filter((f): f is MetricFamily => !("proto" in f));
+  const all = await protoFamilies(structured);
   let next = 0;
-  const encoded = groups.map((g, i) => {
-    const count = perGroup[i]?.length ?? 0;
-    const protos = all.slice(next, next + count);
-    next += count;
-    return { g, protos };
-  });
+  const encoded = groups.map((g, i) => ({
+    g,
+    protos: (perGroup[i] ?? []).map((f) => ("proto" in f ? f.proto : all[next++])),
+  }));
   gob.value(GROUPS, { singleton: true }, (w) => {
     w.uint(encoded.length);
     for (const { g, protos } of encoded) {
