@@ -2,13 +2,7 @@ import type { RenderedFamily } from "../../exposition/rendered-family.js";
 import type { GroupingLabels } from "../../grouping-key.js";
 import type { Log } from "../../logger.js";
 import type { MemoryStore } from "../memory-store.js";
-import type {
-  AggregateRequest,
-  Group,
-  MetricStore,
-  PushRejection,
-  PushRequest,
-} from "../metric-store.js";
+import type { AggregateRequest, Group, MetricStore, PushRejection, PushRequest } from "../metric-store.js";
 
 /** Options of {@link DiskStore}. */
 export interface DiskStoreOptions {
