@@ -18,6 +18,9 @@ module.exports = {
       // Unit tests beside their modules (src/**/*.test.ts) are not cruised (options.exclude): they import
       // test/support, which imports src/, and would make every folder look like a cycle. Nothing imports a test,
       // so no module cycle can run through one, and tsc resolves their imports.
+      // This rule cannot see a cycle through a file directly in src/ (dependency-cruiser puts such a file into the
+      // folder src/, which contains all the others): scripts/check-imports.mjs, which runs this configuration for
+      // `npm run lint:imports`, checks those over the same graph, each such file a node of its own.
       name: "no-folder-cycle",
       severity: "error",
       scope: "folder",

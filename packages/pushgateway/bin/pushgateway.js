@@ -6,4 +6,7 @@
 import { setFlagsFromString } from "node:v8";
 
 setFlagsFromString("--optimize-for-size");
+// Regular expressions from requests (match[] selectors, the status page's filter) run in linear time, as Prometheus'
+// RE2 does (src/linear-regexp.ts).
+setFlagsFromString("--enable-experimental-regexp-engine");
 await import("../dist/src/cli.js");

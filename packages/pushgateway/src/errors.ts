@@ -29,6 +29,23 @@ export class ConsistencyError extends PushgatewayError {
   }
 }
 
+/** Beyond upstream: a `match[]` selector that does not parse, or a request to the groups API it cannot serve: 400. */
+export class SelectorError extends PushgatewayError {
+  constructor(message: string) {
+    super("PUSHGATEWAY_SELECTOR", message);
+  }
+}
+
+/**
+ * Beyond upstream: an aggregating push (`/aggregate/metrics/...`) that cannot be added into its group (type or
+ * bucket layout differs from what the group holds): 400, nothing changed.
+ */
+export class AggregationError extends PushgatewayError {
+  constructor(message: string) {
+    super("PUSHGATEWAY_AGGREGATION", message);
+  }
+}
+
 /** A command-line error: usage and exit 1 (kingpin). */
 export class UsageError extends PushgatewayError {
   constructor(message: string) {

@@ -1,7 +1,7 @@
 import { goDuration } from "@local/go-compat/duration";
 import { UsageError } from "./errors.js";
 import { LOG_LEVELS } from "./logger.js";
-import { parseRedisUrl, redactRedisUrl } from "./store/redis-url.js";
+import { parseRedisUrl, redactRedisUrl } from "./store/redis/redis-url.js";
 
 /** The gateway's configuration, with upstream's defaults. */
 export interface Config {
@@ -33,6 +33,8 @@ export interface Config {
   maxGroups: number;
   /** Beyond upstream: most series held across all groups, 0 = unlimited. */
   maxSeries: number;
+  /** Beyond upstream: how `/aggregate/...` pushes combine gauges, `latest` (the pushed value) or `sum`. */
+  aggregateGauges: "latest" | "sum";
   /** Beyond upstream: the shared store of replicas, `redis://host:port/db` or `rediss://`; "" = memory store. */
   redisUrl: string;
   /** Beyond upstream: file holding the Redis password (wins over one in the URL). */
@@ -160,6 +162,13 @@ const FLAGS: readonly FlagSpec[] = [
     def: "0",
   },
   {
+    name: "aggregate.gauges",
+    key: "aggregateGauges",
+    kind: "string",
+    help: "How pushes under /aggregate/ combine gauges: latest (the pushed value replaces) or sum (beyond upstream).",
+    def: "latest",
+  },
+  {
     name: "storage.redis-url",
     key: "redisUrl",
     kind: "string",
@@ -235,6 +244,7 @@ export function parseFlags(argv: readonly string[]): Config {
     groupTtl: 0,
     maxGroups: 0,
     maxSeries: 0,
+    aggregateGauges: "latest",
     redisUrl: "",
     redisPasswordFile: "",
     version: false,
@@ -289,6 +299,10 @@ export function parseFlags(argv: readonly string[]): Config {
     throw new UsageError(`unrecognized log level ${config.logLevel}`);
   if (config.logFormat !== "logfmt" && config.logFormat !== "json")
     throw new UsageError(`unrecognized log format ${config.logFormat}`);
+  if (config.aggregateGauges !== "latest" && config.aggregateGauges !== "sum")
+    throw new UsageError(
+      `invalid value "${config.aggregateGauges}" for flag --aggregate.gauges: use latest (the pushed value) or sum`,
+    );
   if (config.redisUrl !== "" && config.persistenceFile !== "")
     throw new UsageError(
       "--persistence.file and --storage.redis-url cannot be combined: with Redis the store lives there; drop one",

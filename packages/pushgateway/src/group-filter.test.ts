@@ -26,7 +26,7 @@ test("parseGroupFilter names what it cannot read", () => {
   assert.deepEqual(parseGroupFilter("job=~(a"), {
     ok: false,
     error:
-      'invalid regular expression in job=~"(a": Invalid regular expression: /^(?:(a)$/u: Unterminated group',
+      'invalid regular expression in job=~"(a": Invalid regular expression: /^(?:(a)$/s: Unterminated group',
   });
 });
 

@@ -1,4 +1,5 @@
 import type { GroupingLabels } from "./grouping-key.js";
+import { anchoredRegExp } from "./linear-regexp.js";
 
 /** One term of a filter: a label matcher (PromQL's four operators) or free text. */
 export type FilterTerm =
@@ -41,7 +42,7 @@ export function parseGroupFilter(input: string): GroupFilter {
       const value = unquote(rawValue ?? "");
       if (op === "=~" || op === "!~") {
         try {
-          new RegExp(`^(?:${value})$`, "u");
+          anchoredRegExp(value);
         } catch (error) {
           return {
             ok: false,
@@ -71,9 +72,9 @@ export function matchesFilter(labels: GroupingLabels, terms: readonly FilterTerm
       case "!=":
         return actual !== term.value;
       case "=~":
-        return new RegExp(`^(?:${term.value})$`, "u").test(actual);
+        return anchoredRegExp(term.value).test(actual);
       default:
-        return !new RegExp(`^(?:${term.value})$`, "u").test(actual);
+        return !anchoredRegExp(term.value).test(actual);
     }
   });
 }

@@ -1,4 +1,5 @@
 import { GroupingKeyError } from "./errors.js";
+import { decodeUtf8Lossless } from "./exposition/lossless-utf8.js";
 import { isUtf8Name, unescapeValueEncoding } from "./exposition/metric-names.js";
 
 /** Grouping labels of a group, by name. `job` is always present. */
@@ -80,7 +81,8 @@ export function groupKey(labels: GroupingLabels): string {
 function decodeBase64Url(text: string): string | undefined {
   const raw = withoutPadding(text);
   if (!/^[A-Za-z0-9_-]*$/.test(raw) || raw.length % 4 === 1) return undefined;
-  return Buffer.from(raw, "base64url").toString("utf8");
+  // Invalid UTF-8 kept as escapes (exposition/lossless-utf8.ts): the push is refused naming the bytes, not stored altered.
+  return decodeUtf8Lossless(Buffer.from(raw, "base64url"));
 }
 
 function badByte(text: string): number {

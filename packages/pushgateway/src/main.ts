@@ -1,17 +1,14 @@
 import type { Server } from "node:http";
-import { goDuration } from "@local/go-compat/duration";
 import { systemdActivation } from "@local/go-compat/systemd-activation";
 import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import type { GatewayContext } from "./handlers/responses.js";
 import { WriteQueue } from "./handlers/write-queue.js";
-import { createBasicAuth } from "./http/basic-auth.js";
-import { LiveWebConfig } from "./http/live-web-config.js";
-import { RateLimiter } from "./http/rate-limiter.js";
-import { startServer, type WebGuard } from "./http/server.js";
-import { createLogger, type Log, type LogLevel } from "./logger.js";
-import { createOwnMetrics } from "./own-metrics.js";
+import { startServer } from "./http/server.js";
+import { createLogger, type LogLevel } from "./logger.js";
+import { createOwnMetrics, type OwnMetrics } from "./own-metrics.js";
 import { type OpenedStore, openStore } from "./store/open-store.js";
+import { openWebGuard, type WebGuard } from "./web/web-guard.js";
 
 /** The version `--version` reports. */
 export const VERSION = "1.11.0";
@@ -77,7 +74,11 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   let web: WebGuard | undefined;
   if (config.webConfigFile !== "") {
     try {
-      web = await openWebGuard(config, { log, now: () => deps.now().getTime() });
+      web = await openWebGuard(config.webConfigFile, {
+        exemptProbes: config.authExemptProbes,
+        log,
+        now: () => deps.now().getTime(),
+      });
     } catch (error) {
       if (!(error instanceof WebConfigError)) throw error;
       log("error", `Cannot load web config: ${config.webConfigFile}: ${error.message}`);
@@ -107,35 +108,14 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
     await web?.auth.close();
     deps.exit(0);
   };
-  const ctx: GatewayContext = {
-    store: opened.store,
-    writes: new WriteQueue(),
-    now: deps.now,
-    check: !config.disableConsistencyCheck,
-    utf8Names: config.utf8Names,
-    enableLifecycle: config.enableLifecycle,
-    enableAdminApi: config.enableAdminApi,
-    telemetryPath: config.telemetryPath,
-    pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : prefix,
-    groupTtlMs: config.groupTtl,
-    ownFamilies: async () => [...(await own.families()), ...opened.ownFamilies()],
-    status: () => ({
-      build_information: {
-        branch: "",
-        buildDate: "",
-        buildUser: "",
-        goVersion: `node${deps.runtime.node}`,
-        revision: "",
-        version: VERSION,
-      },
-      flags: flagValues(config),
-      start_time: started.toISOString(),
-    }),
+  const ctx = gatewayContext(config, {
+    deps,
+    started,
+    prefix,
+    store: opened,
+    own,
     quit: () => void shutdown("web"),
-    maxBodyBytes: config.maxBodyBytes,
-    onRequest: (handler, method, status) => own.count(handler, method, status),
-    onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
-  };
+  });
   // exporter-toolkit ServeMultiple: one server per listener (each --web.listen-address, or each systemd socket).
   try {
     for (const listener of listeners) {
@@ -186,24 +166,47 @@ function listenersOf(
   });
 }
 
-/** Reads `--web.config.file` and builds what serves it: basic auth, the rate limiter (fixed at start, as upstream). */
-async function openWebGuard(config: Config, deps: { log: Log; now: () => number }): Promise<WebGuard> {
-  const live = await LiveWebConfig.load(config.webConfigFile);
-  const { rateLimit } = live.initial;
-  if (rateLimit.intervalMs !== 0)
-    deps.log("info", "Rate Limiter is enabled.", {
-      burst: String(rateLimit.burst),
-      // A time.Duration in upstream's log line (tls_config.go), so `1s`, not `1000ms`.
-      interval: goDuration(rateLimit.intervalMs * 1e6),
-    });
+/** What the handlers work with: the store, the flags they read, the gateway's own metrics and status. */
+function gatewayContext(
+  config: Config,
+  parts: {
+    deps: MainDeps;
+    started: Date;
+    prefix: string;
+    store: OpenedStore;
+    own: OwnMetrics;
+    quit: () => void;
+  },
+): GatewayContext {
+  const { deps, own, store: opened } = parts;
   return {
-    config: live,
-    auth: createBasicAuth(),
-    limiter:
-      rateLimit.intervalMs === 0
-        ? undefined
-        : new RateLimiter({ burst: rateLimit.burst, intervalMs: rateLimit.intervalMs, now: deps.now }),
-    exemptProbes: config.authExemptProbes,
-    log: deps.log,
+    store: opened.store,
+    writes: new WriteQueue(),
+    now: deps.now,
+    check: !config.disableConsistencyCheck,
+    utf8Names: config.utf8Names,
+    enableLifecycle: config.enableLifecycle,
+    enableAdminApi: config.enableAdminApi,
+    telemetryPath: config.telemetryPath,
+    pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : parts.prefix,
+    groupTtlMs: config.groupTtl,
+    ownFamilies: async () => [...(await own.families()), ...opened.ownFamilies()],
+    status: () => ({
+      build_information: {
+        branch: "",
+        buildDate: "",
+        buildUser: "",
+        goVersion: `node${deps.runtime.node}`,
+        revision: "",
+        version: VERSION,
+      },
+      flags: flagValues(config),
+      start_time: parts.started.toISOString(),
+    }),
+    quit: parts.quit,
+    maxBodyBytes: config.maxBodyBytes,
+    aggregateGauges: config.aggregateGauges,
+    onRequest: (handler, method, status) => own.count(handler, method, status),
+    onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
   };
 }

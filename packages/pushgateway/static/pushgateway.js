@@ -162,6 +162,10 @@
   };
   filterInput.addEventListener("input", applyFilter);
   filterInput.form.addEventListener("submit", (event) => {
+    // A changed selector (match[]) is the server's to apply: the form is sent. The filter alone applies here.
+    const matchInput = document.getElementById("match");
+    const selected = new URL(location.href).searchParams.get("match[]") ?? "";
+    if (matchInput && matchInput.value.trim() !== selected.trim()) return;
     event.preventDefault();
     applyFilter();
   });
@@ -181,7 +185,7 @@
     const response = await fetch(url, { method });
     if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
   };
-  const wipeButton = document.getElementById("wipe");
+  const wipeButton = document.getElementById("wipe") ?? document.getElementById("delete-selected");
   const groupTotal = document.getElementById("group-total");
   const afterRemoval = () => {
     const left = document.querySelectorAll("section.group").length;
@@ -212,11 +216,16 @@
     }
   });
 
+  // Delete All (the admin wipe, PUT), or with ?match[]= Delete N Selected Groups (the admin delete by matcher).
   wipeButton?.addEventListener("click", async () => {
     const total = document.querySelectorAll("section.group").length;
-    if (!(await confirm(`Delete all ${total} groups?`))) return;
+    const selected = wipeButton.id === "delete-selected";
+    const question = selected
+      ? `Delete the ${total} groups selected by ${document.getElementById("selection")?.querySelectorAll("code").length === 1 ? "the selector" : "the selectors"}? Groups pushed meanwhile that match are deleted too.`
+      : `Delete all ${total} groups?`;
+    if (!(await confirm(question))) return;
     try {
-      await request(wipeButton.dataset.url, "PUT");
+      await request(wipeButton.dataset.url, selected ? "DELETE" : "PUT");
       for (const group of document.querySelectorAll("section.group")) group.remove();
       afterRemoval();
     } catch (error) {

@@ -8,7 +8,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import bcrypt from "bcryptjs";
-import { decodeUpstreamPersistence } from "../src/store/upstream-persistence.js";
+import { decodeUpstreamPersistence } from "../src/store/disk/upstream-persistence.js";
 import { startGateway, stopAll, track } from "./support/processes.js";
 
 after(stopAll);

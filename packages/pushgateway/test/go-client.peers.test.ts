@@ -7,6 +7,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
+import { type NativeHistogram, nativeBuckets } from "../src/exposition/native-buckets.js";
 import { buildGoProgram } from "./support/go-program.js";
 import { metricFamilyType as family } from "./support/metric-family-type.js";
 import { startGateway, stopAll } from "./support/processes.js";
@@ -163,4 +164,51 @@ test("client_golang's Add (POST) merges into the group and Delete removes it", a
   await exec(bin, [base, "delete"], { timeout: 60_000 });
   text = await (await fetch(`${base}/metrics`)).text();
   assert.doesNotMatch(text, /job="gojob"/);
+});
+
+test("client_golang pushing twice to http://gw/aggregate: counters, histograms (classic and native) and summary counts add up", async () => {
+  const gathered = join(dir, "gathered-aggregate.bin");
+  for (let run = 0; run < 2; run++)
+    await exec(bin, [`${base}/aggregate`, "push", gathered], { timeout: 60_000 });
+  const sent = decodeAll(await readFile(gathered));
+  const served = decodeAll(
+    Buffer.from(await (await fetch(`${base}/metrics`, { headers: { Accept: DELIMITED } })).arrayBuffer()),
+  );
+  const first = (name: string, from: Map<string, Decoded>) =>
+    from.get(name)?.metric[0] as Record<string, Record<string, unknown>>;
+  assert.equal(
+    first("go_requests_total", served).counter?.value,
+    2 * Number(first("go_requests_total", sent).counter?.value),
+  );
+  // Gauges take the latest value.
+  const temperatures = (from: Map<string, Decoded>) =>
+    (from.get("go_temperature")?.metric ?? []).map((m) => (m.gauge as { value: number }).value).sort();
+  assert.deepEqual(temperatures(served), temperatures(sent));
+  for (const name of ["go_classic_seconds", "go_native_seconds", "go_native_only_seconds"]) {
+    const got = first(name, served).histogram as Record<string, unknown>;
+    const want = first(name, sent).histogram as Record<string, unknown>;
+    assert.equal(Number(got.sampleCount), 2 * Number(want.sampleCount), name);
+    assert.equal(got.sampleSum, 2 * Number(want.sampleSum), name);
+    const buckets = (h: Record<string, unknown>) =>
+      ((h.bucket as { cumulativeCount: string }[] | undefined) ?? []).map((b) => Number(b.cumulativeCount));
+    assert.deepEqual(
+      buckets(got),
+      buckets(want).map((c) => 2 * c),
+      name,
+    );
+    if (want.schema !== undefined) {
+      assert.equal(got.schema, want.schema, name);
+      assert.equal(Number(got.zeroCount ?? 0), 2 * Number(want.zeroCount ?? 0), name);
+      const absolute = (h: Record<string, unknown>) =>
+        nativeBuckets(h as NativeHistogram).map((b) => `${b.lower}..${b.upper}:${b.count}`);
+      assert.deepEqual(
+        absolute(got),
+        nativeBuckets(want as NativeHistogram).map((b) => `${b.lower}..${b.upper}:${2 * b.count}`),
+        name,
+      );
+    }
+  }
+  const summary = first("go_summary_seconds", served).summary as Record<string, unknown>;
+  assert.equal(Number(summary.sampleCount), 8);
+  assert.equal(summary.sampleSum, 20);
 });

@@ -11,7 +11,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { maskedCrc32c } from "../src/snappy-frames.js";
-import { decodeUpstreamPersistence } from "../src/store/upstream-persistence.js";
+import { decodeUpstreamPersistence } from "../src/store/disk/upstream-persistence.js";
 import { freePort, startGateway, stopAll, track } from "./support/processes.js";
 
 after(stopAll);

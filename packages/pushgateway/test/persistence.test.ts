@@ -6,7 +6,7 @@ import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { decodeUpstreamPersistence } from "../src/store/upstream-persistence.js";
+import { decodeUpstreamPersistence } from "../src/store/disk/upstream-persistence.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { runUntilExit } from "./support/run-until-exit.js";
 import { withTempDir } from "./support/temp-dir.js";

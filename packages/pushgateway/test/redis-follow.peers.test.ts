@@ -6,9 +6,9 @@ import { after, before, test } from "node:test";
 import { Redis } from "ioredis";
 import type { MetricFamily } from "../src/exposition/metric-family.js";
 import type { Log } from "../src/logger.js";
-import { decodeSnapshot, encodeOp, redisKeys } from "../src/store/redis-log.js";
-import { RedisStore } from "../src/store/redis-store.js";
-import { parseRedisUrl } from "../src/store/redis-url.js";
+import { decodeSnapshot, encodeOp, redisKeys } from "../src/store/redis/log-layout.js";
+import { RedisStore } from "../src/store/redis/redis-store.js";
+import { parseRedisUrl } from "../src/store/redis/redis-url.js";
 import { stop, stopAll } from "./support/processes.js";
 import { startRedis } from "./support/redis-server.js";
 

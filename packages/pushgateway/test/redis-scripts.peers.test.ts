@@ -10,7 +10,7 @@ import {
   redisKeys,
   SEED_SCRIPT,
   seedArgs,
-} from "../src/store/redis-log.js";
+} from "../src/store/redis/log-layout.js";
 import { stopAll } from "./support/processes.js";
 import { startRedis } from "./support/redis-server.js";
 

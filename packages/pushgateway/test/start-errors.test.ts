@@ -44,7 +44,7 @@ test("persistence file that is a directory: ours refuses to start, exit 1, namin
     assert.equal(r.listened, false);
     assert.ok(
       r.log.includes(
-        `level=error msg="Cannot read persistence file \\"${file}\\": EISDIR: illegal operation on a directory, read"`,
+        `level=error msg="Cannot read persistence file \\"${file}\\": open ${file}: is a directory, not a regular file"`,
       ),
       r.log,
     );

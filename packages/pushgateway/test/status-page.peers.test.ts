@@ -202,3 +202,33 @@ test("without JavaScript the listing is complete: groups, samples and values are
     await context.close();
   }
 });
+
+test("the selector field loads a match[] selection and Delete N Selected Groups deletes exactly it", async () => {
+  const { base } = await startGateway(["--web.enable-admin-api"]);
+  for (const path of ["/metrics/job/batch-1", "/metrics/job/batch-2/instance/x", "/metrics/job/web"])
+    await push(base, path, "# TYPE m gauge\nm 1\n");
+  const { page, problems } = await openPage(`${base}/`);
+  await page.locator("#match").fill('{job=~"batch-.*"}');
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.locator("#selection").waitFor({ state: "visible" });
+  assert.equal(new URL(page.url()).searchParams.get("match[]"), '{job=~"batch-.*"}');
+  assert.equal(await page.locator("section.group").count(), 2);
+  assert.equal(await page.locator("#group-count").innerText(), "2 groups");
+  await page.screenshot({ path: join(shots, "selected.png"), fullPage: true });
+  await page.getByRole("button", { name: "Delete 2 Selected Groups" }).click();
+  const dialog = page.locator("dialog#confirm");
+  await dialog.waitFor({ state: "visible" });
+  assert.match(await dialog.innerText(), /Delete the 2 groups selected by the selector\?/);
+  await dialog.getByRole("button", { name: "Delete", exact: true }).click();
+  await page.locator("section.group").first().waitFor({ state: "detached" });
+  assert.equal(await page.locator("section.group").count(), 0);
+  const left = (await (await fetch(`${base}/api/v1/groups`)).json()) as {
+    data: { labels: { job: string } }[];
+  };
+  assert.deepEqual(
+    left.data.map((g) => g.labels.job),
+    ["web"],
+  );
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -13,18 +13,29 @@ function name(f: RenderedFamily): string {
 }
 
 export function* formatText(families: readonly RenderedFamily[]): Generator<string> {
-  let chunk = "";
+  // Lines gathered in an array and joined once per chunk: appending each line to a string built a rope that writing
+  // it then had to flatten, several times the cost of the join (bench/pushgateway/README.md).
+  let batch: string[] = [];
+  let length = 0;
   for (const { family: f, order } of expositionOrder(families)) {
     if (f.help !== undefined)
-      chunk += `# HELP ${name(f)} ${f.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\n`;
-    chunk += `# TYPE ${name(f)} ${f.type}\n`;
+      batch.push(`# HELP ${name(f)} ${f.help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}`);
+    batch.push(`# TYPE ${name(f)} ${f.type}`);
+    const { lines } = f;
     for (const i of order) {
-      chunk += `${f.lines[i]}\n`;
-      if (chunk.length >= 65536) {
-        yield chunk;
-        chunk = "";
+      const line = lines[i] as string;
+      batch.push(line);
+      length += line.length + 1;
+      if (length >= 65536) {
+        batch.push("");
+        yield batch.join("\n");
+        batch = [];
+        length = 0;
       }
     }
   }
-  if (chunk !== "") yield chunk;
+  if (batch.length > 0) {
+    batch.push("");
+    yield batch.join("\n");
+  }
 }

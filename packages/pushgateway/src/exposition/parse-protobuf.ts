@@ -1,4 +1,5 @@
 import { ParseError } from "../errors.js";
+import { decodeUtf8Lossless } from "./lossless-utf8.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
 import { isLegacyMetricName, isUtf8Name } from "./metric-names.js";
 import { type Codec, loadCodec } from "./protobuf-codec.js";
@@ -52,6 +53,17 @@ export function decodeDelimitedProtobuf(
     at = next + size;
     // Longs as strings: uint64 counts and int64 timestamps beyond 2^53 survive the round trip.
     const f = familyType.toObject(message, { longs: String, enums: String, defaults: false }) as ProtoFamily;
+    // protobufjs decodes a string that is not UTF-8 with U+FFFD: a label value that shows one is read again from
+    // the wire, its bytes kept (lossless-utf8.ts), so that the push is refused as upstream refuses it.
+    if (f.metric?.some((m) => m.label?.some((l) => l.value?.includes("\uFFFD")))) {
+      const raw = rawLabelValues(body.subarray(next, at));
+      for (const [i, m] of f.metric.entries()) {
+        for (const [j, l] of (m.label ?? []).entries()) {
+          const bytes = raw[i]?.[j];
+          if (bytes !== undefined && l.value?.includes("\uFFFD")) l.value = decodeUtf8Lossless(bytes);
+        }
+      }
+    }
     const type = toType(f.type);
     byName.set(f.name ?? "", {
       name: f.name ?? "",
@@ -86,6 +98,45 @@ export function readUvarint(body: Uint8Array, start: number): { size: number; ne
     scale *= 128;
   }
   throw new ParseError("binary: varint overflows a 64-bit integer");
+}
+
+/**
+ * The raw bytes of each `Metric.label[].value` of one `MetricFamily` message, by metric and label (wire format:
+ * MetricFamily field 4 → Metric field 1 → LabelPair field 2). Only called for a message protobufjs has decoded.
+ */
+function rawLabelValues(message: Uint8Array): Uint8Array[][] {
+  const metrics: Uint8Array[][] = [];
+  for (const [field, metric] of lengthDelimited(message)) {
+    if (field !== 4) continue;
+    const values: Uint8Array[] = [];
+    for (const [mField, pair] of lengthDelimited(metric)) {
+      if (mField !== 1) continue;
+      let value: Uint8Array = new Uint8Array(0);
+      for (const [pField, bytes] of lengthDelimited(pair)) if (pField === 2) value = bytes;
+      values.push(value);
+    }
+    metrics.push(values);
+  }
+  return metrics;
+}
+
+/** The length-delimited fields of a message, by field number; other wire types skipped. */
+function* lengthDelimited(message: Uint8Array): Generator<[number, Uint8Array]> {
+  let at = 0;
+  while (at < message.length) {
+    const key = readUvarint(message, at);
+    at = key.next;
+    const wire = key.size % 8;
+    const field = Math.floor(key.size / 8);
+    if (wire === 0) at = readUvarint(message, at).next;
+    else if (wire === 1) at += 8;
+    else if (wire === 5) at += 4;
+    else if (wire === 2) {
+      const length = readUvarint(message, at);
+      yield [field, message.subarray(length.next, length.next + length.size)];
+      at = length.next + length.size;
+    } else return;
+  }
 }
 
 interface ProtoFamily {

@@ -1,5 +1,6 @@
 import { goQuote, goQuoteRune } from "@local/go-compat/quote";
 import { ParseError } from "../errors.js";
+import { goQuoteLossless, hasInvalidUtf8 } from "./lossless-utf8.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
@@ -141,9 +142,11 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
         let value = "";
         for (;;) {
           const c = ch(pos);
-          if (c === undefined) fail(`unexpected end of label value ${goQuote(value)}`);
+          if (c === undefined) fail(`unexpected end of label value ${goQuoteLossless(value)}`);
           if (c === '"') {
             pos++;
+            // prometheus/common text_parse.go startLabelValue: a value must be valid UTF-8.
+            if (hasInvalidUtf8(value)) fail(`invalid label value ${goQuoteLossless(value)}`);
             break;
           }
           if (c === "\\") {
@@ -162,7 +165,7 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
         labels.push([labelName, value]);
         pos = skipBlank(line, pos);
         if (ch(pos) === ",") pos++;
-        else if (ch(pos) !== "}") fail(`unexpected end of label value ${goQuote(value)}`);
+        else if (ch(pos) !== "}") fail(`unexpected end of label value ${goQuoteLossless(value)}`);
       }
     }
     pos = skipBlank(line, pos);

@@ -9,7 +9,13 @@ import {
 } from "../exposition/native-buckets.js";
 import { parseRenderedFamily } from "../exposition/rendered-family.js";
 import { goUint64 } from "../exposition/write-protobuf.js";
-import { FAILURE_TIME, FAILURE_TIME_HELP, PUSH_TIME, PUSH_TIME_HELP } from "../store/metric-store.js";
+import {
+  FAILURE_TIME,
+  FAILURE_TIME_HELP,
+  type Group,
+  PUSH_TIME,
+  PUSH_TIME_HELP,
+} from "../store/metric-store.js";
 import { apiJson, errorResponse, type GatewayContext, type GatewayResponse } from "./responses.js";
 
 /** `GET /api/v1/status`: build information, flags and start time (upstream api/v1/api.go `status`). */
@@ -43,35 +49,41 @@ export function wipe(ctx: GatewayContext): Promise<GatewayResponse> {
 
 /** The `/api/v1/metrics` shape of upstream (api/v1/api.go): values as Go-formatted strings, per-family timestamps. */
 function metricGroups(ctx: GatewayContext): unknown[] {
+  return ctx.store.groups().map((g) => groupEntry(g, { families: true }));
+}
+
+/**
+ * One group as `/api/v1/metrics` shows it: `labels`, each family (with `families`), the two timestamp gauges and
+ * `last_push_successful`. Without `families` it is the group as `/api/v1/groups` lists it (handlers/groups-api.ts).
+ */
+export function groupEntry(g: Group, options: { families: boolean }): Record<string, unknown> {
   const iso = (ms: number) => new Date(ms).toISOString();
-  return ctx.store.groups().map((g) => {
-    const entry: Record<string, unknown> = { labels: g.labels };
-    for (const [name, rendered] of g.families) {
-      const f = parseRenderedFamily(rendered);
-      entry[name] = goStruct({
-        time_stamp: iso(g.pushedAt.get(name) ?? 0),
-        type: f.type.toUpperCase(),
-        ...(f.help === undefined ? {} : { help: f.help }),
-        metrics: f.metrics.map((m) => encodableMetric(f.type, m)),
-      });
-    }
-    const labels = { ...g.labels, instance: g.labels.instance ?? "" };
-    const lastChange = Math.max(g.pushTime, g.failureTime) * 1000;
-    entry[PUSH_TIME] = goStruct({
-      time_stamp: iso(g.pushTime * 1000 || lastChange),
-      type: "GAUGE",
-      help: PUSH_TIME_HELP,
-      metrics: [{ labels, value: formatGoFloat(g.pushTime) }],
+  const entry: Record<string, unknown> = { labels: g.labels };
+  for (const [name, rendered] of options.families ? g.families : []) {
+    const f = parseRenderedFamily(rendered);
+    entry[name] = goStruct({
+      time_stamp: iso(g.pushedAt.get(name) ?? 0),
+      type: f.type.toUpperCase(),
+      ...(f.help === undefined ? {} : { help: f.help }),
+      metrics: f.metrics.map((m) => encodableMetric(f.type, m)),
     });
-    entry[FAILURE_TIME] = goStruct({
-      time_stamp: iso(lastChange),
-      type: "GAUGE",
-      help: FAILURE_TIME_HELP,
-      metrics: [{ labels, value: formatGoFloat(g.failureTime) }],
-    });
-    entry.last_push_successful = g.failureTime <= g.pushTime;
-    return entry;
+  }
+  const labels = { ...g.labels, instance: g.labels.instance ?? "" };
+  const lastChange = Math.max(g.pushTime, g.failureTime) * 1000;
+  entry[PUSH_TIME] = goStruct({
+    time_stamp: iso(g.pushTime * 1000 || lastChange),
+    type: "GAUGE",
+    help: PUSH_TIME_HELP,
+    metrics: [{ labels, value: formatGoFloat(g.pushTime) }],
   });
+  entry[FAILURE_TIME] = goStruct({
+    time_stamp: iso(lastChange),
+    type: "GAUGE",
+    help: FAILURE_TIME_HELP,
+    metrics: [{ labels, value: formatGoFloat(g.failureTime) }],
+  });
+  entry.last_push_successful = g.failureTime <= g.pushTime;
+  return entry;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { hasInvalidUtf8 } from "../exposition/lossless-utf8.js";
 import { parseGroupingKey } from "../grouping-key.js";
 import { errorResponse, type GatewayContext, type GatewayResponse } from "./responses.js";
 
@@ -10,7 +11,9 @@ export function deleteGroup(rest: string, ctx: GatewayContext): Promise<GatewayR
   return ctx.writes.run(async () => {
     try {
       // The store is called before the first await: queued writes reach it in order.
-      await ctx.store.delete(parseGroupingKey(rest, { utf8: ctx.utf8Names }));
+      const labels = parseGroupingKey(rest, { utf8: ctx.utf8Names });
+      // Grouping labels that are not UTF-8 name no group ours can hold (such a push is refused): nothing to delete.
+      if (!Object.values(labels).some(hasInvalidUtf8)) await ctx.store.delete(labels);
     } catch (error) {
       return errorResponse(error);
     }

@@ -1,4 +1,5 @@
 import { goMarshal } from "@local/go-compat/json";
+import type { GaugeMode } from "../aggregate/add-family.js";
 import { httpStatus, PushgatewayError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import type { MetricStore } from "../store/metric-store.js";
@@ -49,6 +50,8 @@ export interface GatewayContext {
   readonly ownFamilies: () => Promise<MetricFamily[]>;
   readonly status: () => Record<string, unknown>;
   readonly quit: () => void;
+  /** Beyond upstream: `--aggregate.gauges`, how an aggregating push combines gauges (aggregate/add-family.ts). */
+  readonly aggregateGauges: GaugeMode;
   /** Beyond upstream (0 = unlimited): largest push body. */
   readonly maxBodyBytes: number;
   readonly onRequest: (handler: string, method: string, status: number) => void;

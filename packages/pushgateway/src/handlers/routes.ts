@@ -1,7 +1,10 @@
+import { aggregatePush } from "./aggregate.js";
 import { apiMetrics, apiOptions, apiStatus, wipe } from "./api-v1.js";
 import { deleteGroup } from "./delete.js";
+import { adminDeleteGroups, apiGroups } from "./groups-api.js";
 import { healthy, quit, quitMethodNotAllowed, ready } from "./lifecycle.js";
 import { scrape } from "./metrics.js";
+import { otlpMetrics } from "./otlp.js";
 import { push } from "./push.js";
 import {
   type GatewayContext,
@@ -40,6 +43,8 @@ const fresh =
 
 /** The path after `/metrics/`, where the grouping key starts. */
 const groupingKey = (req: GatewayRequest) => req.path.slice("/metrics/".length);
+/** The same for an aggregating push, after `/aggregate/metrics/`. */
+const aggregateKey = (req: GatewayRequest) => req.path.slice("/aggregate/metrics/".length);
 
 const PUSH_ALLOW = "DELETE, OPTIONS, POST, PUT";
 const GET_ALLOW = { allow: "GET, OPTIONS" } as const;
@@ -66,6 +71,25 @@ const ROUTES: readonly Route[] = [
     otherMethods: { allow: PUSH_ALLOW },
     counted: { PUT: "push", POST: "push", DELETE: "delete" },
   },
+  // Beyond upstream: aggregating pushes (handlers/aggregate.ts); DELETE there resets the group.
+  {
+    path: "/aggregate/metrics/job/",
+    methods: {},
+    otherMethods: () => ({ status: 307, headers: { Location: "/aggregate/metrics/job" }, body: "" }),
+  },
+  {
+    path: /^\/aggregate\/metrics\/job(@base64)?\/[^/]/,
+    methods: {
+      OPTIONS: () => ({ status: 200, headers: { Allow: PUSH_ALLOW }, body: "" }),
+      PUT: (req, ctx) => aggregatePush(req, { ctx, rest: aggregateKey(req) }),
+      POST: (req, ctx) => aggregatePush(req, { ctx, rest: aggregateKey(req) }),
+      DELETE: (req, ctx) => deleteGroup(aggregateKey(req), ctx),
+    },
+    otherMethods: { allow: PUSH_ALLOW },
+    counted: { PUT: "aggregate", POST: "aggregate", DELETE: "delete" },
+  },
+  // Beyond upstream: an OTLP/HTTP metrics receiver (handlers/otlp.ts).
+  { path: "/v1/metrics", methods: { POST: otlpMetrics }, otherMethods: { allow: "POST" }, counted: "otlp" },
   { path: (ctx) => ctx.telemetryPath, methods: { GET: fresh(scrape) }, otherMethods: GET_ALLOW },
   { path: /^\/api\/v1\//, methods: { OPTIONS: apiOptions }, otherMethods: "next", counted: "api/v1/options" },
   { path: "/-/healthy", methods: { GET: healthy }, otherMethods: GET_ALLOW, counted: "healthy" },
@@ -92,6 +116,20 @@ const ROUTES: readonly Route[] = [
     methods: { PUT: (_, ctx) => wipe(ctx) },
     otherMethods: { allow: "OPTIONS, PUT" },
     counted: "wipe",
+    when: (ctx) => ctx.enableAdminApi,
+  },
+  // Beyond upstream: groups by matcher (handlers/groups-api.ts).
+  {
+    path: "/api/v1/groups",
+    methods: { GET: fresh(apiGroups) },
+    otherMethods: GET_ALLOW,
+    counted: "api/v1/groups",
+  },
+  {
+    path: "/api/v1/admin/groups",
+    methods: { DELETE: fresh(adminDeleteGroups) },
+    otherMethods: { allow: "DELETE, OPTIONS" },
+    counted: "api/v1/admin/groups",
     when: (ctx) => ctx.enableAdminApi,
   },
   { path: /^\/static\//, methods: { GET: staticAsset }, otherMethods: GET_ALLOW, counted: "static" },

@@ -180,3 +180,41 @@ test("formatDuration: seconds, then minutes, hours, days", () => {
   assert.equal(formatDuration(3_600_000 + 120_000), "1 h 2 min");
   assert.equal(formatDuration(90_000_000), "1 d 1 h");
 });
+
+test("?match[]= selects groups as /api/v1/groups does; with the admin API the button deletes the selection", async () => {
+  const groups = [
+    group({ job: "batch-1" }, "m 1\n"),
+    group({ job: "batch-2", instance: "x" }, "n 1\n"),
+    group({ job: "web" }, "o 1\n"),
+  ];
+  const jobsShown = (html: string) =>
+    [...html.matchAll(/<span class="label[^"]*">job="([^"]+)"<\/span>/g)].map((m) => m[1]);
+  const selector = '{job=~"batch-.*"}';
+  const query = `match[]=${encodeURIComponent(selector)}`;
+  const { html } = await page(groups, { enableAdminApi: true, pathPrefix: "/x" }, `/?${query}`);
+  assert.deepEqual(jobsShown(html), ["batch-1", "batch-2"]);
+  assert.match(html, /<p class="count" id="group-count">2 groups<\/p>/);
+  assert.match(html, /Groups selected by <code>\{job=~&quot;batch-\.\*&quot;\}<\/code>/);
+  assert.match(
+    html,
+    /<input type="search" id="match" name="match\[\]" value="\{job=~&quot;batch-\.\*&quot;\}"/,
+  );
+  assert.match(
+    html,
+    /<button type="button" class="danger" id="delete-selected" data-url="\/x\/api\/v1\/admin\/groups\?match%5B%5D=%7Bjob%3D%7E%22batch-.\*%22%7D">Delete <span id="group-total">2<\/span> Selected Groups<\/button>/,
+  );
+  assert.doesNotMatch(html, /id="wipe"/);
+  // Two selectors are a union, kept as hidden fields.
+  const two = (await page(groups, {}, `/?${query}&match[]=${encodeURIComponent('{job="web"}')}`)).html;
+  assert.deepEqual(jobsShown(two), ["batch-1", "batch-2", "web"]);
+  assert.match(two, /<input type="hidden" name="match\[\]" value="\{job=&quot;web&quot;\}">/);
+  // A selector that does not parse: every group, the parser's message, no deletion of a selection.
+  const bad = (await page(groups, { enableAdminApi: true }, `/?match[]=${encodeURIComponent("{job=}")}`))
+    .html;
+  assert.deepEqual(jobsShown(bad), ["batch-1", "batch-2", "web"]);
+  assert.match(
+    bad,
+    /<p class="filter-error" role="alert">match\[\]: parse error at char 6: expected a quoted value after job=, got &quot;}&quot;<\/p>/,
+  );
+  assert.match(bad, /id="wipe"/);
+});

@@ -3,6 +3,7 @@ import { escapeHtml } from "../escape-html.js";
 import { formatGoFloat } from "../exposition/go-float.js";
 import { expositionOrder, type RenderedFamily } from "../exposition/rendered-family.js";
 import { type FilterTerm, matchesFilter, parseGroupFilter } from "../group-filter.js";
+import { type GroupSelection, groupSelection } from "../group-selection.js";
 import {
   FAILURE_TIME,
   FAILURE_TIME_HELP,
@@ -41,18 +42,28 @@ export function statusPage(req: GatewayRequest, ctx: GatewayContext): GatewayRes
 function pageHtml(req: GatewayRequest, ctx: GatewayContext): string {
   const prefix = ctx.pathPrefix;
   const nowMs = ctx.now().getTime();
-  const filterText = new URLSearchParams(req.query ?? "").get("filter") ?? "";
+  const params = new URLSearchParams(req.query ?? "");
+  const filterText = params.get("filter") ?? "";
   const filter = parseGroupFilter(filterText);
   const terms: readonly FilterTerm[] = filter.ok ? filter.terms : [];
+  // Beyond upstream: `?match[]=` selects groups as GET /api/v1/groups does (a union of selectors).
+  const selection = groupSelection(params.getAll("match[]"));
   const groups = ctx.store
     .groups()
+    .filter((g) => selection.selects(g.labels))
     .map((g) => ({ group: g, path: deletePath(g), text: labelText(g) }))
     .sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
   const shown = groups.filter(({ group }) => matchesFilter(group.labels, terms));
-  const wipe = ctx.enableAdminApi
-    ? `<button type="button" class="danger" id="wipe" data-url="${escapeHtml(`${prefix}/api/v1/admin/wipe`)}"${groups.length === 0 ? " disabled" : ""}>Delete All <span id="group-total">${groups.length}</span> Groups</button>`
-    : "";
-  const filterError = filter.ok ? "" : `<p class="filter-error" role="alert">${escapeHtml(filter.error)}</p>`;
+  const wipe = !ctx.enableAdminApi
+    ? ""
+    : selection.match.length > 0 && selection.error === undefined
+      ? `<button type="button" class="danger" id="delete-selected" data-url="${escapeHtml(`${prefix}/api/v1/admin/groups?${selection.query}`)}"${groups.length === 0 ? " disabled" : ""}>Delete <span id="group-total">${groups.length}</span> Selected Groups</button>`
+      : `<button type="button" class="danger" id="wipe" data-url="${escapeHtml(`${prefix}/api/v1/admin/wipe`)}"${groups.length === 0 ? " disabled" : ""}>Delete All <span id="group-total">${groups.length}</span> Groups</button>`;
+  const filterError =
+    (filter.ok ? "" : `<p class="filter-error" role="alert">${escapeHtml(filter.error)}</p>`) +
+    (selection.error === undefined
+      ? ""
+      : `<p class="filter-error" role="alert">${escapeHtml(selection.error)}</p>`);
   const listing =
     shown.length === 0
       ? `<p class="empty">${groups.length === 0 ? "No metric groups have been pushed." : "No group matches the filter."}</p>`
@@ -81,11 +92,12 @@ function pageHtml(req: GatewayRequest, ctx: GatewayContext): string {
 <form class="filter" method="get" role="search">
 <label for="filter">Filter groups</label>
 <input type="search" id="filter" name="filter" value="${escapeHtml(filterText)}" placeholder='job="batch" instance=~"db-.*" env!=test' autocomplete="off" spellcheck="false">
+${selectionInputs(selection)}
 <button type="submit">Filter</button>
 </form>
 ${wipe}
 </div>
-${filterError}<p class="count" id="group-count">${countText(shown.length, groups.length)}</p>
+${filterError}${selectionNote(selection)}<p class="count" id="group-count">${countText(shown.length, groups.length)}</p>
 <noscript><p class="note">Deleting needs JavaScript; without it use <code>curl -X DELETE</code> on the group's path.</p></noscript>
 <div id="groups">
 ${listing}
@@ -106,6 +118,26 @@ ${statusHtml(ctx.status())}
 </body>
 </html>
 `;
+}
+
+/**
+ * The selector field of the filter form: one `match[]` to edit, or, when the URL gave several, each kept as a hidden
+ * field (the note above the list names them).
+ */
+function selectionInputs(selection: GroupSelection): string {
+  if (selection.match.length > 1)
+    return selection.match
+      .map((m) => `<input type="hidden" name="match[]" value="${escapeHtml(m)}">`)
+      .join("");
+  return `<label for="match">Select</label>
+<input type="search" id="match" name="match[]" value="${escapeHtml(selection.match[0] ?? "")}" placeholder='{job=~"batch-.*"}' autocomplete="off" spellcheck="false">`;
+}
+
+/** What `?match[]=` selected, with a link back to every group. */
+function selectionNote(selection: GroupSelection): string {
+  if (selection.match.length === 0 || selection.error !== undefined) return "";
+  const selectors = selection.match.map((m) => `<code>${escapeHtml(m)}</code>`).join(" or ");
+  return `<p class="selection" id="selection">Groups selected by ${selectors} (<a href="?">all groups</a>)</p>`;
 }
 
 function countText(shown: number, total: number): string {

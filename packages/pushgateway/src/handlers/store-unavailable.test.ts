@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RecordingStore, recordingContext, request } from "../../test/support/recording-context.js";
 import { StoreUnavailableError } from "../errors.js";
+import type { GroupingLabels } from "../grouping-key.js";
 import type { PushRejection } from "../store/metric-store.js";
 import { handleRequest } from "./routes.js";
 
@@ -16,6 +17,12 @@ class DownStore extends RecordingStore {
     throw new StoreUnavailableError("the change was not stored: Redis down");
   }
   override wipe(): void {
+    throw new StoreUnavailableError("the change was not stored: Redis down");
+  }
+  override aggregate(): PushRejection | undefined {
+    throw new StoreUnavailableError("the change was not stored: Redis down");
+  }
+  override deleteMatching(): GroupingLabels[] {
     throw new StoreUnavailableError("the change was not stored: Redis down");
   }
   async refresh(): Promise<void> {
@@ -60,4 +67,38 @@ test("reads catch the store up first: the scrape, /api/v1/metrics and the status
     assert.equal((await handleRequest(request("GET", path), ctx)).status, 200, path);
     assert.equal(store.refreshed, before + 1, path);
   }
+});
+
+test("aggregating pushes, deletes by matcher and OTLP exports the store cannot take are 503 too", async () => {
+  const { ctx } = downContext();
+  const aggregated = await handleRequest(request("POST", "/aggregate/metrics/job/j", { body: "a 1\n" }), ctx);
+  assert.equal(aggregated.status, 503);
+  assert.equal(aggregated.body, "the change was not stored: Redis down\n");
+  const deleted = await handleRequest(
+    request("DELETE", "/api/v1/admin/groups", { query: `match[]=${encodeURIComponent('{job="j"}')}` }),
+    ctx,
+  );
+  assert.equal(deleted.status, 503);
+  assert.deepEqual(JSON.parse(String(deleted.body)), {
+    status: "error",
+    errorType: "unavailable",
+    error: "the change was not stored: Redis down",
+  });
+  const body = JSON.stringify({
+    resourceMetrics: [
+      {
+        resource: { attributes: [{ key: "service.name", value: { stringValue: "s" } }] },
+        scopeMetrics: [{ metrics: [{ name: "g", gauge: { dataPoints: [{ asDouble: 1 }] } }] }],
+      },
+    ],
+  });
+  const exported = await handleRequest(
+    request("POST", "/v1/metrics", { body, headers: { "content-type": "application/json" } }),
+    ctx,
+  );
+  assert.equal(exported.status, 503);
+  assert.deepEqual(JSON.parse(Buffer.from(exported.body as Buffer).toString()), {
+    code: 14,
+    message: "the change was not stored: Redis at redis://r:6379/0 is unreachable",
+  });
 });

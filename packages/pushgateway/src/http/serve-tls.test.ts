@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { TlsSettings } from "../web/tls-settings.js";
+import type { ClientAuth } from "../web/web-config.js";
 import { alertRecord, classifyFirstRecord, clientCertRefusal } from "./serve-tls.js";
-import type { TlsSettings } from "./tls-settings.js";
-import type { ClientAuth } from "./web-config.js";
 
 const DATA = fileURLToPath(new URL("../../../test/fixtures/web-config/", import.meta.url));
 

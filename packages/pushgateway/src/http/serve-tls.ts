@@ -4,8 +4,8 @@ import type { TLSSocket } from "node:tls";
 import { PLAIN_HTTP_ON_TLS_ANSWER, tlsRecordHeaderLooksLikeHttp } from "@local/go-compat/http-refusal";
 import { WebConfigError } from "../errors.js";
 import type { Log } from "../logger.js";
-import type { LiveWebConfig } from "./live-web-config.js";
-import { subjectAltNames, type TlsSettings } from "./tls-settings.js";
+import type { LiveWebConfig } from "../web/live-web-config.js";
+import { subjectAltNames, type TlsSettings } from "../web/tls-settings.js";
 
 /** A TLS server as node's https and http2 modules make them: `tls.Server` underneath. */
 export type TlsServer = Server & { setSecureContext(options: object): void; requestCert?: boolean };

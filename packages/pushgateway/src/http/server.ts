@@ -13,22 +13,29 @@ import { cleanPath } from "@local/go-compat/clean-path";
 import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
 import { WebConfigError } from "../errors.js";
 import { escapeHtml } from "../escape-html.js";
+import { decodeUtf8Lossless } from "../exposition/lossless-utf8.js";
 import type { GatewayContext } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
-import type { Log } from "../logger.js";
-import type { BasicAuth } from "./basic-auth.js";
-import type { LiveWebConfig } from "./live-web-config.js";
-import type { RateLimiter } from "./rate-limiter.js";
+import type { WebGuard } from "../web/web-guard.js";
 import { serveTls, type TlsServer, tlsServerOptions } from "./serve-tls.js";
 
-/** `--web.config.file` at work: the file, the basic-auth checker and the rate limiter built from it at start. */
-export interface WebGuard {
-  readonly config: LiveWebConfig;
-  readonly auth: BasicAuth;
-  readonly limiter: RateLimiter | undefined;
-  /** Beyond upstream, `--web.auth-exempt-probes`: `/-/healthy` and `/-/ready` answer without credentials. */
-  readonly exemptProbes: boolean;
-  readonly log: Log;
+/** How long a streamed answer runs before it gives other requests a turn of the event loop. */
+const TURN_MS = 10;
+
+/**
+ * Waits until the response can take more (`drain`) or is gone (`close`), then removes both listeners: a reader that
+ * stalls on every chunk must not pile up listeners (node warns past ten), nor keep them after the answer.
+ */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
 
 /** Scrapes up to this size are gzip-compressed in one go (level 1: about 1 ms). */
@@ -140,10 +147,8 @@ async function serve(
   const url = req.url ?? "/";
   const queryStart = url.indexOf("?");
   const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
-  let path: string;
-  try {
-    path = decodeURIComponent(rawPath);
-  } catch {
+  let path = percentDecode(rawPath);
+  if (path === undefined) {
     // Go's server refuses a request line whose URL does not parse before any handler runs (net/http server.go).
     // HTTP/2 has no Connection header (node refuses to send one).
     res.writeHead(400, {
@@ -245,13 +250,15 @@ async function serve(
   // Chunks (a scrape) are streamed with backpressure, as Go's server sends a large body chunked: the whole
   // exposition never exists as one string.
   res.writeHead(response.status, outHeaders);
+  let turn = performance.now();
   for (const chunk of body) {
-    if (!res.write(chunk))
-      await new Promise((resolve) => {
-        res.once("drain", resolve);
-        res.once("close", resolve);
-      });
+    if (!res.write(chunk)) await writable(res);
     if (res.destroyed) return;
+    // A reader that keeps up never makes res.write wait: let other requests (/-/healthy) in every few ms.
+    if (performance.now() - turn > TURN_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
   }
   res.end();
 }
@@ -313,4 +320,26 @@ function approximateRequestSize(req: IncomingMessage): number {
   const length = Number(req.headers["content-length"]);
   if (Number.isFinite(length)) size += length;
   return size;
+}
+
+/**
+ * The path percent-decoded as Go's url.PathUnescape does; undefined for a malformed escape (`%zz`), which Go's server
+ * refuses. Go keeps the bytes of an escape that is not UTF-8 (`%FF`); they are kept here as escapes
+ * (exposition/lossless-utf8.ts), so a push naming them is refused as upstream refuses it, not stored altered.
+ */
+function percentDecode(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    if (/%(?![0-9A-Fa-f]{2})/.test(raw)) return undefined;
+    const bytes: number[] = [];
+    const utf8 = Buffer.from(raw, "utf8");
+    for (let i = 0; i < utf8.length; i++) {
+      if (utf8[i] === 0x25) {
+        bytes.push(Number.parseInt(String.fromCharCode(utf8[i + 1] ?? 0, utf8[i + 2] ?? 0), 16));
+        i += 2;
+      } else bytes.push(utf8[i] ?? 0);
+    }
+    return decodeUtf8Lossless(Uint8Array.from(bytes));
+  }
 }

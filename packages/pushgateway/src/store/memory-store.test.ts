@@ -3,7 +3,9 @@ import { test } from "node:test";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import { parseText } from "../exposition/parse-text.js";
 import { groupKey } from "../grouping-key.js";
-import { addedInfBuckets, MemoryStore, preparePush } from "./memory-store.js";
+import { addedInfBuckets } from "./consistency-check.js";
+import { MemoryStore } from "./memory-store.js";
+import { preparePush } from "./prepared-push.js";
 
 const at = (s: number) => new Date(s * 1000);
 const push = (

@@ -1,26 +1,38 @@
-import { formatGoFloat } from "../exposition/go-float.js";
-import type { Metric, MetricFamily, MetricType } from "../exposition/metric-family.js";
-import { isUtf8Name } from "../exposition/metric-names.js";
+import { addFamily } from "../aggregate/add-family.js";
+import { AggregationError } from "../errors.js";
+import type { MetricFamily } from "../exposition/metric-family.js";
 import {
   mergeFamilies,
   parseRenderedFamily,
   type RenderedFamily,
   renderFamily,
-  seriesKey,
 } from "../exposition/rendered-family.js";
-import { type GroupingLabels, groupKey, isLabelName } from "../grouping-key.js";
-import type { PersistedGroup } from "./metric-store.js";
+import { parseGroupSelector, selectorMatches } from "../group-selector.js";
+import { type GroupingLabels, groupKey } from "../grouping-key.js";
 import {
+  type AddedInfBuckets,
+  collectedBefore,
+  notOfType,
+  type PushInvalidity,
+  pushedSeries,
+  pushInvalidity,
+  seriesAt,
+} from "./consistency-check.js";
+import {
+  type AggregateRequest,
   FAILURE_TIME,
   FAILURE_TIME_HELP,
   type Group,
   lastPushMs,
   type MetricStore,
+  type PersistedGroup,
   PUSH_TIME,
   PUSH_TIME_HELP,
   type PushRejection,
   type PushRequest,
 } from "./metric-store.js";
+import { type PreparedPush, preparePush, sanitize } from "./prepared-push.js";
+import { SeriesIndex } from "./series-index.js";
 
 /** Families the gateway exposes itself; a push may not clash with their types. */
 export type OwnFamilies = () => readonly MetricFamily[];
@@ -47,22 +59,17 @@ export interface MemoryStoreOptions {
  */
 export class MemoryStore implements MetricStore {
   #groups = new Map<string, Group>();
-  /**
-   * Family name → series id → the group holding it, and family name → type → how many groups hold it with that
-   * type: the consistency check looks up each pushed series instead of scanning other groups.
-   */
-  #series = new Map<string, Map<string, string>>();
-  #types = new Map<string, Map<MetricType, number>>();
-  /** Family name → series held by all groups, which exceeds the index's size only when groups share a series. */
-  #familySeries = new Map<string, number>();
+  /** Bumped by every change; what {@link families} last returned, and for which version. */
+  #version = 0;
+  #merged: { readonly version: number; readonly families: RenderedFamily[] } | undefined;
+  /** What the groups hold, by family and series: the consistency check's lookups and the series limit's count. */
+  readonly #index = new SeriesIndex();
   #own: OwnFamilies;
   #ttlMs: number;
   #maxGroups: number;
   #maxSeries: number;
   #now: () => number;
   #utf8Names: boolean;
-  /** Series held by all groups (pushed families only), kept current so the series limit costs nothing. */
-  #seriesCount = 0;
   /** Each group's timestamp gauges as last rendered, with the times they show. */
   #renderedTimes = new WeakMap<
     Group,
@@ -91,49 +98,13 @@ export class MemoryStore implements MetricStore {
     );
   }
 
-  /**
-   * The state-free half of upstream's `checkWriteRequest`: timestamps, label names, a series twice in one family, a
-   * type clash with the gateway's own families. It depends only on the push and the gateway's flags, so the replica
-   * that takes a push can judge it once and log the verdict (redis-store.ts) instead of every replica judging again.
-   */
+  /** The state-free verdict on a push ({@link pushInvalidity}) under this store's own families and flags. */
   invalidity(prepared: PreparedPush, options: { check: boolean }): PushInvalidity | undefined {
-    const { sanitized, rendered } = prepared;
-    for (const f of sanitized) {
-      if (f.metrics.some((m) => m.timestampMs !== undefined))
-        return { family: 0, message: "pushed metrics must not have timestamps" };
-    }
-    if (!options.check) return undefined;
-    const own = new Map(this.#own().map((f) => [f.name, f]));
-    for (const [family, f] of sanitized.entries()) {
-      const ownFamily = own.get(f.name);
-      if (ownFamily !== undefined && ownFamily.type !== f.type) {
-        return {
-          family,
-          message: `gathered metric family ${f.name} has type ${f.type.toUpperCase()} but should have ${ownFamily.type.toUpperCase()}`,
-        };
-      }
-      const keys = rendered[family]?.keys ?? [];
-      const seen = new Set<string>();
-      for (const [i, m] of f.metrics.entries()) {
-        // Under UTF-8 validation (`--push.enable-utf8-names`) any non-empty UTF-8 name is valid, `__` still reserved.
-        const bad = m.labels.find(([k]) =>
-          this.#utf8Names ? !isUtf8Name(k) || k.startsWith("__") : !isLabelName(k),
-        );
-        if (bad)
-          return {
-            family,
-            message: `collected metric "${f.name}" { ${describe(f.type, m)}} has a label with an invalid name: ${bad[0]}`,
-          };
-        const id = keys[i] ?? seriesKey(m);
-        if (seen.has(id))
-          return {
-            family,
-            message: `collected metric "${f.name}" { ${describe(f.type, m)}} was collected before with the same name and label values`,
-          };
-        seen.add(id);
-      }
-    }
-    return undefined;
+    return pushInvalidity(prepared, {
+      check: options.check,
+      own: options.check ? this.#own() : [],
+      utf8Names: this.#utf8Names,
+    });
   }
 
   /**
@@ -148,6 +119,8 @@ export class MemoryStore implements MetricStore {
   ): PushRejection | undefined {
     const key = groupKey(request.labels);
     const nowSeconds = request.now.getTime() / 1000;
+    // Refused or not, a push changes the group (its push or failure time).
+    this.#version++;
     this.#expire(request.now.getTime());
     const rendered = request.families;
     let group = this.#groups.get(key);
@@ -182,10 +155,10 @@ export class MemoryStore implements MetricStore {
       if (family.name === PUSH_TIME || family.name === FAILURE_TIME) continue;
       const old = replaced?.get(family.name) ?? group.families.get(family.name);
       replaced?.delete(family.name);
-      group.families.set(family.name, this.#reindex(key, { old, family }));
+      group.families.set(family.name, this.#index.reindex(key, { old, family }));
       group.pushedAt.set(family.name, request.now.getTime());
     }
-    for (const f of replaced?.values() ?? []) this.#unindex(key, f);
+    for (const f of replaced?.values() ?? []) this.#index.unindex(key, f);
     group.pushTime = nowSeconds;
     return undefined;
   }
@@ -194,27 +167,72 @@ export class MemoryStore implements MetricStore {
     this.#remove(groupKey(labels));
   }
 
+  /**
+   * Adds a push into its group (aggregate/add-family.ts) and stores the sums as a POST stores families, through the
+   * same checks; the state-free checks judge the push as sent. A type or bucket layout that does not fit changes
+   * nothing. Every store applies aggregating pushes through this (the shared one in log order).
+   */
+  aggregate(request: AggregateRequest): PushRejection | undefined {
+    const prepared = preparePush(request);
+    // A push the state-free checks refuse (timestamps, label names, a series twice) fails as a push fails.
+    const invalid = this.invalidity(prepared, { check: request.check });
+    if (invalid !== undefined)
+      return this.pushRendered(
+        { ...request, replace: false, families: prepared.rendered, invalid },
+        { sanitized: prepared.sanitized },
+      );
+    const group = this.#groups.get(groupKey(request.labels));
+    let added: MetricFamily[];
+    try {
+      added = prepared.sanitized.map((pushed) => {
+        const held = group?.families.get(pushed.name);
+        const parsed = held === undefined ? undefined : parseRenderedFamily(held);
+        return addFamily(parsed, pushed, { gauges: request.gauges });
+      });
+    } catch (error) {
+      if (error instanceof AggregationError) return { kind: "aggregation", message: error.message };
+      throw error;
+    }
+    return this.pushRendered(
+      { ...request, replace: false, families: added.map(renderFamily), invalid: undefined },
+      { sanitized: added },
+    );
+  }
+
+  /** Deletes the groups one of the `match[]` selectors selects; returns their grouping labels. */
+  deleteMatching(match: readonly string[]): GroupingLabels[] {
+    const selectors = match.map(parseGroupSelector);
+    const deleted = this.groups()
+      .filter((g) => selectors.some((s) => selectorMatches(g.labels, s)))
+      .map((g) => g.labels);
+    for (const labels of deleted) this.delete(labels);
+    return deleted;
+  }
+
   wipe(): void {
+    this.#version++;
     this.#groups.clear();
-    this.#series.clear();
-    this.#types.clear();
-    this.#familySeries.clear();
-    this.#seriesCount = 0;
+    this.#index.clear();
   }
 
   /** Series held by all groups (the limit's measure; the timestamp gauges are not counted). */
   seriesCount(): number {
-    return this.#seriesCount;
+    return this.#index.count;
   }
 
   families(): RenderedFamily[] {
     this.#expire(this.#now());
+    // Unchanged since the last read: the same merged families, so concurrent scrapes of a large store share one
+    // merge and one exposition order (rendered-family.ts expositionOrder) instead of each holding its own.
+    if (this.#merged?.version === this.#version) return this.#merged.families;
     const all: RenderedFamily[] = [];
     for (const group of this.#groups.values()) {
       for (const f of group.families.values()) all.push(f);
       all.push(...this.#timeFamilies(group));
     }
-    return mergeFamilies(all);
+    const families = mergeFamilies(all);
+    this.#merged = { version: this.#version, families };
+    return families;
   }
 
   /**
@@ -223,17 +241,14 @@ export class MemoryStore implements MetricStore {
    * family held with two types, or a series held by two groups.
    */
   inconsistency(): string | undefined {
-    for (const [name, types] of this.#types) {
-      if (types.size < 2) continue;
-      const [first] = types.keys();
+    for (const [name, held] of this.#index.typeClashes()) {
       for (const group of this.#groups.values()) {
         const f = group.families.get(name);
-        if (f === undefined || f.type === first || f.lines.length === 0) continue;
-        return `collected metric "${name}" { ${describe(f.type, seriesAt(f, 0))}} is not a ${String(first).toUpperCase()}`;
+        if (f === undefined || f.type === held || f.lines.length === 0) continue;
+        return notOfType(f, { metric: seriesAt(f, 0), held });
       }
     }
-    for (const [name, total] of this.#familySeries) {
-      if (total <= (this.#series.get(name)?.size ?? 0)) continue;
+    for (const name of this.#index.sharedSeries()) {
       const seen = new Set<string>();
       for (const group of this.#groups.values()) {
         const f = group.families.get(name);
@@ -243,7 +258,7 @@ export class MemoryStore implements MetricStore {
             seen.add(id);
             continue;
           }
-          return `collected metric "${name}" { ${describe(f.type, seriesAt(f, i))}} was collected before with the same name and label values`;
+          return collectedBefore(f, seriesAt(f, i));
         }
       }
     }
@@ -277,17 +292,21 @@ export class MemoryStore implements MetricStore {
 
   /** Restores groups read from the persistence file (trusted: the gateway wrote them). */
   restore(groups: readonly PersistedGroup[]): void {
+    this.#version++;
     for (const g of groups) {
       const key = groupKey(g.labels);
       const group: Group = {
         labels: g.labels,
-        families: new Map(g.families.map((f) => [f.name, renderFamily(f)])),
+        families: new Map([
+          ...g.families.map((f) => [f.name, renderFamily(f)] as const),
+          ...(g.rendered ?? []).map((f) => [f.name, f] as const),
+        ]),
         pushedAt: new Map(Object.entries(g.pushedAt)),
         pushTime: g.pushTime,
         failureTime: g.failureTime,
       };
       this.#groups.set(key, group);
-      for (const f of group.families.values()) this.#index(key, f);
+      for (const f of group.families.values()) this.#index.index(key, f);
     }
   }
 
@@ -325,18 +344,17 @@ export class MemoryStore implements MetricStore {
       if (!options.check) continue;
       // Another group holding the family with another type (the pushing group's own family is being replaced).
       const mine = this.#groups.get(options.key)?.families.get(f.name);
-      for (const [type, count] of this.#types.get(f.name) ?? []) {
+      for (const [type, count] of this.#index.types(f.name) ?? []) {
         if (type !== f.type && count - (mine?.type === type ? 1 : 0) > 0)
-          return `collected metric "${f.name}" { ${describe(f.type, series(family, f, 0))}} is not a ${type.toUpperCase()}`;
+          return notOfType(f, { metric: series(family, f, 0), held: type });
       }
-      const held = this.#series.get(f.name);
+      const held = this.#index.holders(f.name);
       if (held === undefined) continue;
       // The group's own series again: in a family no two groups share a series of, each is held by this group.
-      if (mine !== undefined && this.#repeats(mine, f)) continue;
+      if (mine !== undefined && this.#index.repeats(mine, f)) continue;
       for (const [i, id] of f.keys.entries()) {
         const holder = held.get(id);
-        if (holder !== undefined && holder !== options.key)
-          return `collected metric "${f.name}" { ${describe(f.type, series(family, f, i))}} was collected before with the same name and label values`;
+        if (holder !== undefined && holder !== options.key) return collectedBefore(f, series(family, f, i));
       }
     }
     return invalid?.message;
@@ -360,16 +378,13 @@ export class MemoryStore implements MetricStore {
       delta += f.keys.length;
       if (group !== undefined && !options.replace) delta -= group.families.get(f.name)?.keys.length ?? 0;
     }
-    if (delta > 0 && this.#seriesCount + delta > this.#maxSeries) {
-      return `push refused: it would raise the gateway's series from ${this.#seriesCount} to ${this.#seriesCount + delta}, over the limit of ${this.#maxSeries} set by --push.max-series; delete groups or raise the limit`;
+    const count = this.#index.count;
+    if (delta > 0 && count + delta > this.#maxSeries) {
+      return `push refused: it would raise the gateway's series from ${count} to ${count + delta}, over the limit of ${this.#maxSeries} set by --push.max-series; delete groups or raise the limit`;
     }
     return undefined;
   }
 
-  /**
-   * Beyond upstream (upstream issue #19, never accepted): drops groups whose last successful push is older than the
-   * TTL; a group that never had one counts from its failed push. Failed pushes do not keep stale data alive.
-   */
   /**
    * The group's two timestamp gauges, rendered again only when a time changed: rendering them was a third of a
    * scrape's work (bench/pushgateway, 20 groups: 0.5 ms of 1.6).
@@ -386,6 +401,10 @@ export class MemoryStore implements MetricStore {
     return families;
   }
 
+  /**
+   * Beyond upstream (upstream issue #19, never accepted): drops groups whose last successful push is older than the
+   * TTL; a group that never had one counts from its failed push. Failed pushes do not keep stale data alive.
+   */
   #expire(nowMs: number): void {
     if (this.#ttlMs <= 0) return;
     const cutoff = nowMs - this.#ttlMs;
@@ -397,100 +416,14 @@ export class MemoryStore implements MetricStore {
   #remove(key: string): void {
     const group = this.#groups.get(key);
     if (group === undefined) return;
-    for (const f of group.families.values()) this.#unindex(key, f);
+    this.#version++;
+    for (const f of group.families.values()) this.#index.unindex(key, f);
     this.#groups.delete(key);
-  }
-
-  /**
-   * Indexes `family` in place of `old`, the group's previous family of that name, and returns what to store. A push
-   * repeating the group's series (the usual periodic push: new values, same labels) keeps the stored key strings and
-   * leaves the index as it is: no Map operation per series, and the new key strings die young instead of being kept
-   * (a repeated 100-series push into 100k series applied in 16 µs instead of 80-120, bench/pushgateway/README.md).
-   */
-  #reindex(
-    key: string,
-    options: { old: RenderedFamily | undefined; family: RenderedFamily },
-  ): RenderedFamily {
-    const { old, family } = options;
-    if (old !== undefined && this.#repeats(old, family)) return { ...family, keys: old.keys };
-    if (old !== undefined) this.#unindex(key, old);
-    this.#index(key, family);
-    return family;
-  }
-
-  /**
-   * Whether `family` has the same type and series keys, in the same order, as `old`, a group's stored family, in a
-   * family no two groups share a series of. When every group's series are distinct, the index holds exactly one entry
-   * per stored series, each naming its group (index entries only ever name a group that holds the series): so
-   * `old`'s series are all indexed under its group. With the check disabled a series can be held twice; the counts
-   * then differ and every series is looked up as before.
-   */
-  #repeats(old: RenderedFamily, family: RenderedFamily): boolean {
-    if (old.type !== family.type || old.keys.length !== family.keys.length) return false;
-    if ((this.#familySeries.get(family.name) ?? 0) !== (this.#series.get(family.name)?.size ?? 0))
-      return false;
-    for (let i = 0; i < old.keys.length; i++) if (old.keys[i] !== family.keys[i]) return false;
-    return true;
-  }
-
-  #index(key: string, family: RenderedFamily): void {
-    this.#seriesCount += family.keys.length;
-    this.#familySeries.set(family.name, (this.#familySeries.get(family.name) ?? 0) + family.keys.length);
-    let held = this.#series.get(family.name);
-    if (held === undefined) {
-      held = new Map();
-      this.#series.set(family.name, held);
-    }
-    for (const id of family.keys) held.set(id, key);
-    let types = this.#types.get(family.name);
-    if (types === undefined) {
-      types = new Map();
-      this.#types.set(family.name, types);
-    }
-    types.set(family.type, (types.get(family.type) ?? 0) + 1);
-  }
-
-  #unindex(key: string, family: RenderedFamily): void {
-    this.#seriesCount -= family.keys.length;
-    const total = (this.#familySeries.get(family.name) ?? 0) - family.keys.length;
-    if (total > 0) this.#familySeries.set(family.name, total);
-    else this.#familySeries.delete(family.name);
-    const held = this.#series.get(family.name);
-    if (held !== undefined) {
-      for (const id of family.keys) {
-        // With the check disabled two groups may hold one series; only the holder's own entry is removed.
-        if (held.get(id) === key) held.delete(id);
-      }
-      if (held.size === 0) this.#series.delete(family.name);
-    }
-    const types = this.#types.get(family.name);
-    const count = (types?.get(family.type) ?? 0) - 1;
-    if (count > 0) types?.set(family.type, count);
-    else types?.delete(family.type);
-    if (types?.size === 0) this.#types.delete(family.name);
   }
 }
 
 function newGroup(labels: GroupingLabels): Group {
   return { labels, families: new Map(), pushedAt: new Map(), pushTime: 0, failureTime: 0 };
-}
-
-/** The part of a push that does not depend on the store: see {@link preparePush}. */
-export interface PreparedPush {
-  /** The pushed families with the grouping labels (and an empty `instance`) applied, labels sorted. */
-  readonly sanitized: readonly MetricFamily[];
-  /** The same, rendered: the store keeps only lines and keys, and a scrape sorts and joins. */
-  readonly rendered: readonly RenderedFamily[];
-}
-
-/**
- * Where a push fails the state-free checks ({@link MemoryStore.invalidity}): the index of the family at which the
- * check stopped (the checks against other groups still run for the families before it, so the first error found is
- * the one a single pass finds) and the error text.
- */
-export interface PushInvalidity {
-  readonly family: number;
-  readonly message: string;
 }
 
 /** A push as {@link MemoryStore.pushRendered} takes it: rendered, with its state-free verdict. */
@@ -499,106 +432,10 @@ export interface RenderedPush extends Omit<PushRequest, "families"> {
   readonly invalid: PushInvalidity | undefined;
 }
 
-/** Applies the grouping labels to a push's families and renders their lines; pure, so it can run ahead. */
-export function preparePush(request: Pick<PushRequest, "labels" | "families">): PreparedPush {
-  const sanitized = request.families.map((f) => sanitize(f, request.labels));
-  return { sanitized, rendered: sanitized.map(renderFamily) };
-}
-
-/** Grouping labels override and complete every series' labels; `instance=""` when absent; sorted (research §4). */
-function sanitize(family: MetricFamily, grouping: GroupingLabels): MetricFamily {
-  const groupingPairs = Object.entries(grouping);
-  const withInstance = "instance" in grouping ? groupingPairs : [...groupingPairs, ["instance", ""]];
-  return {
-    ...family,
-    metrics: family.metrics.map((m) => {
-      // A plain loop over a handful of labels: this runs for every pushed series (a Map per series cost more).
-      const labels: [string, string][] = [];
-      let instance = false;
-      for (const pair of m.labels) {
-        if (Object.hasOwn(grouping, pair[0])) continue;
-        if (pair[0] === "instance") instance = true;
-        // A name given twice (protobuf allows it) keeps its last value, as a Map would.
-        const same = labels.findIndex(([k]) => k === pair[0]);
-        if (same < 0) labels.push(pair);
-        else labels[same] = pair;
-      }
-      for (const pair of instance ? groupingPairs : withInstance) labels.push(pair as [string, string]);
-      return { ...m, labels: labels.sort(byName) };
-    }),
-  };
-}
-
-function byName([a]: [string, string], [b]: [string, string]): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** A group's push or failure time gauge, labelled like its pushed series (the grouping labels, `instance`). */
 function timeFamily(name: string, group: Group, value: number): RenderedFamily {
   const help = name === PUSH_TIME ? PUSH_TIME_HELP : FAILURE_TIME_HELP;
   return renderFamily(
     sanitize({ name, help, type: "gauge", metrics: [{ labels: [], value }] }, group.labels),
   );
-}
-
-/** One stored series back in structured form (only an error text needs it). */
-function seriesAt(f: RenderedFamily, i: number): Metric | undefined {
-  return parseRenderedFamily({ ...f, lines: [f.lines[i] ?? ""] }).metrics[0];
-}
-
-/** A series as pushed, from its lines: {@link seriesAt} without the `+Inf` bucket rendering added, if it did. */
-function pushedSeries(f: RenderedFamily, i: number, options: { addedInf: boolean }): Metric | undefined {
-  const m = seriesAt(f, i);
-  if (m === undefined || !options.addedInf || m.buckets === undefined) return m;
-  return { ...m, buckets: m.buckets.slice(0, -1) };
-}
-
-/**
- * Per family of a prepared push, the series whose `+Inf` bucket rendering added (histograms pushed without one, as
- * client_golang's protobuf sends them), or undefined when none: what {@link MemoryStore.pushRendered} needs to quote
- * such a series as pushed after the structured form is gone. The shared store keeps this instead of the structured
- * families while its append is in flight: structured objects held across the round trip survive young-generation
- * collections and cost the replica about a sixth of its CPU under concurrent pushes (bench/pushgateway/README.md).
- */
-export type AddedInfBuckets = readonly (readonly number[] | undefined)[];
-
-/** {@link AddedInfBuckets} of a push's sanitized families. */
-export function addedInfBuckets(sanitized: readonly MetricFamily[]): AddedInfBuckets {
-  return sanitized.map((f) => {
-    if (f.type !== "histogram") return undefined;
-    const added: number[] = [];
-    for (const [i, m] of f.metrics.entries()) {
-      if (!(m.buckets ?? []).some(([le]) => le === Number.POSITIVE_INFINITY)) added.push(i);
-    }
-    return added.length === 0 ? undefined : added;
-  });
-}
-
-/**
- * The series as client_golang's error texts print it: the protobuf text form of the `Metric` message (fields in
- * number order, Go's shortest float formatting), e.g. `label:{name:"job" value:"j"} gauge:{value:1}`.
- */
-function describe(type: MetricType, m: Metric | undefined): string {
-  if (m === undefined) return "";
-  const f = (v: number) =>
-    Number.isNaN(v)
-      ? "nan"
-      : v === Number.POSITIVE_INFINITY
-        ? "inf"
-        : v === Number.NEGATIVE_INFINITY
-          ? "-inf"
-          : formatGoFloat(v);
-  const parts = m.labels.map(([k, v]) => `label:{name:${JSON.stringify(k)} value:${JSON.stringify(v)}}`);
-  if (type === "summary") {
-    const q = (m.quantiles ?? []).map(([qq, v]) => ` quantile:{quantile:${f(qq)} value:${f(v)}}`).join("");
-    parts.push(`summary:{sample_count:${m.count ?? 0} sample_sum:${f(m.sum ?? 0)}${q}}`);
-  } else if (type === "histogram") {
-    const b = (m.buckets ?? [])
-      .map(([le, c]) => ` bucket:{cumulative_count:${c} upper_bound:${f(le)}}`)
-      .join("");
-    parts.push(`histogram:{sample_count:${m.count ?? 0} sample_sum:${f(m.sum ?? 0)}${b}}`);
-  } else {
-    parts.push(`${type}:{value:${f(m.value ?? 0)}}`);
-  }
-  return parts.join(" ");
 }

@@ -1,3 +1,4 @@
+import type { GaugeMode } from "../aggregate/add-family.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
 import type { RenderedFamily } from "../exposition/rendered-family.js";
 import type { GroupingLabels } from "../grouping-key.js";
@@ -28,6 +29,8 @@ export interface PersistedGroup {
   readonly failureTime: number;
   readonly pushedAt: Record<string, number>;
   readonly families: MetricFamily[];
+  /** More families, already in the stored form (the persistence reader's fast path, disk/simple-families.ts). */
+  readonly rendered?: readonly RenderedFamily[];
 }
 
 /** A push to apply. */
@@ -42,9 +45,21 @@ export interface PushRequest {
   readonly check: boolean;
 }
 
-/** Why a push was refused: upstream's consistency check (400) or an opt-in limit (429, beyond upstream). */
+/**
+ * Beyond upstream: a push added into its group (`<prefix>/aggregate/metrics/...`, aggregate/add-family.ts) rather
+ * than replacing; PUT and POST alike.
+ */
+export interface AggregateRequest extends Omit<PushRequest, "replace"> {
+  /** `--aggregate.gauges`: a gauge's pushed value replaces the held one, or adds to it. */
+  readonly gauges: GaugeMode;
+}
+
+/**
+ * Why a push was refused: upstream's consistency check (400), an opt-in limit (429, beyond upstream), or an
+ * aggregating push that does not fit its group (400; unlike the others it changes nothing, not even the failure time).
+ */
 export interface PushRejection {
-  readonly kind: "inconsistent" | "limit";
+  readonly kind: "inconsistent" | "limit" | "aggregation";
   readonly message: string;
 }
 
@@ -69,6 +84,16 @@ export interface MetricStore {
   delete(labels: GroupingLabels): void | Promise<void>;
   /** Deletes every group (admin wipe). */
   wipe(): void | Promise<void>;
+  /**
+   * Beyond upstream: adds a push into its group, judged against the group as it is when applied (so concurrent and
+   * replicated aggregating pushes lose no update); a type or bucket layout that does not fit changes nothing.
+   */
+  aggregate(request: AggregateRequest): PushRejection | undefined | Promise<PushRejection | undefined>;
+  /**
+   * Beyond upstream: deletes every group that one of `match` (`match[]` selectors, already validated by
+   * group-selector.ts) selects, decided when applied; returns their grouping labels.
+   */
+  deleteMatching(match: readonly string[]): GroupingLabels[] | Promise<GroupingLabels[]>;
   /** A shared store brings its cache up to date before a read (never throws: a stale cache is served). */
   refresh?(): Promise<void>;
   /** A shared store: why this replica cannot serve writes now (for `/-/ready`), or undefined when it can. */

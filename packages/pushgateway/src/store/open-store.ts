@@ -1,14 +1,29 @@
-import { readFile } from "node:fs/promises";
+import { goPathError } from "@local/go-compat/os-error";
 import { PersistenceError } from "../errors.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
-import type { Config } from "../flags.js";
 import type { Log } from "../logger.js";
-import { DiskStore } from "./disk-store.js";
+import { MAX_PASSWORD_FILE_BYTES, readRegularFile } from "../regular-file.js";
+import { DiskStore } from "./disk/disk-store.js";
+import { loadPersistence, removeLeftovers, writePersistence } from "./disk/persistence.js";
 import { MemoryStore, type OwnFamilies } from "./memory-store.js";
 import type { MetricStore } from "./metric-store.js";
-import { readPersistence, writePersistence } from "./persistence.js";
-import { RedisStore } from "./redis-store.js";
-import { parseRedisUrl, redactRedisUrl } from "./redis-url.js";
+import { RedisStore } from "./redis/redis-store.js";
+import { parseRedisUrl, redactRedisUrl } from "./redis/redis-url.js";
+
+/** What the store reads of the configuration (the flags, passed as values: `store/` imports no flags). */
+export interface StoreSettings {
+  readonly maxGroups: number;
+  readonly maxSeries: number;
+  readonly utf8Names: boolean;
+  /** `--storage.redis-url`; empty for a store of this process only. */
+  readonly redisUrl: string;
+  readonly redisPasswordFile: string;
+  /** `--push.group-ttl` in milliseconds; 0 keeps groups until deleted. */
+  readonly groupTtl: number;
+  /** `--persistence.file`; empty for memory only. */
+  readonly persistenceFile: string;
+  readonly persistenceInterval: number;
+}
 
 /** A store opened from the configuration. */
 export interface OpenedStore {
@@ -26,7 +41,7 @@ export interface OpenedStore {
  * @throws {PersistenceError} when the persistence file or the Redis password file cannot be read
  */
 export async function openStore(
-  config: Config,
+  config: StoreSettings,
   deps: { own: OwnFamilies; now: () => number; log: Log; setV8Flags: (flags: string) => void },
 ): Promise<OpenedStore> {
   const memoryOptions = {
@@ -38,7 +53,9 @@ export async function openStore(
   };
   if (config.redisUrl === "") {
     const memory = new MemoryStore({ ...memoryOptions, groupTtlMs: config.groupTtl });
-    if (config.persistenceFile !== "") memory.restore(await readPersistence(config.persistenceFile));
+    if (config.persistenceFile !== "") await removeLeftovers(config.persistenceFile);
+    if (config.persistenceFile !== "")
+      await loadPersistence(config.persistenceFile, (group) => memory.restore([group]), { stored: true });
     const store = new DiskStore(memory, {
       file: config.persistenceFile,
       intervalMs: config.persistenceInterval,
@@ -56,11 +73,18 @@ export async function openStore(
   let password: string | undefined;
   if (config.redisPasswordFile !== "") {
     try {
-      password = (await readFile(config.redisPasswordFile, "utf8")).replace(/\r?\n$/, "");
-    } catch (error) {
-      throw new PersistenceError(`Cannot read --storage.redis-password-file: ${(error as Error).message}`, {
-        cause: error,
+      const data = await readRegularFile(config.redisPasswordFile, {
+        maxBytes: MAX_PASSWORD_FILE_BYTES,
+        what: "--storage.redis-password-file",
       });
+      password = data.toString("utf8").replace(/\r?\n$/, "");
+    } catch (error) {
+      throw new PersistenceError(
+        `Cannot read --storage.redis-password-file: ${goPathError(error as NodeJS.ErrnoException)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
   const redis = new RedisStore({

@@ -3,14 +3,14 @@
 // MULTI and pipelines, and the four Lua scripts of src/store/redis-log.ts run as JavaScript that does what each
 // script's Redis calls do. The scripts themselves run on a real Redis in redis-scripts.peers.test.ts.
 
-import type { RedisBatch, RedisClient, RedisConnectOptions } from "../../src/store/redis/redis-client.js";
 import {
   APPEND_SCRIPT,
   EXPIRE_SCRIPT,
   entrySeq,
   SEED_SCRIPT,
   SNAPSHOT_SCRIPT,
-} from "../../src/store/redis-log.js";
+} from "../../src/store/redis/log-layout.js";
+import type { RedisBatch, RedisClient, RedisConnectOptions } from "../../src/store/redis/redis-client.js";
 
 type Entry = [string, string[]];
 

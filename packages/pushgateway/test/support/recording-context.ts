@@ -5,13 +5,21 @@ import type { RenderedFamily } from "../../src/exposition/rendered-family.js";
 import type { GroupingLabels } from "../../src/grouping-key.js";
 import type { GatewayContext, GatewayRequest } from "../../src/handlers/responses.js";
 import { WriteQueue } from "../../src/handlers/write-queue.js";
-import type { Group, MetricStore, PushRejection, PushRequest } from "../../src/store/metric-store.js";
+import type {
+  AggregateRequest,
+  Group,
+  MetricStore,
+  PushRejection,
+  PushRequest,
+} from "../../src/store/metric-store.js";
 
 /** One call a handler made on the store. */
 export type StoreCall =
   | { readonly op: "push"; readonly request: PushRequest }
   | { readonly op: "delete"; readonly labels: GroupingLabels }
-  | { readonly op: "wipe" };
+  | { readonly op: "wipe" }
+  | { readonly op: "aggregate"; readonly request: AggregateRequest }
+  | { readonly op: "deleteMatching"; readonly match: readonly string[] };
 
 /** A store that records writes and serves the groups, families and inconsistency a test sets. */
 export class RecordingStore implements MetricStore {
@@ -31,6 +39,15 @@ export class RecordingStore implements MetricStore {
   }
   wipe(): void {
     this.calls.push({ op: "wipe" });
+  }
+  aggregate(request: AggregateRequest): PushRejection | undefined {
+    this.calls.push({ op: "aggregate", request });
+    return this.rejection;
+  }
+  /** Answers with the labels of every stored group (selection is the memory store's job). */
+  deleteMatching(match: readonly string[]): GroupingLabels[] {
+    this.calls.push({ op: "deleteMatching", match });
+    return this.storedGroups.map((g) => g.labels);
   }
   families(): RenderedFamily[] {
     return this.storedFamilies;
@@ -68,6 +85,7 @@ export function recordingContext(overrides: Partial<GatewayContext> = {}): {
     status: () => ({ flags: { "web.telemetry-path": "/metrics" } }),
     quit: () => quits.push(1),
     maxBodyBytes: 0,
+    aggregateGauges: "latest",
     onRequest: (handler, method, status) => counted.push([handler, method, status]),
     onPush: () => {},
     ...overrides,
@@ -79,11 +97,12 @@ export function recordingContext(overrides: Partial<GatewayContext> = {}): {
 export function request(
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
+  options: { headers?: Record<string, string>; body?: string | Buffer; query?: string } = {},
 ): GatewayRequest {
   return {
     method,
     path,
+    query: options.query,
     headers: options.headers ?? {},
     body: typeof options.body === "string" ? Buffer.from(options.body) : (options.body ?? Buffer.alloc(0)),
   };

@@ -11,8 +11,12 @@ import { track } from "./processes.js";
 export function runUntilExit(
   command: string,
   args: string[],
+  options: { env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ code: number | null; log: string; listened: boolean }> {
-  const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(command, args, {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: options.env ?? process.env,
+  });
   track(child);
   // A start that neither listens nor exits is a failure, not a hang.
   const deadline = setTimeout(() => child.kill("SIGKILL"), 60_000);

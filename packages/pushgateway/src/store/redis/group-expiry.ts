@@ -1,7 +1,7 @@
 import { type GroupingLabels, groupKey } from "../../grouping-key.js";
 import type { Log } from "../../logger.js";
 import { type Group, lastPushMs } from "../metric-store.js";
-import type { RedisKeys } from "../redis-log.js";
+import type { RedisKeys } from "./log-layout.js";
 import type { RedisClient } from "./redis-client.js";
 
 /**

@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import type { RedisTarget } from "./redis-url.js";
 
 /** The connection options the store sets (ioredis's names). */
 export interface RedisConnectOptions {
@@ -79,4 +80,45 @@ export function isReplyError(error: unknown): boolean {
  */
 export function refusedUnsent(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith("Stream isn't writeable");
+}
+
+/** The connections of one replica (see {@link openRedisLinks}). */
+export interface RedisLinks {
+  /** Commands: appends, catch-ups, snapshots, deadlines. Fails at once while disconnected. */
+  readonly redis: RedisClient;
+  /** The blocking reads of the log (XREAD BLOCK holds its connection until an entry comes). */
+  readonly tail: RedisClient;
+  /** Redis's `expired` keyspace events, when asked for (`--push.group-ttl`). */
+  readonly sub: RedisClient | undefined;
+}
+
+/** Opens a replica's connections to `target` (ioredis options), the keyspace-event one only with `subscribe`. */
+export function openRedisLinks(
+  target: RedisTarget,
+  options: { connect?: ConnectRedis | undefined; subscribe: boolean },
+): RedisLinks {
+  const base = {
+    host: target.host,
+    port: target.port,
+    db: target.db,
+    ...(target.username === undefined ? {} : { username: target.username }),
+    ...(target.password === undefined ? {} : { password: target.password }),
+    ...(target.tls ? { tls: { servername: target.host } } : {}),
+    connectTimeout: 2000,
+    // Reconnect quickly and forever: a replica recovers by itself when Redis returns.
+    retryStrategy: (times: number) => Math.min(100 * times, 1000),
+  };
+  const connect = options.connect ?? connectRedis;
+  // Commands fail at once while disconnected (no offline queue, no retries), and after 10 s when Redis hangs (long
+  // enough that a busy replica's own event loop does not fail healthy commands); /-/ready and reads wait less.
+  const redis = connect({
+    ...base,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: 10_000,
+  });
+  // A read sent while disconnected waits for the connection; one in flight when it drops fails, and is sent again.
+  const tail = connect({ ...base, maxRetriesPerRequest: 0 });
+  tail.on("error", () => undefined);
+  return { redis, tail, sub: options.subscribe ? connect(base) : undefined };
 }

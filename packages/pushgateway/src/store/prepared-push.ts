@@ -1,0 +1,46 @@
+import type { MetricFamily } from "../exposition/metric-family.js";
+import { type RenderedFamily, renderFamily } from "../exposition/rendered-family.js";
+import type { GroupingLabels } from "../grouping-key.js";
+import type { PushRequest } from "./metric-store.js";
+
+/** The part of a push that does not depend on the store: see {@link preparePush}. */
+export interface PreparedPush {
+  /** The pushed families with the grouping labels (and an empty `instance`) applied, labels sorted. */
+  readonly sanitized: readonly MetricFamily[];
+  /** The same, rendered: the store keeps only lines and keys, and a scrape sorts and joins. */
+  readonly rendered: readonly RenderedFamily[];
+}
+
+/** Applies the grouping labels to a push's families and renders their lines; pure, so it can run ahead. */
+export function preparePush(request: Pick<PushRequest, "labels" | "families">): PreparedPush {
+  const sanitized = request.families.map((f) => sanitize(f, request.labels));
+  return { sanitized, rendered: sanitized.map(renderFamily) };
+}
+
+/** Grouping labels override and complete every series' labels; `instance=""` when absent; sorted (research §4). */
+export function sanitize(family: MetricFamily, grouping: GroupingLabels): MetricFamily {
+  const groupingPairs = Object.entries(grouping);
+  const withInstance = "instance" in grouping ? groupingPairs : [...groupingPairs, ["instance", ""]];
+  return {
+    ...family,
+    metrics: family.metrics.map((m) => {
+      // A plain loop over a handful of labels: this runs for every pushed series (a Map per series cost more).
+      const labels: [string, string][] = [];
+      let instance = false;
+      for (const pair of m.labels) {
+        if (Object.hasOwn(grouping, pair[0])) continue;
+        if (pair[0] === "instance") instance = true;
+        // A name given twice (protobuf allows it) keeps its last value, as a Map would.
+        const same = labels.findIndex(([k]) => k === pair[0]);
+        if (same < 0) labels.push(pair);
+        else labels[same] = pair;
+      }
+      for (const pair of instance ? groupingPairs : withInstance) labels.push(pair as [string, string]);
+      return { ...m, labels: labels.sort(byName) };
+    }),
+  };
+}
+
+function byName([a]: [string, string], [b]: [string, string]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
