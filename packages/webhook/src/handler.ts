@@ -1,7 +1,6 @@
 import { cleanPath } from "@local/go-compat/clean-path";
 import { ParameterNodeError } from "./errors.js";
 import { goParseQuery } from "./go/query.js";
-import type { HookResponse } from "./hook-response.js";
 import { knownStatus, type RunContext, runTriggered } from "./hook-run.js";
 import type { Hook } from "./hooks/hook.js";
 import { jobsResponse } from "./jobs/jobs-api.js";
@@ -16,6 +15,7 @@ import {
   type RequestData,
 } from "./request/request-values.js";
 import { evaluateRule } from "./request/rules.js";
+import type { HookResponse } from "./response/hook-response.js";
 
 /** A request as the handler sees it, read by the server adapter. */
 export interface HookRequest {

@@ -4,13 +4,13 @@ import { DEFAULT_GRACE_MS, type RunRequest } from "./command/node-spawn.js";
 import { type Admission, RunQueue } from "./command/run-queue.js";
 import { detectContentType } from "./go/sniff.js";
 import { goStatusText } from "./go/status-text.js";
-import type { HookResponse } from "./hook-response.js";
 import { EXEC_ERROR, type Executor, streamAnswer } from "./hook-stream.js";
 import type { Hook } from "./hooks/hook.js";
 import type { DeliveryLog } from "./jobs/delivery-log.js";
 import type { Job, JobStore } from "./jobs/job-store.js";
 import type { HookMetrics, HookOutcome } from "./metrics.js";
 import { canonicalHeaderKey, type RequestData } from "./request/request-values.js";
+import type { HookResponse } from "./response/hook-response.js";
 
 const TEXT = "text/plain; charset=utf-8";
 

@@ -2,9 +2,9 @@ import { exitStatus } from "./command/exit-status.js";
 import type { CommandResult } from "./command/node-spawn.js";
 import { OutputChannel, type OutputEvent } from "./command/output-channel.js";
 import { detectContentType } from "./go/sniff.js";
-import type { HookResponse } from "./hook-response.js";
-import { EventStreamEncoder } from "./http/event-stream.js";
-import { StreamedBody } from "./http/streamed-body.js";
+import { EventStreamEncoder } from "./response/event-stream.js";
+import type { HookResponse } from "./response/hook-response.js";
+import { StreamedBody } from "./response/streamed-body.js";
 
 const TEXT = "text/plain; charset=utf-8";
 /** Upstream's answer when the command fails and its output is not shown. */

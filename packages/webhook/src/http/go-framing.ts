@@ -4,7 +4,7 @@
 // on HEAD; `Connection: close` on HTTP/1.1 when the connection ends, `Connection: keep-alive` on a kept HTTP/1.0 one.
 
 import { goStatusReason } from "../go/status-text.js";
-import type { HookResponse } from "../hook-response.js";
+import type { HookResponse } from "../response/hook-response.js";
 
 /** Answer headers as they go on the wire, in order: one value, or several for a repeated name. */
 export type WireHeaders = Record<string, string | string[]>;

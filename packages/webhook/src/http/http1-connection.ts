@@ -1,10 +1,10 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { endAndClose, GO_MAX_HEADER_BYTES, goErrorResponse } from "@local/go-compat/http-refusal";
+import type { StreamedBody } from "../response/streamed-body.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { goResponseHead } from "./go-framing.js";
 import { sendStreamed } from "./streamed-answer.js";
-import type { StreamedBody } from "./streamed-body.js";
 import {
   BodyReader,
   DISCARD_LIMIT,

@@ -19,11 +19,11 @@ import { goStatusReason } from "../go/status-text.js";
 import { type HandlerContext, handleRequest } from "../handler.js";
 import { type HookMetrics, UNKNOWN_HOOK } from "../metrics.js";
 import { fileType } from "../regular-file.js";
+import { type StreamedBody, writableSink } from "../response/streamed-body.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
 import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
-import { type StreamedBody, writableSink } from "./streamed-body.js";
 import { answerPlainHttpOnTls, secureContextOptions } from "./tls-setup.js";
 
 /**

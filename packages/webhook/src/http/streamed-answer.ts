@@ -1,5 +1,11 @@
+import {
+  chunkedEnd,
+  chunkFrame,
+  type StreamedBody,
+  type Writable,
+  writableSink,
+} from "../response/streamed-body.js";
 import { type FramingContext, goResponseHead } from "./go-framing.js";
-import { chunkedEnd, chunkFrame, type StreamedBody, type Writable, writableSink } from "./streamed-body.js";
 
 /**
  * Writes a streamed answer on a connection, framed as Go frames answers (`go-framing.ts`): the head, then the body as

@@ -1,5 +1,5 @@
-import type { HookResponse } from "../hook-response.js";
-import { StreamedBody } from "../http/streamed-body.js";
+import type { HookResponse } from "../response/hook-response.js";
+import { StreamedBody } from "../response/streamed-body.js";
 import { readOutput } from "./job-output.js";
 import type { Job, JobStore } from "./job-store.js";
 

@@ -1,4 +1,4 @@
-import type { StreamedBody } from "./http/streamed-body.js";
+import type { StreamedBody } from "./streamed-body.js";
 
 /** A response to write: what the handler answers, framed as Go frames it by `http/`. */
 export interface HookResponse {
