@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { open, readFile, rename, rm, stat } from "node:fs/promises";
+import { open, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { readBoundedText } from "./bounded-read.js";
 
 // Every file toolmgr writes where a reader may look at the same moment (the lock, the shims, the store's artifacts,
 // the recorded project copies, the remembered API answers) is written here: into a temporary file beside it, flushed
@@ -28,7 +29,10 @@ export async function updateFile(
   data: string,
   options: { readonly mode?: number } = {},
 ): Promise<boolean> {
-  const current = await readFile(path, "utf8").catch(() => undefined);
+  // What is there is compared only when it is a regular file of a sane size: a FIFO put there would block the read.
+  const current = await readBoundedText(path, { kind: "state", refuse: (m) => new Error(m) }).catch(
+    () => undefined,
+  );
   if (current === data) {
     const mode =
       options.mode === undefined

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { readBoundedText } from "../bounded-read.js";
 import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
@@ -185,7 +185,14 @@ async function readExistingLock(
   lockPath: string,
   options: { check: boolean; deps: Deps },
 ): Promise<{ existing: Lockfile | undefined; existingText: string | undefined }> {
-  const existingText = await readFile(lockPath, "utf8").catch(() => undefined);
+  // A lock that is not a regular file, or too large, is refused rather than replaced: it is not toolmgr's.
+  const existingText = await readBoundedText(lockPath, {
+    kind: "lock",
+    refuse: (m) => new LockfileError(m),
+  }).catch((error: unknown) => {
+    if (error instanceof LockfileError) throw error;
+    return undefined;
+  });
   if (existingText === undefined) return { existing: undefined, existingText };
   try {
     return { existing: parseLockfile(existingText), existingText };

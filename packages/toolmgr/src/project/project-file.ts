@@ -1,6 +1,7 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { notRegularText, readBoundedText } from "../bounded-read.js";
 import { ProjectFileError, SourceError } from "../errors.js";
 import { type Platform, tryParsePlatform } from "../platform.js";
 import { sourceFingerprint } from "../source/fingerprint.js";
@@ -41,11 +42,17 @@ export async function isFile(path: string): Promise<boolean> {
   );
 }
 
-/** The nearest `toolmgr.toml` in `dir` or an ancestor, or undefined. Finding and parsing stay separate (aqua). */
+/**
+ * The nearest `toolmgr.toml` in `dir` or an ancestor, or undefined. Finding and parsing stay separate (aqua).
+ *
+ * @throws {ProjectFileError} when the nearest one is not a regular file (a FIFO, a directory, ...), as the shim says
+ */
 export async function findProjectFile(dir: string): Promise<string | undefined> {
   for (let current = dir; ; current = dirname(current)) {
     const candidate = join(current, PROJECT_FILE_NAME);
-    if (await isFile(candidate)) return candidate;
+    const found = await stat(candidate).catch(() => undefined);
+    if (found?.isFile() === true) return candidate;
+    if (found !== undefined) throw new ProjectFileError(notRegularText(candidate, found));
     if (dirname(current) === current) return undefined;
   }
 }
@@ -78,7 +85,7 @@ export async function readProjectFile(
   path: string,
   lookup: RecipeLookup,
 ): Promise<{ project: ProjectConfig; text: string }> {
-  const text = await readFile(path, "utf8");
+  const text = await readBoundedText(path, { kind: "project", refuse: (m) => new ProjectFileError(m) });
   return { project: parseProjectFile(text, { path, lookup }), text };
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { lstat, readdir, readFile, rename, rm, rmdir } from "node:fs/promises";
+import { lstat, readdir, rename, rm, rmdir } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
+import { readBoundedText } from "../bounded-read.js";
 import { LockfileError } from "../errors.js";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile.js";
 import { isFile, PROJECT_FILE_NAME } from "../project/project-file.js";
@@ -65,7 +66,9 @@ export async function planPrune(
   for (const path of [...locks].sort()) {
     let lock: ReturnType<typeof parseLockfile>;
     try {
-      lock = parseLockfile(await readFile(path, "utf8"));
+      lock = parseLockfile(
+        await readBoundedText(path, { kind: "lock", refuse: (m) => new LockfileError(m) }),
+      );
     } catch (cause) {
       const why = cause instanceof Error ? cause.message : String(cause);
       throw new LockfileError(
