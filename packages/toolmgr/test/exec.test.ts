@@ -76,7 +76,9 @@ test("toolmgr exec outside a project runs the command from PATH without the shim
 });
 
 test("toolmgr exec forwards SIGTERM to the child and exits 128 + signal", async () => {
-  const child = spawn(process.execPath, [TOOLMGR_BIN, "exec", "sh", "-c", "echo ready; sleep 30"], {
+  // `exec sleep`: the SIGTERM reaches sleep itself. With a plain `sleep`, dash runs it as its child, which outlives
+  // sh, holds the output pipe open and kept this test waiting its 30 s for "close".
+  const child = spawn(process.execPath, [TOOLMGR_BIN, "exec", "sh", "-c", "echo ready; exec sleep 30"], {
     cwd: project.dir,
     env: { ...process.env, ...env() },
   });
@@ -112,7 +114,7 @@ test("a SIGTERM that arrives while exec starts the child is passed on to it, not
     join(signalling.dir, "toolmgr.lock"),
     await readFile(join(project.dir, "toolmgr.lock"), "utf8"),
   );
-  const r = await signalling.run(["exec", "sh", "-c", "sleep 5"], { TOOLMGR_HOME: project.home });
+  const r = await signalling.run(["exec", "sh", "-c", "exec sleep 5"], { TOOLMGR_HOME: project.home });
   assert.deepEqual(sent, ["SIGTERM"]);
   assert.equal(r.code, 143, "the child ended by the forwarded SIGTERM, well before its 5 s");
   assert.equal(handlers.size, 0, "the handlers are removed afterwards");

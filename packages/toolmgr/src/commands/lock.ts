@@ -185,12 +185,15 @@ async function readExistingLock(
   lockPath: string,
   options: { check: boolean; deps: Deps },
 ): Promise<{ existing: Lockfile | undefined; existingText: string | undefined }> {
-  // A lock that is not a regular file, or too large, is refused rather than replaced: it is not toolmgr's.
+  // A lock that is not a regular file (a FIFO would block the read) or is over its size limit is no lock to keep,
+  // as one that does not parse: ignored with a warning, and `--check` fails on it.
   const existingText = await readBoundedText(lockPath, {
     kind: "lock",
     refuse: (m) => new LockfileError(m),
   }).catch((error: unknown) => {
-    if (error instanceof LockfileError) throw error;
+    if (!(error instanceof LockfileError)) return undefined;
+    if (options.check) throw error;
+    options.deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${error.message}\n`);
     return undefined;
   });
   if (existingText === undefined) return { existing: undefined, existingText };

@@ -1,10 +1,11 @@
 import { access, chmod, constants, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { NotInstalledError } from "../errors.js";
+import { isStoreFull, NotInstalledError, storeFullError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
 import { tempPath } from "../replace-file.js";
 import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
+import { freeBytes, treeBytes } from "./free-space.js";
 import { installDir, type StoreLayout } from "./layout.js";
 import { installTempPrefix, sweepInstalls } from "./leftovers.js";
 
@@ -89,6 +90,24 @@ export async function installArtifact(
       await rename(temp, target);
     }
     return "installed";
+  } catch (error) {
+    // A full or read-only store is named with the room the unpacking took before it ran out (issue: it surfaced as
+    // an "unexpected error: ENOSPC" with a stack).
+    if (!isStoreFull(error)) throw error;
+    const [archive, unpacked, free] = await Promise.all([
+      stat(cachedPath).then(
+        (s) => s.size,
+        () => undefined,
+      ),
+      treeBytes(temp),
+      freeBytes(dirname(target)),
+    ]);
+    throw storeFullError(error, {
+      doing: `unpack "${tool.name}" ${tool.version} into the store`,
+      dir: dirname(target),
+      needed: `it had unpacked ${unpacked ?? "?"} bytes of the ${archive ?? "?"}-byte archive when the room ran out, and needs more`,
+      free,
+    });
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
