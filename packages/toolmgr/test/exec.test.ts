@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -9,6 +9,7 @@ import { buildArtifact } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { makeProject, type Project } from "./support/lock-harness.js";
 import { runCli, TOOLMGR_BIN } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 let project: Project;
@@ -62,7 +63,7 @@ test("toolmgr exec puts the pinned tools first on PATH and passes the exit statu
 });
 
 test("toolmgr exec outside a project runs the command from PATH without the shims directory", async () => {
-  const outside = await mkdtemp(join(tmpdir(), "toolmgr-outside-"));
+  const outside = await tempDir("toolmgr-outside-");
   const shims = join(project.home, "shims");
   const r = await runCli(["exec", "sh", "-c", 'echo "$PATH"; exit 5'], {
     cwd: outside,

@@ -108,7 +108,9 @@ async function syncOnTmpfs(toml: string, options: { size: string; readOnly?: boo
 test("a store that fills up during the download says so, with the size needed, and retries nothing", async (t) => {
   if (!namespaces) return t.skip("unprivileged user namespaces are not available (unshare -rm)");
   const count = () =>
-    [...host.requests].filter(([path]) => path.includes("big-linux") || path.startsWith("storage:")).reduce((n, [, c]) => n + c, 0);
+    [...host.requests]
+      .filter(([path]) => path.includes("big-linux") || path.startsWith("storage:"))
+      .reduce((n, [, c]) => n + c, 0);
   const before = count();
   const r = await syncOnTmpfs(tool("big", "big-{os}"), { size: "512k" });
   assert.equal(r.code, 1, r.stderr);

@@ -6,6 +6,7 @@ import { LockfileError } from "../errors.js";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile.js";
 import { isFile, PROJECT_FILE_NAME } from "../project/project-file.js";
 import { httpCacheFile, type StoreLayout } from "./layout.js";
+import { LOCK_LINK_NAME, SHIM_FRAGMENT_NAME, TOML_LINK_NAME } from "./shim-record.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**
@@ -21,7 +22,14 @@ export interface PruneItem {
 }
 
 /** The files of a project record (verified-project.ts). */
-const RECORD_FILES = [PROJECT_FILE_NAME, LOCKFILE_NAME, SHIM_ANSWERS_NAME];
+const RECORD_FILES = [
+  PROJECT_FILE_NAME,
+  LOCKFILE_NAME,
+  SHIM_ANSWERS_NAME,
+  SHIM_FRAGMENT_NAME,
+  TOML_LINK_NAME,
+  LOCK_LINK_NAME,
+];
 
 /**
  * What `prune` would remove (issue 31 item 3): every install (`tools/<name>/<version>-<digest12>/`) and cached
