@@ -79,8 +79,10 @@ try {
     env,
   });
   // The slow path: the project file touched (same text), so the shim compares it with the recorded copy in awk.
-  const later = Date.now() / 1000 + 5;
-  await utimes(join(project, "toolmgr.toml"), later, later);
+  // (Now, after the record: never in the future, which would keep the next record from answering too.)
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const now = Date.now() / 1000;
+  await utimes(join(project, "toolmgr.toml"), now, now);
   const [d2, slow] = await hyperfine([`${direct} --version`, `${shim} --version`], {
     cwd: nested,
     runs,
@@ -117,5 +119,6 @@ try {
   process.stdout.write(`${out.join("\n")}\n`);
 } finally {
   await host.close();
-  await rm(project, { recursive: true, force: true });
+  if (process.env.KEEP === undefined) await rm(project, { recursive: true, force: true });
+  else process.stderr.write(`kept ${project}\n`);
 }

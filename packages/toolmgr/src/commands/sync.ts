@@ -13,7 +13,8 @@ import {
 import { scopedHints, toolsetFile } from "../project/toolset.js";
 import { commandName } from "../safe-names.js";
 import type { DownloadSession } from "../session/network-session.js";
-import { installArtifact, installProblem } from "../store/install.js";
+import { installArtifact } from "../store/install.js";
+import { installProblem } from "../store/install-problem.js";
 import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
 import { sweepStore } from "../store/leftovers.js";
 import { writeShims } from "../store/shims.js";

@@ -5,7 +5,8 @@ import { test } from "node:test";
 import { tempDir } from "../../test/support/temp-dir.js";
 import { ProjectFileError } from "../errors.js";
 import { parseSource } from "../source/source.js";
-import { findProjectFile, loadProject, parseProjectFile, type RecipeLookup } from "./project-file.js";
+import { findProjectFile } from "./find-project-file.js";
+import { loadProject, parseProjectFile, type RecipeLookup } from "./project-file.js";
 
 const hello = parseSource(
   { type: "github_release", repo: "acme/hello", asset: "hello-{version}-{os}-{arch}.tar.gz", bin: ["hello"] },

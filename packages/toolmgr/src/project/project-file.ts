@@ -1,16 +1,12 @@
-import { stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { notRegularText, readBoundedText } from "../bounded-read.js";
+import { readBoundedText } from "../bounded-read.js";
 import { ProjectFileError, SourceError } from "../errors.js";
 import { type Platform, tryParsePlatform } from "../platform.js";
 import { sourceFingerprint } from "../source/fingerprint.js";
 import { parseSource, type Source } from "../source/source.js";
 import { describeTomlError } from "../toml-error.js";
 import { type Constraint, parseConstraint } from "../version/constraint.js";
-
-/** File name of the project file. */
-export const PROJECT_FILE_NAME = "toolmgr.toml";
+import { findProjectFile, PROJECT_FILE_NAME } from "./find-project-file.js";
 
 /** One tool a project wants. */
 export interface ProjectTool {
@@ -33,29 +29,6 @@ export interface ProjectConfig {
 
 /** Looks a tool name up in the registry (injected so tests and the linter need no embedded registry). */
 export type RecipeLookup = (name: string) => { readonly source: Source } | undefined;
-
-/** Whether a file exists (and is a file). */
-export async function isFile(path: string): Promise<boolean> {
-  return stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-}
-
-/**
- * The nearest `toolmgr.toml` in `dir` or an ancestor, or undefined. Finding and parsing stay separate (aqua).
- *
- * @throws {ProjectFileError} when the nearest one is not a regular file (a FIFO, a directory, ...), as the shim says
- */
-export async function findProjectFile(dir: string): Promise<string | undefined> {
-  for (let current = dir; ; current = dirname(current)) {
-    const candidate = join(current, PROJECT_FILE_NAME);
-    const found = await stat(candidate).catch(() => undefined);
-    if (found?.isFile() === true) return candidate;
-    if (found !== undefined) throw new ProjectFileError(notRegularText(candidate, found));
-    if (dirname(current) === current) return undefined;
-  }
-}
 
 /**
  * Finds and parses the project file for `cwd`.

@@ -5,7 +5,8 @@ import { test } from "node:test";
 import { tempDir } from "../../test/support/temp-dir.js";
 import { NotInstalledError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
-import { INSTALL_MARKER, installArtifact, installProblem } from "./install.js";
+import { installArtifact } from "./install.js";
+import { INSTALL_MARKER, installProblem } from "./install-problem.js";
 import { storeLayout } from "./layout.js";
 
 const artifact: LockedArtifact = {

@@ -1,4 +1,4 @@
-import { access, chmod, constants, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isStoreFull, NotInstalledError, storeFullError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
@@ -6,28 +6,9 @@ import { tempPath } from "../replace-file.js";
 import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
 import { freeBytes, treeBytes } from "./free-space.js";
+import { INSTALL_MARKER, installProblem } from "./install-problem.js";
 import { installDir, type StoreLayout } from "./layout.js";
 import { installTempPrefix, sweepInstalls } from "./leftovers.js";
-
-/** The completion marker: written last inside an install, so its presence means the install is whole. */
-export const INSTALL_MARKER = ".toolmgr-install";
-
-/** What is wrong with an install, or undefined when it is whole. */
-export async function installProblem(
-  dir: string,
-  tool: Pick<LockedTool, "bin">,
-): Promise<string | undefined> {
-  if (!(await exists(dir))) return "not installed";
-  if (!(await exists(join(dir, INSTALL_MARKER)))) return "damaged: its completion marker is missing";
-  for (const bin of tool.bin) {
-    try {
-      await access(join(dir, bin), constants.X_OK);
-    } catch {
-      return `damaged: the executable "${bin}" is missing`;
-    }
-  }
-  return undefined;
-}
 
 /**
  * Installs an artifact already verified in the cache at `tools/<name>/<version>-<digest12>/`, atomically: unpack into
@@ -111,11 +92,4 @@ export async function installArtifact(
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
 }

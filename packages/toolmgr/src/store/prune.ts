@@ -4,9 +4,10 @@ import { dirname, join, relative, sep } from "node:path";
 import { readBoundedText } from "../bounded-read.js";
 import { LockfileError } from "../errors.js";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile.js";
-import { isFile, PROJECT_FILE_NAME } from "../project/project-file.js";
-import { httpCacheFile, type StoreLayout } from "./layout.js";
-import { LOCK_LINK_NAME, SHIM_FRAGMENT_NAME, TOML_LINK_NAME } from "./shim-record.js";
+import { isFile, PROJECT_FILE_NAME } from "../project/find-project-file.js";
+import { httpCacheFile } from "./http-cache-file.js";
+import type { StoreLayout } from "./layout.js";
+import { LOCK_LINK_NAME, SHIM_FRAGMENT_NAME, TOML_LINK_NAME } from "./layout.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**

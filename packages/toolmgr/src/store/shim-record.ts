@@ -4,6 +4,7 @@ import { type Lockfile, lockedArtifact } from "../lockfile.js";
 import type { Platform } from "../platform.js";
 import { tempPath } from "../replace-file.js";
 import { commandName } from "../safe-names.js";
+import { LOCK_LINK_NAME, SHIM_FRAGMENT_NAME, TOML_LINK_NAME } from "./layout.js";
 
 // The shim's hot path (shims.ts) decides with shell built-ins alone: `test -ef` tells the project's toolmgr.toml
 // and toolmgr.lock are the very files (inodes) linked beside the record, `test -ot` that neither was modified since
@@ -15,12 +16,6 @@ import { commandName } from "../safe-names.js";
 // - a hard link is only possible on the project's own file system, so both times come from one clock (a project on
 //   another file system, NFS included, never gets the hot path: the shim keeps its awk check there).
 // A file replaced by another (an editor's rename, `git checkout`, `tar x`) is another inode, whatever its time.
-
-/** The answers the shim sources (`.`) while the project's files are the recorded ones. */
-export const SHIM_FRAGMENT_NAME = "shim-answers.sh";
-/** Hard links to the project's `toolmgr.toml` and `toolmgr.lock` as they were when last found current. */
-export const TOML_LINK_NAME = "toolmgr.toml.link";
-export const LOCK_LINK_NAME = "toolmgr.lock.link";
 
 /** A fragment that answers nothing: the shim takes its full check. */
 const INERT_FRAGMENT = "# toolmgr: not current; the shims check the project's files themselves\n";
@@ -41,6 +36,8 @@ export function shimFragment(lock: Lockfile, platform: Platform): string {
     const artifact = lockedArtifact(tool, platform);
     if (artifact === undefined) continue;
     const install = `${tool.version}-${artifact.sha256.slice(0, 12)}`;
+    // For Node's reading of the record (recorded-answers.ts: `status`); a comment to the shim.
+    lines.push(`#t ${q(tool.name)} ${q(tool.constraint)} ${q(tool.version)}`);
     for (const bin of tool.bin)
       lines.push(`pin ${q(commandName(bin))} ${q(tool.name)} ${q(install)} ${q(bin)}`);
   }

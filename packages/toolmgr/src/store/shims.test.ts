@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { tempDir } from "../../test/support/temp-dir.js";
 import { formatLockfile, type Lockfile } from "../lockfile.js";
-import { INSTALL_MARKER } from "./install.js";
+import { INSTALL_MARKER } from "./install-problem.js";
 import { installDir, storeLayout } from "./layout.js";
 import { writeShims } from "./shims.js";
 

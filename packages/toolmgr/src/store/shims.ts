@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { LOCK_FILE_LIMIT, PROJECT_FILE_LIMIT, tooLargeText } from "../bounded-read.js";
 import { type Platform, platformOs } from "../platform.js";
 import { updateFile } from "../replace-file.js";
-import { INSTALL_MARKER } from "./install.js";
+import { INSTALL_MARKER } from "./install-problem.js";
 import type { StoreLayout } from "./layout.js";
-import { LOCK_LINK_NAME, SHIM_FRAGMENT_NAME, TOML_LINK_NAME } from "./shim-record.js";
+import { LOCK_LINK_NAME, SHIM_FRAGMENT_NAME, TOML_LINK_NAME } from "./layout.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**
@@ -206,8 +206,10 @@ notfile() {
 dir=$PWD
 toml=
 while :; do
-  if [ -f "$dir/toolmgr.toml" ]; then toml=$dir/toolmgr.toml; break; fi
-  [ -e "$dir/toolmgr.toml" ] && notfile "$dir/toolmgr.toml"
+  if [ -e "$dir/toolmgr.toml" ]; then
+    [ -f "$dir/toolmgr.toml" ] || notfile "$dir/toolmgr.toml"
+    toml=$dir/toolmgr.toml; break
+  fi
   case $dir in */*) dir=\${dir%/*} ;; *) break ;; esac
   [ -n "$dir" ] || { [ -f /toolmgr.toml ] && toml=/toolmgr.toml; break; }
 done
@@ -218,6 +220,11 @@ nl='
 # shim runs (else empty), $2 the tool, $3 <version>-<digest12>, $4 the executable's path in the install.
 pin() {
   install=$home/tools/$2/$3
+  # Two stats when all is well (a marker and an executable mean the directory is there); the diagnosis otherwise.
+  if [ -f "$install/${INSTALL_MARKER}" ] && [ -x "$install/$4" ]; then
+    [ "$1" = "$cmd" ] && target=$install/$4
+    return 0
+  fi
   if [ ! -d "$install" ]; then problem="not installed"
   elif [ ! -f "$install/${INSTALL_MARKER}" ]; then problem="damaged: its completion marker is missing"
   elif [ ! -x "$install/$4" ]; then problem="damaged: the executable \\"$4\\" is missing"
@@ -230,6 +237,18 @@ pin() {
 }
 g=
 target=
+# The hot path, before the shell even parses the rest of this file: shell built-ins only. The project's files are
+# the very ones (same inodes, linked beside the record) that \`sync\`/\`exec\` last found current and are strictly
+# older than the record's answers, whose time was set from before they were read (shim-record.ts); the answers call
+# \`pin\` for every pinned executable (each install checked as exec checks it) and set fast.
+if [ -n "$toml" ]; then
+  lock=\${toml%.toml}.lock rec=$home/projects$dir fast=
+  if [ "$toml" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] && [ "$lock" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] &&
+    [ "$toml" -ef "$rec/${TOML_LINK_NAME}" ] && [ "$lock" -ef "$rec/${LOCK_LINK_NAME}" ]; then
+    command . "$rec/${SHIM_FRAGMENT_NAME}"
+    if [ -n "$fast" ] && [ -n "$target" ]; then exec "$target" "$@"; fi
+  fi
+fi
 for scope in project user; do
   if [ $scope = user ]; then
     [ -f "$user/toolmgr.toml" ] && [ "$user/toolmgr.toml" != "$toml" ] || break
@@ -243,9 +262,7 @@ for scope in project user; do
   fi
   rec=$home/projects$dir
   fast=
-  # The hot path, shell built-ins only: the files are the very ones (same inode, linked beside the record) that
-  # \`sync\`/\`exec\` last found current, unmodified since (strictly older than the record's answers, whose time is set
-  # from before they were read), so the recorded answers hold; they call \`pin\` and set fast (shim-record.ts).
+  # The hot path again (above), for a command the project does not pin and for the user toolset.
   if [ "$toml" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] && [ "$lock" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] &&
     [ "$toml" -ef "$rec/${TOML_LINK_NAME}" ] && [ "$lock" -ef "$rec/${LOCK_LINK_NAME}" ]; then
     command . "$rec/${SHIM_FRAGMENT_NAME}"

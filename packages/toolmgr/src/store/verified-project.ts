@@ -2,12 +2,13 @@ import { mkdir, realpath, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { LOCKFILE_NAME, type Lockfile, lockedArtifact } from "../lockfile.js";
 import { type Platform, platformOs } from "../platform.js";
-import { PROJECT_FILE_NAME } from "../project/project-file.js";
+import { PROJECT_FILE_NAME } from "../project/find-project-file.js";
 import type { LockedProject } from "../project/project-state.js";
 import { updateFile } from "../replace-file.js";
 import { commandName } from "../safe-names.js";
 import type { StoreLayout } from "./layout.js";
-import { recordShimAnswers, SHIM_FRAGMENT_NAME, shimFragment } from "./shim-record.js";
+import { SHIM_FRAGMENT_NAME } from "./layout.js";
+import { recordShimAnswers, shimFragment } from "./shim-record.js";
 
 /**
  * Where the store keeps the copy of a project's `toolmgr.toml` and `toolmgr.lock` last found current:

@@ -7,7 +7,13 @@ import { join } from "node:path";
 // directory made here is removed when the test file's process exits, passed or failed.
 const made: string[] = [];
 process.on("exit", () => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  for (const dir of made) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+    } catch (e) {
+      process.stderr.write(`cleanup ${dir}: ${e}\n`);
+    }
+  }
 });
 
 /** A fresh directory under the system's temporary directory, removed when this test file's process exits. */

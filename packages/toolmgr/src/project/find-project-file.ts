@@ -1,0 +1,33 @@
+import { stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { notRegularText } from "../bounded-read.js";
+import { ProjectFileError } from "../errors.js";
+
+// Finding the project file, apart from parsing it (project-file.ts, with the TOML parser): `exec` and `which` on
+// a recorded project never parse it (recorded-answers.ts).
+
+/** File name of the project file. */
+export const PROJECT_FILE_NAME = "toolmgr.toml";
+
+/** Whether a file exists (and is a file). */
+export async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
+/**
+ * The nearest `toolmgr.toml` in `dir` or an ancestor, or undefined. Finding and parsing stay separate (aqua).
+ *
+ * @throws {ProjectFileError} when the nearest one is not a regular file (a FIFO, a directory, ...), as the shim says
+ */
+export async function findProjectFile(dir: string): Promise<string | undefined> {
+  for (let current = dir; ; current = dirname(current)) {
+    const candidate = join(current, PROJECT_FILE_NAME);
+    const found = await stat(candidate).catch(() => undefined);
+    if (found?.isFile() === true) return candidate;
+    if (found !== undefined) throw new ProjectFileError(notRegularText(candidate, found));
+    if (dirname(current) === current) return undefined;
+  }
+}
