@@ -101,21 +101,71 @@ try {
   );
   const f = (x) => x.toFixed(2);
   const r = (a, b) => `${(a / b).toFixed(2)}x`;
+  const row = (name, x, base) =>
+    `| ${name} | ${f(x.median)} | ${f(x.min)} | ${f(x.cpu)} | ${r(x.median, base.median)} | ${r(x.min, base.min)} | ${r(x.cpu, base.cpu)} |`;
   const out = [
     `load average at the start: ${load}; Node ${process.version}; RUNS=${runs}`,
     "",
-    "| benchmark | median [ms] | min [ms] | ratio (median) | ratio (min) |",
-    "|:---|---:|---:|---:|---:|",
-    `| \`sh -c true\` | ${f(sh.median)} | ${f(sh.min)} | ${r(sh.median, d.median)} of direct | |`,
-    `| shell-script tool run directly | ${f(d.median)} | ${f(d.min)} | 1.00x | 1.00x |`,
-    `| its shim, hot path (5 dirs deep, 13-tool lock) | ${f(s.median)} | ${f(s.min)} | ${r(s.median, d.median)} | ${r(s.min, d.min)} |`,
-    `| its shim, files touched since the record (awk path) | ${f(slow.median)} | ${f(slow.min)} | ${r(slow.median, d2.median)} | ${r(slow.min, d2.min)} |`,
-    `| \`node -e 0\` | ${f(floor.median)} | ${f(floor.min)} | 1.00x | 1.00x |`,
-    `| \`toolmgr exec tool0 --version\` | ${f(ex.median)} | ${f(ex.min)} | ${r(ex.median, floor.median)} | ${r(ex.min, floor.min)} |`,
-    `| \`toolmgr which tool0\` | ${f(wh.median)} | ${f(wh.min)} | ${r(wh.median, floor.median)} | ${r(wh.min, floor.min)} |`,
-    `| \`toolmgr status\` | ${f(st.median)} | ${f(st.min)} | ${r(st.median, floor.median)} | ${r(st.min, floor.min)} |`,
-    `| \`toolmgr sync --quiet\`, all installed | ${f(sy.median)} | ${f(sy.min)} | ${r(sy.median, floor.median)} | ${r(sy.min, floor.min)} |`,
+    "| benchmark | median [ms] | min [ms] | user+sys [ms] | ratio (median) | ratio (min) | ratio (user+sys) |",
+    "|:---|---:|---:|---:|---:|---:|---:|",
+    row("`sh -c true`", sh, d),
+    row("shell-script tool run directly", d, d),
+    row("its shim, hot path (5 dirs deep, 13-tool lock)", s, d),
+    row("its shim, files touched since the record (awk path)", slow, d2),
+    row("`node -e 0`", floor, floor),
+    row("`toolmgr exec tool0 --version`", ex, floor),
+    row("`toolmgr which tool0`", wh, floor),
+    row("`toolmgr status`", st, floor),
+    row("`toolmgr sync --quiet`, all installed", sy, floor),
   ];
+  // The single executable (`npm run release` writes release/toolmgr-linux-x64; SEA=<path>) against its own empty
+  // start: the same Node binary with an empty main script injected the same way (code cache on).
+  if (process.env.SEA !== undefined) {
+    const sea = process.env.SEA;
+    const dir = join(project, ".sea-empty");
+    await mkdir(dir);
+    await writeFile(join(dir, "main.cjs"), "");
+    await writeFile(
+      join(dir, "sea-config.json"),
+      JSON.stringify({
+        main: join(dir, "main.cjs"),
+        output: join(dir, "sea.blob"),
+        disableExperimentalSEAWarning: true,
+        useCodeCache: true,
+      }),
+    );
+    await run(process.execPath, ["--experimental-sea-config", join(dir, "sea-config.json")]);
+    const empty = join(dir, "empty-sea");
+    await run("cp", [process.execPath, empty]);
+    await run(process.execPath, [
+      join(root, "node_modules", "postject", "dist", "cli.js"),
+      empty,
+      "NODE_SEA_BLOB",
+      join(dir, "sea.blob"),
+      "--sentinel-fuse",
+      "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2",
+    ]);
+    await run(sea, ["sync", "--quiet"], { cwd: project, env: { ...process.env, ...env } });
+    const [e, v, sx, sw, ss, sy2] = await hyperfine(
+      [
+        empty,
+        `${sea} version`,
+        `${sea} exec tool0 --version`,
+        `${sea} which tool0`,
+        `${sea} status`,
+        `${sea} sync --quiet`,
+      ],
+      { cwd: project, runs, env },
+    );
+    out.push(
+      row("single executable, empty main (its floor)", e, e),
+      row("single executable `version`", v, e),
+      row("single executable `exec tool0 --version`", sx, e),
+      row("single executable `which tool0`", sw, e),
+      row("single executable `status`", ss, e),
+      row("single executable `sync --quiet`, all installed", sy2, e),
+    );
+  }
   process.stdout.write(`${out.join("\n")}\n`);
 } finally {
   await host.close();

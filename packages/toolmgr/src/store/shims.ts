@@ -1,6 +1,6 @@
-import { mkdir, open } from "node:fs/promises";
+import { mkdir, open, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { LOCK_FILE_LIMIT, PROJECT_FILE_LIMIT, tooLargeText } from "../bounded-read.js";
+import { LOCK_FILE_LIMIT, PROJECT_FILE_LIMIT, readBoundedText, tooLargeText } from "../bounded-read.js";
 import { type Platform, platformOs } from "../platform.js";
 import { updateFile } from "../replace-file.js";
 import { INSTALL_MARKER } from "./install-problem.js";
@@ -368,6 +368,45 @@ export function cmdShimScript(command: string): string {
 }
 
 /**
+ * In the shims directory: which template (toolmgr build, platform, launcher) the shims were last written with, so a
+ * `sync` with nothing to do tells its shims are current from `stat`s and this one small read (`currentShims`).
+ */
+const SHIMS_STAMP = ".toolmgr-shims";
+
+function shimsStamp(options: { platform: Platform; launcher?: readonly string[] | undefined }): string {
+  // FNV-1a of the shim of a placeholder command: it holds everything a shim's text depends on but the command.
+  let hash = 0x811c9dc5;
+  for (const c of Buffer.from(shimScript("-", options))) hash = Math.imul(hash ^ c, 0x01000193) >>> 0;
+  return `${hash.toString(16).padStart(8, "0")} ${options.platform}\n`;
+}
+
+/**
+ * Whether the POSIX shims of `commands` are there as `writeShims` would write them now: the stamp of their template
+ * matches, and each is an executable regular file of the right size.
+ */
+export async function currentShims(
+  commands: readonly string[],
+  options: { layout: StoreLayout; platform: Platform; launcher?: readonly string[] | undefined },
+): Promise<boolean> {
+  const stamp = await readBoundedText(join(options.layout.shimsDir, SHIMS_STAMP), {
+    kind: "state",
+    refuse: (m) => new Error(m),
+  }).catch(() => undefined);
+  if (stamp !== shimsStamp(options)) return false;
+  const checks = await Promise.all(
+    commands.map(async (command) => {
+      const info = await stat(join(options.layout.shimsDir, command)).catch(() => undefined);
+      return (
+        info?.isFile() === true &&
+        (info.mode & 0o777) === 0o755 &&
+        info.size === Buffer.byteLength(shimScript(command, options))
+      );
+    }),
+  );
+  return checks.every(Boolean);
+}
+
+/**
  * Writes (atomically, one file per command) the shims for `commands`: POSIX `sh` files, or `<command>.cmd` on
  * Windows. Returns the paths written.
  */
@@ -384,5 +423,6 @@ export async function writeShims(
     await updateFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 });
     written.push(path);
   }
+  if (!windows) await updateFile(join(options.layout.shimsDir, SHIMS_STAMP), shimsStamp(options));
   return written;
 }
