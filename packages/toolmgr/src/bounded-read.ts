@@ -1,5 +1,4 @@
-import { constants, type Stats } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
 
 // Every file toolmgr reads at run time that someone else may have put there (a project's toolmgr.toml and
 // toolmgr.lock arrive through pull requests; the store's records and remembered answers live in a directory other
@@ -55,7 +54,8 @@ const PIECE = 1024 * 1024;
  * is read; the file is opened with `O_NONBLOCK` (a FIFO swapped in after the check opens at once and is refused by
  * its type, rather than waiting for a writer), and reading stops one byte past the limit, so a file that grows
  * while read is refused too instead of being read without end. Errors of the file system (`ENOENT`, `EACCES`)
- * are thrown unchanged, for the caller's own words.
+ * are thrown unchanged, for the caller's own words. Synchronous underneath: these files are small, and a command
+ * whose budget is Node's start-up cannot spend a thread-pool round trip per call (bench/toolmgr/README.md).
  *
  * @throws the error `refuse` makes of the refusal's text, for a file that is not regular or is too large
  */
@@ -63,13 +63,21 @@ export async function readBoundedText(
   path: string,
   options: { readonly kind: BoundedKind; readonly refuse: (message: string) => Error },
 ): Promise<string> {
+  return readBoundedTextSync(path, options);
+}
+
+/** `readBoundedText`, synchronously. */
+export function readBoundedTextSync(
+  path: string,
+  options: { readonly kind: BoundedKind; readonly refuse: (message: string) => Error },
+): string {
   const { bytes: limit } = LIMITS[options.kind];
-  const before = await stat(path);
+  const before = statSync(path);
   if (!before.isFile()) throw options.refuse(notRegularText(path, before));
   if (before.size > limit) throw options.refuse(tooLargeText(path, before.size, options.kind));
-  const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (!stats.isFile()) throw options.refuse(notRegularText(path, stats));
     if (stats.size > limit) throw options.refuse(tooLargeText(path, stats.size, options.kind));
     const pieces: Buffer[] = [];
@@ -78,7 +86,7 @@ export async function readBoundedText(
     let want = Math.min(stats.size + 1, limit + 1);
     for (;;) {
       const piece = Buffer.allocUnsafe(Math.min(want, PIECE));
-      const { bytesRead } = await handle.read(piece, 0, piece.length, null);
+      const bytesRead = readSync(fd, piece, 0, piece.length, null);
       if (bytesRead === 0) break;
       pieces.push(piece.subarray(0, bytesRead));
       total += bytesRead;
@@ -91,6 +99,6 @@ export async function readBoundedText(
     }
     return (pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, total)).toString("utf8");
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

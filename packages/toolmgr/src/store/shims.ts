@@ -1,4 +1,5 @@
-import { mkdir, open, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { LOCK_FILE_LIMIT, PROJECT_FILE_LIMIT, readBoundedText, tooLargeText } from "../bounded-read.js";
 import { type Platform, platformOs } from "../platform.js";
@@ -395,7 +396,12 @@ export async function currentShims(
   if (stamp !== shimsStamp(options)) return false;
   const checks = await Promise.all(
     commands.map(async (command) => {
-      const info = await stat(join(options.layout.shimsDir, command)).catch(() => undefined);
+      let info: ReturnType<typeof statSync>;
+      try {
+        info = statSync(join(options.layout.shimsDir, command), { throwIfNoEntry: false });
+      } catch {
+        return false;
+      }
       return (
         info?.isFile() === true &&
         (info.mode & 0o777) === 0o755 &&

@@ -1,4 +1,4 @@
-import { access, constants, stat } from "node:fs/promises";
+import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import type { Deps } from "../deps.js";
 import { LockfileError, NotInstalledError } from "../errors.js";
@@ -184,8 +184,8 @@ export async function nextOnPath(
     if (dir === options.shimsDir || dir === `${options.shimsDir}/`) continue;
     const candidate = join(dir === "" ? "." : dir, command);
     try {
-      if ((await stat(candidate)).isFile()) {
-        await access(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) {
+        accessSync(candidate, constants.X_OK);
         // A toolmgr shim elsewhere on PATH (a copy, another store's) is never the fallback, as in the shim itself.
         const { isShimFile } = await import("./shims.js");
         if (await isShimFile(candidate)) continue;
