@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { open, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -17,7 +16,14 @@ export const TEMP_PREFIX = ".tmp-";
  * system), named `<prefix><16 hex digits>`.
  */
 export function tempPath(dir: string, prefix = TEMP_PREFIX): string {
-  return join(dir, `${prefix}${randomBytes(8).toString("hex")}`);
+  // Not node:crypto (milliseconds to load, where `sync` of an installed toolchain has Node's start-up as budget):
+  // every use creates the name exclusively (`wx`, mkdir, link), so a name taken by anyone fails rather than being
+  // shared.
+  const random = () =>
+    Math.floor(Math.random() * 0x100000000)
+      .toString(16)
+      .padStart(8, "0");
+  return join(dir, `${prefix}${random()}${random()}`);
 }
 
 /**
