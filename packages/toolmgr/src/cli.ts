@@ -3,7 +3,8 @@ import { spawn } from "node:child_process";
 import { homedir } from "node:os";
 import { main } from "./main.js";
 
-process.exitCode = await main(process.argv.slice(2), {
+// No top-level await: the bundle is CommonJS (package.json "bundle"), whose loader starts faster than ES modules'.
+main(process.argv.slice(2), {
   io: { stdout: process.stdout, stderr: process.stderr },
   env: process.env,
   cwd: process.cwd(),
@@ -28,4 +29,6 @@ process.exitCode = await main(process.argv.slice(2), {
     process.on(signal, handler);
     return () => process.off(signal, handler);
   },
+}).then((code) => {
+  process.exitCode = code;
 });

@@ -158,10 +158,9 @@ test("toolmgr rejects unknown commands and options with exit 2", async () => {
 test("the bundle carries the registry: list and version work from a copy with no source tree beside it", async () => {
   const dir = await tempDir("toolmgr-bundle-");
   try {
-    await cp(join(PACKAGE_DIR, "dist", "toolmgr.mjs"), join(dir, "toolmgr.mjs"));
-    await cp(join(PACKAGE_DIR, "dist", "chunks"), join(dir, "chunks"), { recursive: true });
+    await cp(join(PACKAGE_DIR, "dist", "toolmgr.cjs"), join(dir, "toolmgr.cjs"));
     const run = (args: string[]) =>
-      execFileAsync(process.execPath, [join(dir, "toolmgr.mjs"), ...args], { cwd: dir });
+      execFileAsync(process.execPath, [join(dir, "toolmgr.cjs"), ...args], { cwd: dir });
     const list = await run(["list"]);
     assert.equal(list.stdout.trim().split("\n").length, 17);
     assert.match(list.stdout, /^sui +1 tool$/m);
