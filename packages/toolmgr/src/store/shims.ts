@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
-import { LOCK_FILE_LIMIT, PROJECT_FILE_LIMIT, readBoundedText, tooLargeText } from "../bounded-read.js";
+import { LOCK_FILE_LIMIT, PROJECT_FILE_LIMIT, readBoundedTextSync, tooLargeText } from "../bounded-read.js";
 import { type Platform, platformOs } from "../platform.js";
-import { updateFile } from "../replace-file.js";
+import { replaceFile, updateFile } from "../replace-file.js";
 import { INSTALL_MARKER } from "./install-problem.js";
 import type { StoreLayout } from "./layout.js";
 import { LOCK_LINK_NAME, SHIM_FRAGMENT_NAME, TOML_LINK_NAME } from "./layout.js";
@@ -374,42 +374,41 @@ export function cmdShimScript(command: string): string {
  */
 const SHIMS_STAMP = ".toolmgr-shims";
 
+/**
+ * The stamp's text: the shim of a placeholder command, which holds everything a shim's text depends on but the
+ * command (template, platform, launcher). Compared whole: no hashing on the path whose budget is Node's start-up.
+ */
 function shimsStamp(options: { platform: Platform; launcher?: readonly string[] | undefined }): string {
-  // FNV-1a of the shim of a placeholder command: it holds everything a shim's text depends on but the command.
-  let hash = 0x811c9dc5;
-  for (const c of Buffer.from(shimScript("-", options))) hash = Math.imul(hash ^ c, 0x01000193) >>> 0;
-  return `${hash.toString(16).padStart(8, "0")} ${options.platform}\n`;
+  return shimScript("-", options);
 }
 
 /**
- * Whether the POSIX shims of `commands` are there as `writeShims` would write them now: the stamp of their template
- * matches, and each is an executable regular file of the right size.
+ * Whether the POSIX shims of `commands` are there as `writeShims` would write them now: the stamp holds their
+ * template, and each is an executable regular file not modified since the stamp was written (`writeShims` writes
+ * the stamp after any shim it writes).
  */
 export async function currentShims(
   commands: readonly string[],
   options: { layout: StoreLayout; platform: Platform; launcher?: readonly string[] | undefined },
 ): Promise<boolean> {
-  const stamp = await readBoundedText(join(options.layout.shimsDir, SHIMS_STAMP), {
-    kind: "state",
-    refuse: (m) => new Error(m),
-  }).catch(() => undefined);
+  const path = join(options.layout.shimsDir, SHIMS_STAMP);
+  let stamp: string;
+  let stampTime: number;
+  try {
+    stampTime = statSync(path).mtimeMs;
+    stamp = readBoundedTextSync(path, { kind: "state", refuse: (m) => new Error(m) });
+  } catch {
+    return false;
+  }
   if (stamp !== shimsStamp(options)) return false;
-  const checks = await Promise.all(
-    commands.map(async (command) => {
-      let info: ReturnType<typeof statSync>;
-      try {
-        info = statSync(join(options.layout.shimsDir, command), { throwIfNoEntry: false });
-      } catch {
-        return false;
-      }
-      return (
-        info?.isFile() === true &&
-        (info.mode & 0o777) === 0o755 &&
-        info.size === Buffer.byteLength(shimScript(command, options))
-      );
-    }),
-  );
-  return checks.every(Boolean);
+  return commands.every((command) => {
+    try {
+      const info = statSync(join(options.layout.shimsDir, command), { throwIfNoEntry: false });
+      return info?.isFile() === true && (info.mode & 0o777) === 0o755 && info.mtimeMs <= stampTime;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
@@ -423,12 +422,19 @@ export async function writeShims(
   await mkdir(options.layout.shimsDir, { recursive: true });
   const windows = platformOs(options.platform) === "windows";
   const written: string[] = [];
+  let changed = false;
   for (const command of [...new Set(commands)].sort()) {
     const path = join(options.layout.shimsDir, windows ? `${command}.cmd` : command);
     // An unchanged shim is not rewritten: a second `sync` writes nothing.
-    await updateFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 });
+    if (
+      await updateFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 })
+    )
+      changed = true;
     written.push(path);
   }
-  if (!windows) await updateFile(join(options.layout.shimsDir, SHIMS_STAMP), shimsStamp(options));
+  // After the shims, and again whenever one was written: a shim newer than the stamp is not current (currentShims).
+  const stamp = join(options.layout.shimsDir, SHIMS_STAMP);
+  if (!windows && changed) await replaceFile(stamp, shimsStamp(options));
+  else if (!windows) await updateFile(stamp, shimsStamp(options));
   return written;
 }
