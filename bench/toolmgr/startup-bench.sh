@@ -7,7 +7,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 pkg="$here/../../packages/toolmgr"
 bin="$pkg/bin/toolmgr.js"
-[ -f "$pkg/dist/toolmgr.mjs" ] || { echo "no bundle: run npm run build -w packages/toolmgr first" >&2; exit 1; }
+[ -f "$pkg/dist/toolmgr.cjs" ] || { echo "no bundle: run npm run build -w packages/toolmgr first" >&2; exit 1; }
 cd "$(mktemp -d)"
 # -N: no intermediate shell, so only node's own start-up is measured.
 exec hyperfine -N --warmup 10 --runs "${RUNS:-60}" "$@" \

@@ -135,10 +135,57 @@ export class StoreError extends ToolmgrError {
  */
 export function asStoreError(error: unknown, home: string): unknown {
   if (error instanceof ToolmgrError || !(error instanceof Error)) return error;
+  if (isStoreFull(error)) {
+    return storeFullError(error, {
+      doing: "write to the store",
+      dir: home,
+      needed: "it needed room to write",
+    });
+  }
   const { code, path } = error as NodeJS.ErrnoException;
   if (code === undefined || path === undefined || !path.startsWith(home)) return error;
   return new StoreError(
     `Cannot use the store "${home}": ${code} on ${path}; check that TOOLMGR_HOME (or XDG_DATA_HOME) names a directory you can write`,
+    { cause: error },
+  );
+}
+
+/** The file-system errors that mean the store has no room or cannot be written at all: never the network's fault. */
+const STORE_FULL: Readonly<Record<string, { why: string; fix: string }>> = {
+  ENOSPC: {
+    why: "the file system is full (ENOSPC)",
+    fix: "free some space (`toolmgr prune` removes what no project pins)",
+  },
+  EDQUOT: {
+    why: "your disk quota is used up (EDQUOT)",
+    fix: "free some space (`toolmgr prune` removes what no project pins)",
+  },
+  EROFS: { why: "the file system is read-only (EROFS)", fix: "make it writable" },
+};
+
+/** Whether `error` says the store is full or read-only (ENOSPC, EDQUOT, EROFS): nothing to retry. */
+export function isStoreFull(error: unknown): boolean {
+  return error instanceof Error && Object.hasOwn(STORE_FULL, (error as NodeJS.ErrnoException).code ?? "");
+}
+
+/**
+ * A store that is full or read-only as a `StoreError` naming what was being done, where, and how much room it
+ * needed (and had, when known); `error` itself when it is not one of those.
+ */
+export function storeFullError(
+  error: unknown,
+  where: {
+    readonly doing: string;
+    readonly dir: string;
+    readonly needed: string;
+    readonly free?: number | undefined;
+  },
+): unknown {
+  if (!isStoreFull(error)) return error;
+  const { why, fix } = STORE_FULL[(error as NodeJS.ErrnoException).code ?? ""] ?? { why: "", fix: "" };
+  const free = where.free === undefined ? "" : ` (${where.free} bytes free there)`;
+  return new StoreError(
+    `Cannot ${where.doing}: ${why} at ${where.dir}; ${where.needed}${free}. ${fix[0]?.toUpperCase()}${fix.slice(1)}, or set TOOLMGR_HOME to a store on another file system; nothing was installed`,
     { cause: error },
   );
 }

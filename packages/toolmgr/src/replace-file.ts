@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { open, readFile, rename, rm, stat } from "node:fs/promises";
+import { open, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { readBoundedText } from "./bounded-read.js";
 
 // Every file toolmgr writes where a reader may look at the same moment (the lock, the shims, the store's artifacts,
 // the recorded project copies, the remembered API answers) is written here: into a temporary file beside it, flushed
@@ -16,7 +16,14 @@ export const TEMP_PREFIX = ".tmp-";
  * system), named `<prefix><16 hex digits>`.
  */
 export function tempPath(dir: string, prefix = TEMP_PREFIX): string {
-  return join(dir, `${prefix}${randomBytes(8).toString("hex")}`);
+  // Not node:crypto (milliseconds to load, where `sync` of an installed toolchain has Node's start-up as budget):
+  // every use creates the name exclusively (`wx`, mkdir, link), so a name taken by anyone fails rather than being
+  // shared.
+  const random = () =>
+    Math.floor(Math.random() * 0x100000000)
+      .toString(16)
+      .padStart(8, "0");
+  return join(dir, `${prefix}${random()}${random()}`);
 }
 
 /**
@@ -28,7 +35,10 @@ export async function updateFile(
   data: string,
   options: { readonly mode?: number } = {},
 ): Promise<boolean> {
-  const current = await readFile(path, "utf8").catch(() => undefined);
+  // What is there is compared only when it is a regular file of a sane size: a FIFO put there would block the read.
+  const current = await readBoundedText(path, { kind: "state", refuse: (m) => new Error(m) }).catch(
+    () => undefined,
+  );
   if (current === data) {
     const mode =
       options.mode === undefined

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readdir, readFile, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { DigestMismatchError, MissingTokenError } from "../src/errors.js";
@@ -9,6 +8,7 @@ import { createCodeHost } from "../src/http/code-host.js";
 import { fetchArtifact } from "../src/store/artifact-cache.js";
 import { cachedArtifactPath, type StoreLayout, storeLayout } from "../src/store/layout.js";
 import { FakeCodeHost, sha256 } from "./support/fake-code-host.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 const data = Buffer.from("the artifact bytes\n".repeat(1000));
@@ -38,7 +38,7 @@ function client(token?: string) {
 }
 
 async function layout(): Promise<StoreLayout> {
-  return storeLayout(await mkdtemp(join(tmpdir(), "toolmgr-cache-")));
+  return storeLayout(await tempDir("toolmgr-cache-"));
 }
 
 /** Files in the cache directory other than finished artifacts (temporary downloads). */

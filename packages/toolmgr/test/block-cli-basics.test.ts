@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { blockProject, HELLO, startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
 import { runCli } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 // nao1215/block e2e/atago/cli.atago.yaml (and the usage scenarios of exec.atago.yaml, status.atago.yaml), translated:
 // our command set, our registry, usage errors exit 2 (README "Exit codes").
@@ -22,7 +21,7 @@ after(async () => {
 
 /** Runs toolmgr in an empty directory with a store and config of its own and the code host unreachable. */
 async function offline(...args: string[]) {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-block-cli-"));
+  const dir = await tempDir("toolmgr-block-cli-");
   return runCli(args, {
     cwd: dir,
     env: {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildArtifact } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { runCli } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 
@@ -54,8 +54,8 @@ platforms = ["linux/amd64"]
 `;
 
 async function project(toml = TOML) {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-stall-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-stall-home-"));
+  const dir = await tempDir("toolmgr-stall-");
+  const home = await tempDir("toolmgr-stall-home-");
   await writeFile(join(dir, "toolmgr.toml"), toml);
   // A short stall timeout, so the test does not wait a minute per stalled transfer.
   const env = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -9,6 +9,7 @@ import { buildArtifact } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { makeProject, type Project } from "./support/lock-harness.js";
 import { runCli, TOOLMGR_BIN } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 let project: Project;
@@ -62,7 +63,7 @@ test("toolmgr exec puts the pinned tools first on PATH and passes the exit statu
 });
 
 test("toolmgr exec outside a project runs the command from PATH without the shims directory", async () => {
-  const outside = await mkdtemp(join(tmpdir(), "toolmgr-outside-"));
+  const outside = await tempDir("toolmgr-outside-");
   const shims = join(project.home, "shims");
   const r = await runCli(["exec", "sh", "-c", 'echo "$PATH"; exit 5'], {
     cwd: outside,
@@ -76,7 +77,9 @@ test("toolmgr exec outside a project runs the command from PATH without the shim
 });
 
 test("toolmgr exec forwards SIGTERM to the child and exits 128 + signal", async () => {
-  const child = spawn(process.execPath, [TOOLMGR_BIN, "exec", "sh", "-c", "echo ready; sleep 30"], {
+  // `exec sleep`: the SIGTERM reaches sleep itself. With a plain `sleep`, dash runs it as its child, which outlives
+  // sh, holds the output pipe open and kept this test waiting its 30 s for "close".
+  const child = spawn(process.execPath, [TOOLMGR_BIN, "exec", "sh", "-c", "echo ready; exec sleep 30"], {
     cwd: project.dir,
     env: { ...process.env, ...env() },
   });
@@ -112,7 +115,7 @@ test("a SIGTERM that arrives while exec starts the child is passed on to it, not
     join(signalling.dir, "toolmgr.lock"),
     await readFile(join(project.dir, "toolmgr.lock"), "utf8"),
   );
-  const r = await signalling.run(["exec", "sh", "-c", "sleep 5"], { TOOLMGR_HOME: project.home });
+  const r = await signalling.run(["exec", "sh", "-c", "exec sleep 5"], { TOOLMGR_HOME: project.home });
   assert.deepEqual(sent, ["SIGTERM"]);
   assert.equal(r.code, 143, "the child ended by the forwarded SIGTERM, well before its 5 s");
   assert.equal(handlers.size, 0, "the handlers are removed afterwards");

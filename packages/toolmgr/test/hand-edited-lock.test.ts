@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildArtifact } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { runCli, runProgram } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 // A lock arrives through pull requests: a pin its constraint does not allow is refused by sync, exec and the shims
 // alike (nao1215/block e2e/atago/sync.atago.yaml: "a pinned version that does not satisfy its constraint is refused",
@@ -51,8 +51,8 @@ asset = "nb-{os}"
 `;
 
 async function project(toml: string) {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-edited-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-edited-home-"));
+  const dir = await tempDir("toolmgr-edited-");
+  const home = await tempDir("toolmgr-edited-home-");
   await writeFile(join(dir, "toolmgr.toml"), toml);
   const env = { CODEHOST_API_URL: host.apiUrl, TOOLMGR_HOME: home, CODEHOST_TOKEN: "" };
   const cli = (...args: string[]) => runCli(args, { cwd: dir, env });

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseLockfile } from "../src/lockfile.js";
 import { FakeCodeHost, type FakeRelease } from "./support/fake-code-host.js";
 import { localTool, makeProject } from "./support/lock-harness.js";
 import { runCli } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 
@@ -33,8 +33,8 @@ after(async () => {
 });
 
 test("the built CLI locks from a subdirectory, checks, and maps failures to exit codes 1, 2 and 3", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-cli-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-cli-home-"));
+  const dir = await tempDir("toolmgr-cli-");
+  const home = await tempDir("toolmgr-cli-home-");
   const sub = join(dir, "src", "deep");
   await mkdir(sub, { recursive: true });
   const toml = `platforms = ["linux/amd64", "darwin/arm64"]\n${localTool("one", { version: "1", repo: "acme/one" })}`;
@@ -180,7 +180,7 @@ repo = "acme/defaults"
 asset = "d-{version}-${extra.includes("target") ? "{target}" : "{os}-{arch}"}.zip"
 bin = ["d"]
 ${extra}`;
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-defaults-"));
+  const dir = await tempDir("toolmgr-defaults-");
   const env = { CODEHOST_API_URL: host.apiUrl, TOOLMGR_HOME: join(dir, ".home"), CODEHOST_TOKEN: "" };
   const all = '["linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"]';
   await writeFile(join(dir, "toolmgr.toml"), `platforms = ${all}\n${source("")}`);
@@ -243,7 +243,7 @@ test("a tag without a published release (or a draft one) is refused, naming tool
 });
 
 test("lock with a store it cannot write: host digests lock without it; a needed download fails naming the store", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-cli-"));
+  const dir = await tempDir("toolmgr-cli-");
   // A store path under a regular file cannot be created, even by root (ENOTDIR), as a read-only store cannot.
   await writeFile(join(dir, "not-a-dir"), "");
   const env = {

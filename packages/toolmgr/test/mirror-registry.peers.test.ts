@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtemp, open as openFile, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { open as openFile, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
@@ -10,6 +9,7 @@ import { buildArtifact } from "./support/archives.js";
 import { DOCKER_REGISTRY, type DockerRegistry, startDockerRegistry } from "./support/docker-registry.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { localTool, makeProject } from "./support/lock-harness.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 let registry: DockerRegistry;
@@ -59,7 +59,7 @@ test("mirror push to Debian's docker-registry, sync from it into an empty store 
   const downloads = host.count("web:") + host.count("storage:");
   const r = await p.run(["sync"], {
     ...offline,
-    TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-empty-")),
+    TOOLMGR_HOME: await tempDir("toolmgr-empty-"),
   });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /alpha +installed 1\.0\.0\nbeta +installed 1\.0\.0/);
@@ -73,7 +73,7 @@ test("mirror push to Debian's docker-registry, sync from it into an empty store 
   await file.close();
   const tampered = await p.run(["sync"], {
     ...offline,
-    TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-empty-")),
+    TOOLMGR_HOME: await tempDir("toolmgr-empty-"),
   });
   assert.equal(tampered.code, 1);
   assert.match(
@@ -83,7 +83,7 @@ test("mirror push to Debian's docker-registry, sync from it into an empty store 
   assert.match(tampered.stderr, /Cannot download "alpha" 1\.0\.0 offline/);
   const online = await p.run(["sync"], {
     TOOLMGR_MIRRORS: mirror,
-    TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-empty-")),
+    TOOLMGR_HOME: await tempDir("toolmgr-empty-"),
   });
   assert.equal(online.code, 0, "the next source, the locked URL, serves the right bytes");
 });

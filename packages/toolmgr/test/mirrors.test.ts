@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseLockfile } from "../src/lockfile.js";
@@ -8,6 +7,7 @@ import { buildArtifact } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { localTool, makeProject, type Project } from "./support/lock-harness.js";
 import { OciBlobServer } from "./support/oci-blob-server.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 let registry: OciBlobServer;
@@ -45,7 +45,7 @@ async function lockedProject(): Promise<Project> {
 }
 
 async function dockerConfig(server: OciBlobServer, user: string, password: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-docker-"));
+  const dir = await tempDir("toolmgr-docker-");
   const auth = Buffer.from(`${user}:${password}`).toString("base64");
   await writeFile(join(dir, "config.json"), JSON.stringify({ auths: { [server.host]: { auth } } }));
   return dir;
@@ -108,7 +108,7 @@ test("mirror push with wrong or no credentials fails naming docker login and TOO
 test("sync from an OCI mirror in an empty store, offline: the code host is never asked", async () => {
   const p = await lockedProject();
   for (const d of await digests(p)) open.blobs.set(d, registry.blobs.get(d) ?? Buffer.alloc(0));
-  const fresh = await mkdtemp(join(tmpdir(), "toolmgr-empty-home-"));
+  const fresh = await tempDir("toolmgr-empty-home-");
   const before = host.count("web:") + host.count("storage:");
   const r = await p.run(["sync"], {
     TOOLMGR_HOME: fresh,
@@ -130,7 +130,7 @@ test("a mirror serving wrong bytes is refused with the expected digest and the n
     other.tamper(first ?? "");
     const mirrors = `oci://${other.host}/team/toolmgr`;
     const r = await p.run(["sync"], {
-      TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+      TOOLMGR_HOME: await tempDir("toolmgr-h-"),
       TOOLMGR_MIRRORS: mirrors,
     });
     assert.equal(r.code, 0, r.stderr);
@@ -141,7 +141,7 @@ test("a mirror serving wrong bytes is refused with the expected digest and the n
       ),
     );
     const offline = await p.run(["sync"], {
-      TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+      TOOLMGR_HOME: await tempDir("toolmgr-h-"),
       TOOLMGR_MIRRORS: mirrors,
       TOOLMGR_OFFLINE: "1",
     });
@@ -162,7 +162,7 @@ test("URL-prefix mirrors from config.toml; TOOLMGR_MIRRORS wins over the file; e
   for (const t of lock.tools)
     for (const a of t.artifacts)
       open.files.set(new URL(a.url).pathname.slice(1), registry.blobs.get(a.sha256) ?? Buffer.alloc(0));
-  const config = await mkdtemp(join(tmpdir(), "toolmgr-config-"));
+  const config = await tempDir("toolmgr-config-");
   await mkdir(join(config, "toolmgr"));
   await writeFile(
     join(config, "toolmgr", "config.toml"),
@@ -171,7 +171,7 @@ test("URL-prefix mirrors from config.toml; TOOLMGR_MIRRORS wins over the file; e
   const before = host.count("web:");
   const seen = open.requests.length;
   const r = await p.run(["sync"], {
-    TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+    TOOLMGR_HOME: await tempDir("toolmgr-h-"),
     XDG_CONFIG_HOME: config,
     TOOLMGR_OFFLINE: "1",
   });
@@ -182,7 +182,7 @@ test("URL-prefix mirrors from config.toml; TOOLMGR_MIRRORS wins over the file; e
     "the first entry was tried first",
   );
   const envWins = await p.run(["sync"], {
-    TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+    TOOLMGR_HOME: await tempDir("toolmgr-h-"),
     XDG_CONFIG_HOME: config,
     TOOLMGR_MIRRORS: `${web}/=http://${open.host}/missing/`,
     TOOLMGR_OFFLINE: "1",
@@ -190,13 +190,13 @@ test("URL-prefix mirrors from config.toml; TOOLMGR_MIRRORS wins over the file; e
   assert.equal(envWins.code, 1, "the file's working mirror is not used when the variable is set");
   await writeFile(join(config, "toolmgr", "config.toml"), `mirrors = ["ftp://x"]\n`);
   const bad = await p.run(["sync"], {
-    TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+    TOOLMGR_HOME: await tempDir("toolmgr-h-"),
     XDG_CONFIG_HOME: config,
   });
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /config\.toml: mirrors: "ftp:\/\/x" is not a mirror/);
   const badEnv = await p.run(["sync"], {
-    TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+    TOOLMGR_HOME: await tempDir("toolmgr-h-"),
     TOOLMGR_MIRRORS: "nonsense",
   });
   assert.equal(badEnv.code, 2);
@@ -232,7 +232,7 @@ test("a channel build pin warns once at lock; when upstream deleted it, sync nam
   assert.equal((await release.run(["lock"])).stderr, "", "a release pin prints no warning");
 
   host.deleteRelease("acme/night", `nightly-${commit}`);
-  const s = await p.run(["sync"], { TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")) });
+  const s = await p.run(["sync"], { TOOLMGR_HOME: await tempDir("toolmgr-h-") });
   assert.equal(s.code, 1);
   const message = s.stderr.replace(/\S*:\/\/\S*/g, "<url>");
   assert.match(
@@ -253,13 +253,13 @@ test("a mirror that wants credentials for pulls gets them from the Docker config
     const env = { TOOLMGR_MIRRORS: `oci://${locked.host}/team/toolmgr`, TOOLMGR_OFFLINE: "1" };
     const ok = await p.run(["sync"], {
       ...env,
-      TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+      TOOLMGR_HOME: await tempDir("toolmgr-h-"),
       DOCKER_CONFIG: await dockerConfig(locked, "reader", "pw"),
     });
     assert.equal(ok.code, 0, ok.stderr);
     const none = await p.run(["sync"], {
       ...env,
-      TOOLMGR_HOME: await mkdtemp(join(tmpdir(), "toolmgr-h-")),
+      TOOLMGR_HOME: await tempDir("toolmgr-h-"),
       DOCKER_CONFIG: join(p.home, "no-docker-config"),
     });
     assert.equal(none.code, 1);

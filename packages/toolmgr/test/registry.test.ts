@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { cp, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
@@ -14,6 +13,7 @@ import { renderTemplate } from "../src/source/source.js";
 import { TOOLMGR_VERSION } from "../src/toolmgr-version.js";
 import { parseStableTag, parseTagVersion } from "../src/version/constraint.js";
 import { PACKAGE_DIR, runCli } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -156,12 +156,11 @@ test("toolmgr rejects unknown commands and options with exit 2", async () => {
 });
 
 test("the bundle carries the registry: list and version work from a copy with no source tree beside it", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-bundle-"));
+  const dir = await tempDir("toolmgr-bundle-");
   try {
-    await cp(join(PACKAGE_DIR, "dist", "toolmgr.mjs"), join(dir, "toolmgr.mjs"));
-    await cp(join(PACKAGE_DIR, "dist", "chunks"), join(dir, "chunks"), { recursive: true });
+    await cp(join(PACKAGE_DIR, "dist", "toolmgr.cjs"), join(dir, "toolmgr.cjs"));
     const run = (args: string[]) =>
-      execFileAsync(process.execPath, [join(dir, "toolmgr.mjs"), ...args], { cwd: dir });
+      execFileAsync(process.execPath, [join(dir, "toolmgr.cjs"), ...args], { cwd: dir });
     const list = await run(["list"]);
     assert.equal(list.stdout.trim().split("\n").length, 17);
     assert.match(list.stdout, /^sui +1 tool$/m);

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { localTool } from "./support/lock-harness.js";
 import { runCli } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 
@@ -49,8 +49,8 @@ function notModified(): number {
 }
 
 test("a re-lock revalidates every API answer with its ETag: all 304s, remembered in the store, lock unchanged", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-etag-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-etag-home-"));
+  const dir = await tempDir("toolmgr-etag-");
+  const home = await tempDir("toolmgr-etag-home-");
   const toml = `platforms = ["linux/amd64", "darwin/arm64"]
 ${localTool("one", { version: "1", repo: "acme/one" })}
 ${localTool("two", { version: "nightly", repo: "acme/two" })}`;
@@ -96,8 +96,8 @@ ${localTool("two", { version: "nightly", repo: "acme/two" })}`;
 });
 
 test("a damaged remembered answer is ignored, not trusted", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-etag-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-etag-home-"));
+  const dir = await tempDir("toolmgr-etag-");
+  const home = await tempDir("toolmgr-etag-home-");
   await writeFile(
     join(dir, "toolmgr.toml"),
     `platforms = ["linux/amd64"]\n${localTool("one", { version: "1.0", repo: "acme/one" })}`,

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { blockProject, HELLO, startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
 import { runCli } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 // A shim never runs itself: stepping aside skips every toolmgr shim on PATH (not only the shims directory), and a
 // depth guard (TOOLMGR_SHIM_DEPTH, one per hop) ends any other cycle with a clear message and exit 1
@@ -30,7 +30,7 @@ async function setup() {
   const p = await blockProject(host, HELLO);
   assert.equal((await p.run("lock")).code, 0);
   assert.equal((await p.run("sync")).code, 0);
-  const outside = await mkdtemp(join(tmpdir(), "toolmgr-outside-"));
+  const outside = await tempDir("toolmgr-outside-");
   const sysbin = join(outside, "sysbin");
   const elsewhere = join(outside, "elsewhere");
   await mkdir(sysbin);

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { buildArtifact } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { runCli, runProgram } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 // Issue 10: "Shims do exactly what exec does for their one command" — so each case below runs the shim and
 // `toolmgr exec` side by side and expects the same exit code and the same message. Shims are written by the built
@@ -53,8 +53,8 @@ platforms = ["linux/amd64"]
 ${extra}`;
 
 async function project(toml: string) {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-parity-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-parity-home-"));
+  const dir = await tempDir("toolmgr-parity-");
+  const home = await tempDir("toolmgr-parity-home-");
   const write = (text: string) => writeFile(join(dir, "toolmgr.toml"), text);
   await write(toml);
   const env = { CODEHOST_API_URL: host.apiUrl, TOOLMGR_HOME: home, CODEHOST_TOKEN: "" };
@@ -163,10 +163,12 @@ test("a shim, like toolmgr exec, needs a lock beside the project file and every 
 });
 
 test("a project reached through a symbolic link is recorded under the path the shell uses too", async () => {
-  const real = await mkdtemp(join(tmpdir(), "toolmgr-parity-real-"));
-  const link = `${real}-link`;
+  const base = await tempDir("toolmgr-parity-real-");
+  const real = join(base, "real");
+  await mkdir(real);
+  const link = join(base, "link");
   await symlink(real, link);
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-parity-home-"));
+  const home = await tempDir("toolmgr-parity-home-");
   await mkdir(join(real, "sub"));
   await writeFile(join(real, "toolmgr.toml"), HELLO("1"));
   // The shell keeps the link in $PWD; Node's working directory is the real path.

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { cp, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { blockProject, HELLO, startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
 import { type CliResult, runCli, runProgram } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 // Issue 31 item 2: a shim decides its store at run time, as `toolmgr exec` does (TOOLMGR_HOME, else
 // $XDG_DATA_HOME/toolmgr, else ~/.local/share/toolmgr). nao1215/block e2e/atago/shim.atago.yaml, "a shim never
@@ -51,7 +51,7 @@ test("a store built at one path is used at another (relocated), also through XDG
   const p = await blockProject(host, HELLO);
   assert.equal((await p.run("lock")).code, 0);
   assert.equal((await p.run("sync")).code, 0);
-  const elsewhere = await mkdtemp(join(tmpdir(), "toolmgr-moved-"));
+  const elsewhere = await tempDir("toolmgr-moved-");
   const cases = [
     { store: join(elsewhere, "store"), env: (store: string) => ({ TOOLMGR_HOME: store }) },
     { store: join(elsewhere, "data", "toolmgr"), env: () => ({ XDG_DATA_HOME: join(elsewhere, "data") }) },

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Deps } from "../src/deps.js";
 import { main } from "../src/main.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 
@@ -27,7 +27,7 @@ after(async () => {
 
 /** Runs `toolmgr sync` through `main()` with stderr as a terminal or not, and a clock that advances 1 s per call. */
 async function syncWith(options: { tty: boolean; args?: string[] }) {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-progress-"));
+  const dir = await tempDir("toolmgr-progress-");
   await writeFile(
     join(dir, "toolmgr.toml"),
     `[tools.big]\nversion = "1"\n[tools.big.source]\ntype = "github_release"\nrepo = "acme/big"\nasset = "big-{version}-{os}"\nbin = ["big"]\nplatforms = ["linux/amd64"]\n`,

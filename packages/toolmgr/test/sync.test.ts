@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildArtifact, hostileTar, hostileZip } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { makeProject } from "./support/lock-harness.js";
 import { runProgram, TOOLMGR_BIN } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 
 let host: FakeCodeHost;
 
@@ -117,8 +117,8 @@ test("a shim steps aside outside a project and exits 127 when nothing else is on
   );
   await p.run(["lock"]);
   await p.run(["sync"]);
-  const outside = await mkdtemp(join(tmpdir(), "toolmgr-outside-"));
-  const other = await mkdtemp(join(tmpdir(), "toolmgr-otherbin-"));
+  const outside = await tempDir("toolmgr-outside-");
+  const other = await tempDir("toolmgr-otherbin-");
   await writeFile(join(other, "hello"), "#!/bin/sh\necho system hello\n", { mode: 0o755 });
   assert.equal(
     (await runShim(p.home, "hello", { cwd: outside, path: `${other}:/usr/bin:/bin` })).stdout,
@@ -317,7 +317,7 @@ test("two sync processes of two projects at once both succeed and leave a consis
   );
   await a.run(["lock"]);
   await b.run(["lock"]);
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-shared-"));
+  const home = await tempDir("toolmgr-shared-");
   const runSync = (cwd: string) =>
     new Promise<number | null>((resolve) => {
       const child = spawn(process.execPath, [TOOLMGR_BIN, "sync", "--quiet"], {

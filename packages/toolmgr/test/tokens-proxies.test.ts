@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { parseLockfile } from "../src/lockfile.js";
@@ -10,6 +9,7 @@ import { FakeCodeHost } from "./support/fake-code-host.js";
 import { localTool, makeProject } from "./support/lock-harness.js";
 import { LoopbackProxy } from "./support/loopback-proxy.js";
 import { runCli } from "./support/run-cli.js";
+import { tempDir } from "./support/temp-dir.js";
 import { TEST_CA, TlsFront } from "./support/tls-front.js";
 
 let host: FakeCodeHost;
@@ -113,9 +113,9 @@ test("an invalid CODEHOST_API_URL is an error naming the variable, not a stack t
 
 /** A project dir for the built CLI, its store, and the environment that points it at the TLS front of the host. */
 async function cliProject(): Promise<{ dir: string; env: Record<string, string> }> {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-proxy-"));
+  const dir = await tempDir("toolmgr-proxy-");
   await writeFile(join(dir, "toolmgr.toml"), localTool("hello", { version: "1", repo: "acme/hello" }));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-proxy-home-"));
+  const home = await tempDir("toolmgr-proxy-home-");
   return {
     dir,
     env: cleanEnv({ CODEHOST_API_URL: front.url, TOOLMGR_HOME: home, NODE_EXTRA_CA_CERTS: TEST_CA }),

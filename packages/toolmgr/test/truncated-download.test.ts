@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildArtifact } from "./support/archives.js";
 import { runCli } from "./support/run-cli.js";
 import { type ScriptedServer, sendJson, startScriptedServer } from "./support/scripted-server.js";
+import { tempDir } from "./support/temp-dir.js";
 import { treeSnapshot } from "./support/tree-snapshot.js";
 
 // Downloads that end early or carry nothing: `sync` must fail clearly and install nothing half-way.
@@ -70,8 +70,8 @@ platforms = ["linux/amd64"]
 `;
 
 async function lockedProject() {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-cut-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-cut-home-"));
+  const dir = await tempDir("toolmgr-cut-");
+  const home = await tempDir("toolmgr-cut-home-");
   await writeFile(join(dir, "toolmgr.toml"), TOML);
   const env = { CODEHOST_API_URL: server.url, TOOLMGR_HOME: home, CODEHOST_TOKEN: "" };
   const run = (...args: string[]) => runCli(args, { cwd: dir, env });

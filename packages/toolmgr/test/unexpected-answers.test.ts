@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { runCli } from "./support/run-cli.js";
 import { type ScriptedServer, sendJson, startScriptedServer } from "./support/scripted-server.js";
+import { tempDir } from "./support/temp-dir.js";
 
 // A code host (or a CODEHOST_API_URL pointing somewhere else) that answers in a shape other than the GitHub API's.
 
@@ -58,8 +58,8 @@ bin = ["odd"]
 
 /** A project locked against good answers, so each case has an existing lock to leave alone. */
 async function lockedProject() {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-odd-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-odd-home-"));
+  const dir = await tempDir("toolmgr-odd-");
+  const home = await tempDir("toolmgr-odd-home-");
   await writeFile(join(dir, "toolmgr.toml"), TOML);
   const env = { CODEHOST_API_URL: server.url, TOOLMGR_HOME: home, CODEHOST_TOKEN: "" };
   const run = (...args: string[]) => runCli(args, { cwd: dir, env });

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { readBoundedText } from "../bounded-read.js";
 import type { CommandArgs } from "../command-table.js";
 import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
@@ -228,7 +228,17 @@ async function readExistingLock(
   lockPath: string,
   options: { check: boolean; deps: Deps },
 ): Promise<{ existing: Lockfile | undefined; existingText: string | undefined }> {
-  const existingText = await readFile(lockPath, "utf8").catch(() => undefined);
+  // A lock that is not a regular file (a FIFO would block the read) or is over its size limit is no lock to keep,
+  // as one that does not parse: ignored with a warning, and `--check` fails on it.
+  const existingText = await readBoundedText(lockPath, {
+    kind: "lock",
+    refuse: (m) => new LockfileError(m),
+  }).catch((error: unknown) => {
+    if (!(error instanceof LockfileError)) return undefined;
+    if (options.check) throw error;
+    options.deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${error.message}\n`);
+    return undefined;
+  });
   if (existingText === undefined) return { existing: undefined, existingText };
   try {
     return { existing: parseLockfile(existingText), existingText };

@@ -1,24 +1,15 @@
+import { join } from "node:path";
 import type { CommandArgs } from "../command-table.js";
-import { mapConcurrent } from "../concurrency.js";
 import type { Deps } from "../deps.js";
 import { asStoreError, LockfileError } from "../errors.js";
-import { lockedArtifact, lockedArtifactRef } from "../lockfile.js";
-import { type Platform, requirePlatform } from "../platform.js";
-import {
-  type LockedProject,
-  loadLockedProjectFile,
-  staleMessage,
-  staleReasons,
-} from "../project/project-state.js";
+import { type Platform, platformOs, requirePlatform } from "../platform.js";
+import type { LockedProject } from "../project/project-state.js";
 import { scopedHints, toolsetFile } from "../project/toolset.js";
-import { commandName } from "../safe-names.js";
 import type { DownloadSession } from "../session/network-session.js";
-import { installArtifact, installProblem } from "../store/install.js";
-import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
+import { type StoreLayout, storeLayout, toolmgrHome } from "../store/layout.js";
 import { sweepStore } from "../store/leftovers.js";
-import { writeShims } from "../store/shims.js";
-import { asOptimisticSync, waitOptions } from "../store/store-activity.js";
-import { recordVerifiedProject } from "../store/verified-project.js";
+import { type RecordedTool, recordedTools } from "../store/recorded-answers.js";
+import { currentShims } from "../store/shims.js";
 
 /** Downloads in flight at once. */
 const CONCURRENCY = 4;
@@ -36,7 +27,31 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   const quiet = args.values.quiet === true;
   const platform = requirePlatform(deps.runtime, "sync");
   const global = args.values.global === true;
-  const locked = await loadLockedProjectFile(await toolsetFile({ global, ...deps }));
+  const file = await toolsetFile({ global, ...deps });
+  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
+  // A project unchanged since it was found current, every install whole and every shim current: stat checks only
+  // (no TOML parsed, nothing hashed, nothing written), the answers read back from the record (recorded-answers.ts).
+  const recorded =
+    platformOs(platform) === "windows"
+      ? undefined
+      : await recordedTools(layout, { projectFile: file, platform });
+  if (recorded !== undefined) {
+    const done = await recordedSync(recorded, {
+      layout,
+      platform,
+      quiet,
+      launcher: deps.launcher,
+      now: deps.now(),
+    });
+    if (done !== undefined) {
+      deps.io.stdout.write(done);
+      return 0;
+    }
+  }
+  const [{ loadLockedProjectFile, staleMessage, staleReasons }] = await Promise.all([
+    import("../project/project-state.js"),
+  ]);
+  const locked = await loadLockedProjectFile(file);
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
     throw new LockfileError(scopedHints(`Cannot sync: ${staleMessage(locked.lockPath, stale)}`, global));
@@ -47,13 +62,13 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
     downloader ??= loadDownloader(deps);
     return downloader;
   };
-  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   try {
     await sweepStore(layout, deps.now().getTime());
   } catch (error) {
     throw asStoreError(error, layout.home);
   }
   const tty = deps.io.stderr.isTTY === true && !quiet;
+  const { asOptimisticSync, waitOptions } = await import("../store/store-activity.js");
   try {
     // Never beside a `toolmgr prune` of this store (store-activity.ts); run again when one overlapped.
     const out = await asOptimisticSync(
@@ -86,6 +101,25 @@ async function installAll(
   deps: Deps,
 ): Promise<string> {
   const { locked, platform, layout, quiet, tty, global, download } = context;
+  const [
+    { lockedArtifact, lockedArtifactRef },
+    { installArtifact },
+    { installProblem },
+    { installDir },
+    { writeShims },
+    { recordVerifiedProject },
+    { commandName },
+    { mapConcurrent },
+  ] = await Promise.all([
+    import("../lockfile.js"),
+    import("../store/install.js"),
+    import("../store/install-problem.js"),
+    import("../store/layout.js"),
+    import("../store/shims.js"),
+    import("../store/verified-project.js"),
+    import("../safe-names.js"),
+    import("../concurrency.js"),
+  ]);
   const results = await mapConcurrent(
     locked.lock.tools,
     async (tool) => {
@@ -148,4 +182,45 @@ async function loadDownloader(deps: Deps): Promise<Downloader> {
     import("../session/network-session.js"),
   ]);
   return { fetchArtifact, ...(await openDownloadSession(deps)) };
+}
+
+/**
+ * `sync` of a recorded project when nothing needs doing: every install whole and every shim current (shims.ts
+ * `currentShims`). Returns the output, or undefined when anything needs the full sync. Leftovers are swept as a
+ * full sync sweeps them.
+ */
+async function recordedSync(
+  tools: readonly RecordedTool[],
+  options: {
+    layout: StoreLayout;
+    platform: Platform;
+    quiet: boolean;
+    launcher?: readonly string[] | undefined;
+    now: Date;
+  },
+): Promise<string | undefined> {
+  const { layout } = options;
+  const { installProblem } = await import("../store/install-problem.js");
+  for (const tool of tools) {
+    const install = tool.pins[0]?.install;
+    if (install === undefined) return undefined;
+    const problem = await installProblem(join(layout.toolsDir, tool.name, install), {
+      bin: tool.pins.map((p) => p.bin),
+    });
+    if (problem !== undefined) return undefined;
+  }
+  const commands = [...new Set(tools.flatMap((t) => t.pins.map((p) => p.command)))].sort();
+  if (!(await currentShims(commands, { layout, platform: options.platform, launcher: options.launcher })))
+    return undefined;
+  try {
+    await sweepStore(layout, options.now.getTime());
+  } catch (error) {
+    throw asStoreError(error, layout.home);
+  }
+  if (options.quiet) return "";
+  const width = Math.max(...tools.map((t) => t.name.length)) + 2;
+  const lines = tools.map((t) => `${t.name.padEnd(width)}present ${t.version}`);
+  lines.push(`shims: ${commands.join(", ")}`);
+  lines.push(`add to PATH: ${layout.shimsDir}`);
+  return `${lines.join("\n")}\n`;
 }

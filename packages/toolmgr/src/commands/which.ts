@@ -32,8 +32,8 @@ export async function whichCommand(args: CommandArgs, deps: Deps): Promise<numbe
   const where = [
     project === undefined
       ? `there is no toolmgr.toml above ${deps.cwd}`
-      : `it is not pinned in ${project.locked.lockPath}`,
-    ...(user === undefined ? [] : [`nor in the user toolset's ${user.locked.lockPath}`]),
+      : `it is not pinned in ${project.lockPath}`,
+    ...(user === undefined ? [] : [`nor in the user toolset's ${user.lockPath}`]),
   ].join(", ");
   const shimsDir = storeLayout(toolmgrHome(deps.env, deps.runtime)).shimsDir;
   const next = await nextOnPath(command, { path: deps.env.PATH ?? "", shimsDir });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tempDir } from "../../test/support/temp-dir.js";
 import { createFileResponseCache } from "./response-cache.js";
 
 const key = { url: "https://api.example.com/repos/a/b/releases/tags/v1.0.0", accept: "application/json" };
@@ -10,7 +10,7 @@ const other = { url: "https://api.example.com/repos/a/c", accept: "application/j
 const DAY = 24 * 3600 * 1000;
 
 test("createFileResponseCache() remembers answers once flushed, by URL and media type, in one file", async () => {
-  const dir = join(await mkdtemp(join(tmpdir(), "toolmgr-http-cache-")), "http");
+  const dir = join(await tempDir("toolmgr-http-cache-"), "http");
   const path = join(dir, "project.json");
   const cache = createFileResponseCache(path);
   assert.equal(await cache.get(key), undefined, "a missing file is an empty cache");
@@ -25,7 +25,7 @@ test("createFileResponseCache() remembers answers once flushed, by URL and media
 });
 
 test("createFileResponseCache() drops entries no lock asked for in 30 days, and reads a damaged file as empty", async () => {
-  const path = join(await mkdtemp(join(tmpdir(), "toolmgr-http-cache-")), "project.json");
+  const path = join(await tempDir("toolmgr-http-cache-"), "project.json");
   let now = 0;
   const first = createFileResponseCache(path, { now: () => now });
   first.set(key, { etag: "a", body: "1" });
@@ -54,7 +54,7 @@ test("createFileResponseCache() drops entries no lock asked for in 30 days, and 
 });
 
 test("createFileResponseCache() ignores a place it cannot write", async () => {
-  const base = await mkdtemp(join(tmpdir(), "toolmgr-http-cache-"));
+  const base = await tempDir("toolmgr-http-cache-");
   await writeFile(join(base, "file"), "");
   const cache = createFileResponseCache(join(base, "file", "http", "p.json"));
   cache.set(key, { etag: "x", body: "y" });

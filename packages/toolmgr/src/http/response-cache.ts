@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { readBoundedText } from "../bounded-read.js";
 import { replaceFileSync } from "../replace-file.js";
 
 /** One remembered answer: the validator the host gave and the body it validates. */
@@ -47,7 +47,8 @@ export function createFileResponseCache(path: string, options: { now?: () => num
   let entries = new Map<string, Entry>();
   let changed = false;
   const load = () => {
-    loaded ??= readFile(path, "utf8").then(
+    // A file that is not a regular one or too large is no remembered answer: the requests are made in full.
+    loaded ??= readBoundedText(path, { kind: "state", refuse: (m) => new Error(m) }).then(
       (text) => {
         entries = parseEntries(text, now());
         return entries;

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tempDir } from "../../test/support/temp-dir.js";
 import { ProjectFileError } from "../errors.js";
 import { parseSource } from "../source/source.js";
-import { findProjectFile, loadProject, parseProjectFile, type RecipeLookup } from "./project-file.js";
+import { findProjectFile } from "./find-project-file.js";
+import { loadProject, parseProjectFile, type RecipeLookup } from "./project-file.js";
 
 const hello = parseSource(
   { type: "github_release", repo: "acme/hello", asset: "hello-{version}-{os}-{arch}.tar.gz", bin: ["hello"] },
@@ -18,7 +19,7 @@ function parse(text: string) {
 }
 
 test("the project file is found in the directory or its nearest ancestor", async () => {
-  const root = await mkdtemp(join(tmpdir(), "toolmgr-pf-"));
+  const root = await tempDir("toolmgr-pf-");
   const deep = join(root, "a", "b");
   await mkdir(deep, { recursive: true });
   await writeFile(join(root, "toolmgr.toml"), '[tools]\nhello = "1"\n');
@@ -90,6 +91,6 @@ for (const [text, message] of [
 }
 
 test("a missing project file says where it looked and what to do", async () => {
-  const empty = await mkdtemp(join(tmpdir(), "toolmgr-none-"));
+  const empty = await tempDir("toolmgr-none-");
   await assert.rejects(loadProject(empty, lookup), /Cannot find toolmgr.toml in .* or any parent directory/);
 });

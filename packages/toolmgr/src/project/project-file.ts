@@ -1,16 +1,13 @@
-import { readFile, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
+import { readBoundedText } from "../bounded-read.js";
 import { ProjectFileError, SourceError } from "../errors.js";
 import { type Platform, tryParsePlatform } from "../platform.js";
 import { sourceFingerprint } from "../source/fingerprint.js";
 import { parseSource, type Source } from "../source/source.js";
 import { describeTomlError } from "../toml-error.js";
 import { type Constraint, parseConstraint } from "../version/constraint.js";
+import { findProjectFile, PROJECT_FILE_NAME } from "./find-project-file.js";
 import { parseReleaseAge, type ReleaseAge } from "./release-age.js";
-
-/** File name of the project file. */
-export const PROJECT_FILE_NAME = "toolmgr.toml";
 
 /** One tool a project wants. */
 export interface ProjectTool {
@@ -37,23 +34,6 @@ export interface ProjectConfig {
 
 /** Looks a tool name up in the registry (injected so tests and the linter need no embedded registry). */
 export type RecipeLookup = (name: string) => { readonly source: Source } | undefined;
-
-/** Whether a file exists (and is a file). */
-export async function isFile(path: string): Promise<boolean> {
-  return stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-}
-
-/** The nearest `toolmgr.toml` in `dir` or an ancestor, or undefined. Finding and parsing stay separate (aqua). */
-export async function findProjectFile(dir: string): Promise<string | undefined> {
-  for (let current = dir; ; current = dirname(current)) {
-    const candidate = join(current, PROJECT_FILE_NAME);
-    if (await isFile(candidate)) return candidate;
-    if (dirname(current) === current) return undefined;
-  }
-}
 
 /**
  * Finds and parses the project file for `cwd`.
@@ -83,7 +63,7 @@ export async function readProjectFile(
   path: string,
   lookup: RecipeLookup,
 ): Promise<{ project: ProjectConfig; text: string }> {
-  const text = await readFile(path, "utf8");
+  const text = await readBoundedText(path, { kind: "project", refuse: (m) => new ProjectFileError(m) });
   return { project: parseProjectFile(text, { path, lookup }), text };
 }
 

@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { LockfileError } from "../errors.js";
+import { readBoundedText } from "../bounded-read.js";
+import { LockfileError, ToolmgrError } from "../errors.js";
 import { LOCKFILE_NAME, type Lockfile, lockedArtifact, parseLockfile } from "../lockfile.js";
 import type { Platform } from "../platform.js";
 import { findRecipe } from "../registry/registry.js";
@@ -40,8 +40,9 @@ async function withLock(loaded: { project: ProjectConfig; text: string }): Promi
   const lockPath = join(dirname(project.path), LOCKFILE_NAME);
   let text: string;
   try {
-    text = await readFile(lockPath, "utf8");
+    text = await readBoundedText(lockPath, { kind: "lock", refuse: (m) => new LockfileError(m) });
   } catch (cause) {
+    if (cause instanceof ToolmgrError) throw cause;
     throw new LockfileError(`Cannot find ${lockPath}: run \`toolmgr lock\` first`, { cause });
   }
   return { project, lockPath, lock: parseLockfile(text), projectText, lockText: text };

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tempDir } from "../../test/support/temp-dir.js";
 import { ProjectFileError } from "../errors.js";
 import { scopedHints, toolsetFile, userToolsetFile } from "./toolset.js";
 
@@ -15,7 +15,7 @@ test("userToolsetFile(): XDG_CONFIG_HOME wins, else ~/.config", () => {
 });
 
 test("toolsetFile(): --global needs the user toolset to exist; otherwise the nearest project file", async () => {
-  const root = await mkdtemp(join(tmpdir(), "toolmgr-toolset-"));
+  const root = await tempDir("toolmgr-toolset-");
   const env = { XDG_CONFIG_HOME: join(root, "config") };
   const runtime = { homedir: root };
   await assert.rejects(

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ProjectFileError } from "../errors.js";
-import { findProjectFile, isFile, PROJECT_FILE_NAME } from "./project-file.js";
+import { findProjectFile, isFile, PROJECT_FILE_NAME } from "./find-project-file.js";
 
 /**
  * The user toolset's `toolmgr.toml`: `$XDG_CONFIG_HOME/toolmgr/toolmgr.toml`, else `~/.config/toolmgr/toolmgr.toml`

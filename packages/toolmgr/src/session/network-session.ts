@@ -2,7 +2,8 @@ import type { Deps } from "../deps.js";
 import { createHttpClient, type HttpClient, networkOptionsFromEnv } from "../http/client.js";
 import { type CodeHost, createCodeHost } from "../http/code-host.js";
 import { createFileResponseCache, type ResponseCache } from "../http/response-cache.js";
-import { httpCacheFile, type StoreLayout } from "../store/layout.js";
+import { httpCacheFile } from "../store/http-cache-file.js";
+import type { StoreLayout } from "../store/layout.js";
 import { type MirrorConfig, mirrorConfig } from "../store/mirrors.js";
 import { createPullAuthorizer } from "../store/oci-push.js";
 

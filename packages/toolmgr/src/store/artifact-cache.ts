@@ -3,9 +3,18 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { DigestMismatchError, HttpError, MissingTokenError, ToolmgrError } from "../errors.js";
+import {
+  DigestMismatchError,
+  HttpError,
+  isStoreFull,
+  MissingTokenError,
+  StoreError,
+  storeFullError,
+  ToolmgrError,
+} from "../errors.js";
 import { type HttpClient, redact } from "../http/client.js";
 import { commitFile, tempPath } from "../replace-file.js";
+import { freeBytes } from "./free-space.js";
 import { cachedArtifactPath, type StoreLayout } from "./layout.js";
 import { DOWNLOAD_PREFIX, downloadDir, sweepDownloads } from "./leftovers.js";
 import { type MirrorConfig, mirrorUrl } from "./mirrors.js";
@@ -87,7 +96,7 @@ export async function fetchArtifact(
               : await mirrors.authorize?.(mirror.registry);
         return await downloadOnce({ ...ref, url, apiUrl: undefined }, options, authorization);
       } catch (error) {
-        if (!(error instanceof Error)) throw error;
+        if (!(error instanceof Error) || error instanceof StoreError) throw error;
         const why =
           error instanceof DigestMismatchError
             ? `it served other bytes (expected sha256 ${ref.sha256})`
@@ -228,6 +237,19 @@ async function downloadOnce(
     await commitFile(temp, path);
     renamed = true;
     return { path, sha256: actual, cacheHit: false };
+  } catch (error) {
+    // A full or read-only store is no network failure: named, never retried (fetchArtifact rethrows a StoreError).
+    if (!isStoreFull(error)) throw error;
+    const dir = downloadDir(layout);
+    throw storeFullError(error, {
+      doing: `download "${ref.tool}"${ref.version ? ` ${ref.version}` : ""} into the store`,
+      dir,
+      needed:
+        total === undefined
+          ? `the server did not say its size; ${received} bytes had arrived`
+          : `it needs ${total} bytes`,
+      free: await freeBytes(dir),
+    });
   } finally {
     // Only a failure leaves the temporary file behind (after a rename, an `rm` would be a wasted lstat and error).
     if (!renamed) await rm(temp, { force: true });

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, lstat, mkdir, readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import * as tar from "tar";
 import { type TarEntry, writeTar } from "../../test/support/tar-writer.js";
+import { tempDir } from "../../test/support/temp-dir.js";
 import { writeZip } from "../../test/support/zip-writer.js";
 import { UnsafeArchiveError } from "../errors.js";
 import { archiveKind } from "./archive-kind.js";
@@ -13,7 +13,7 @@ import { extractArchive } from "./extract.js";
 
 /** A source tree `wrapper/{bin/tool (0750), doc.txt (0600)}` plus a top-level `TOP` file, built by node-tar. */
 async function tarball(options: { gzip: boolean }): Promise<{ file: string; work: string }> {
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  const work = await tempDir("toolmgr-extract-");
   const src = join(work, "src");
   await mkdir(join(src, "wrapper", "bin"), { recursive: true });
   await writeFile(join(src, "wrapper", "bin", "tool"), "#!/bin/sh\necho tool\n");
@@ -66,7 +66,7 @@ for (const gzip of [true, false]) {
 
 test("extractArchive() unpacks a tar.bz2 made by the bzip2 CLI", async () => {
   // Node has no bzip2 encoder: the fixture was made by the bzip2 program (test/fixtures/archives/make-fixtures.mjs).
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  const work = await tempDir("toolmgr-extract-");
   const dest = join(work, "out");
   await mkdir(dest);
   await extractArchive(
@@ -84,7 +84,7 @@ test("extractArchive() unpacks a tar.bz2 made by the bzip2 CLI", async () => {
 
 test("extractArchive() unpacks a tar.xz made by the xz CLI", async () => {
   // Node has no xz encoder: the fixture was made by the xz program (test/fixtures/archives/make-fixtures.mjs).
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  const work = await tempDir("toolmgr-extract-");
   const dest = join(work, "out");
   await mkdir(dest);
   await extractArchive(
@@ -101,7 +101,7 @@ test("extractArchive() unpacks a tar.xz made by the xz CLI", async () => {
 });
 
 test("extractArchive() gives a zip without Unix modes plain files, and honours the executable bit when present", async () => {
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  const work = await tempDir("toolmgr-extract-");
   const file = join(work, "a.zip");
   await writeFile(
     file,
@@ -119,7 +119,7 @@ test("extractArchive() gives a zip without Unix modes plain files, and honours t
 });
 
 test("extractArchive() installs a raw executable under its bin name, executable", async () => {
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  const work = await tempDir("toolmgr-extract-");
   await writeFile(join(work, "download"), "#!/bin/sh\n");
   const dest = join(work, "out");
   await mkdir(dest);
@@ -142,7 +142,7 @@ test("extractArchive() installs a raw executable under its bin name, executable"
 });
 
 test("extractArchive() refuses a tar entry with .. even when stripping would hide it", async () => {
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-extract-"));
+  const work = await tempDir("toolmgr-extract-");
   const file = join(work, "a.tar");
   await writeFile(file, writeTar([{ name: "wrapper/../../escaped", content: "x" }], { gzip: false }));
   const dest = join(work, "out");
@@ -189,7 +189,7 @@ test("extractArchive() unpacks a .tar.gz that is really a plain tar, and names a
 
 /** Unpacks a tar.gz of `entries` (written in Node) with `stripComponents`; returns the destination. */
 async function unpackEntries(entries: readonly TarEntry[], stripComponents = 0): Promise<string> {
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-links-"));
+  const work = await tempDir("toolmgr-links-");
   const file = join(work, "a.tar.gz");
   await writeFile(file, writeTar(entries));
   const dest = join(work, "out");

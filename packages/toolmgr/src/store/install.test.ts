@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tempDir } from "../../test/support/temp-dir.js";
 import { NotInstalledError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
-import { INSTALL_MARKER, installArtifact, installProblem } from "./install.js";
+import { installArtifact } from "./install.js";
+import { INSTALL_MARKER, installProblem } from "./install-problem.js";
 import { storeLayout } from "./layout.js";
 
 const artifact: LockedArtifact = {
@@ -24,7 +25,7 @@ const tool: LockedTool = {
 const now = () => new Date("2026-11-23T12:00:00Z");
 
 async function store() {
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-install-"));
+  const home = await tempDir("toolmgr-install-");
   const file = join(home, "download");
   await writeFile(file, "#!/bin/sh\necho hello\n");
   return { layout: storeLayout(home), file };

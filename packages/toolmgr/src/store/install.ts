@@ -1,32 +1,14 @@
-import { access, chmod, constants, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { NotInstalledError } from "../errors.js";
+import { isStoreFull, NotInstalledError, storeFullError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
 import { tempPath } from "../replace-file.js";
 import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
+import { freeBytes, treeBytes } from "./free-space.js";
+import { INSTALL_MARKER, installProblem } from "./install-problem.js";
 import { installDir, type StoreLayout } from "./layout.js";
 import { installTempPrefix, sweepInstalls } from "./leftovers.js";
-
-/** The completion marker: written last inside an install, so its presence means the install is whole. */
-export const INSTALL_MARKER = ".toolmgr-install";
-
-/** What is wrong with an install, or undefined when it is whole. */
-export async function installProblem(
-  dir: string,
-  tool: Pick<LockedTool, "bin">,
-): Promise<string | undefined> {
-  if (!(await exists(dir))) return "not installed";
-  if (!(await exists(join(dir, INSTALL_MARKER)))) return "damaged: its completion marker is missing";
-  for (const bin of tool.bin) {
-    try {
-      await access(join(dir, bin), constants.X_OK);
-    } catch {
-      return `damaged: the executable "${bin}" is missing`;
-    }
-  }
-  return undefined;
-}
 
 /**
  * Installs an artifact already verified in the cache at `tools/<name>/<version>-<digest12>/`, atomically: unpack into
@@ -89,14 +71,25 @@ export async function installArtifact(
       await rename(temp, target);
     }
     return "installed";
+  } catch (error) {
+    // A full or read-only store is named with the room the unpacking took before it ran out (issue: it surfaced as
+    // an "unexpected error: ENOSPC" with a stack).
+    if (!isStoreFull(error)) throw error;
+    const [archive, unpacked, free] = await Promise.all([
+      stat(cachedPath).then(
+        (s) => s.size,
+        () => undefined,
+      ),
+      treeBytes(temp),
+      freeBytes(dirname(target)),
+    ]);
+    throw storeFullError(error, {
+      doing: `unpack "${tool.name}" ${tool.version} into the store`,
+      dir: dirname(target),
+      needed: `it had unpacked ${unpacked ?? "?"} bytes of the ${archive ?? "?"}-byte archive when the room ran out, and needs more`,
+      free,
+    });
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
 }

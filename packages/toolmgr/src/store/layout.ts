@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { join, win32 } from "node:path";
 
 /** Where the store keeps things (spec: "Store"); shared by every project. */
@@ -50,14 +49,6 @@ export function cachedArtifactPath(layout: StoreLayout, sha256: string): string 
   return join(layout.cacheDir, sha256);
 }
 
-/**
- * The file of a project's remembered API answers: `cache/http/<sha256 of the project file's path>.json`, written by
- * `lock` (session/network-session.ts) and removed by `prune` once the project is gone (prune.ts).
- */
-export function httpCacheFile(layout: StoreLayout, projectFile: string): string {
-  return join(layout.httpCacheDir, `${createHash("sha256").update(projectFile).digest("hex")}.json`);
-}
-
 /** Directory of one install: `tools/<name>/<version>-<digest12>` (`digest12`: the first 12 hex digits). */
 export function installDir(
   layout: StoreLayout,
@@ -65,3 +56,12 @@ export function installDir(
 ): string {
   return join(layout.toolsDir, tool.name, `${tool.version}-${tool.sha256.slice(0, 12)}`);
 }
+
+/**
+ * In a project's record (`projects/<dir>/`, verified-project.ts): the answers the shim sources (`.`) while the
+ * project's files are the recorded ones (shim-record.ts).
+ */
+export const SHIM_FRAGMENT_NAME = "shim-answers.sh";
+/** Hard links to the project's `toolmgr.toml` and `toolmgr.lock` as they were when last found current. */
+export const TOML_LINK_NAME = "toolmgr.toml.link";
+export const LOCK_LINK_NAME = "toolmgr.lock.link";

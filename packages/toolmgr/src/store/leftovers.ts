@@ -1,4 +1,5 @@
-import { readdir, rm, stat } from "node:fs/promises";
+import { readdirSync, statSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { TEMP_PREFIX } from "../replace-file.js";
 import type { StoreLayout } from "./layout.js";
@@ -49,7 +50,7 @@ export function sweepInstalls(toolDir: string, now: number): Promise<void> {
  * writing (`cache/http/.tmp-*`, which `prune` leaves alone) (`sync` runs it first).
  */
 export async function sweepStore(layout: StoreLayout, now: number): Promise<void> {
-  const tools = await readdir(layout.toolsDir).catch(() => [] as string[]);
+  const tools = names(layout.toolsDir);
   await Promise.all([
     sweepDownloads(layout, now),
     removeOld(layout.httpCacheDir, (n) => n.startsWith(TEMP_PREFIX), now),
@@ -57,15 +58,31 @@ export async function sweepStore(layout: StoreLayout, now: number): Promise<void
   ]);
 }
 
+// Listing and stat are synchronous: a sync with nothing to install does little else, and its budget is Node's
+// start-up (bench/toolmgr/README.md, "Hot paths"); only a removal, rare, goes through the thread pool.
+function names(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
 async function removeOld(dir: string, matches: (name: string) => boolean, now: number): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
   await Promise.all(
-    names.filter(matches).map(async (name) => {
-      const path = join(dir, name);
-      const info = await stat(path).catch(() => undefined);
-      if (info !== undefined && now - info.mtimeMs > ABANDONED_AFTER_MS) {
-        await rm(path, { recursive: true, force: true });
-      }
-    }),
+    names(dir)
+      .filter(matches)
+      .map(async (name) => {
+        const path = join(dir, name);
+        let info: ReturnType<typeof statSync>;
+        try {
+          info = statSync(path, { throwIfNoEntry: false });
+        } catch {
+          info = undefined;
+        }
+        if (info !== undefined && now - info.mtimeMs > ABANDONED_AFTER_MS) {
+          await rm(path, { recursive: true, force: true });
+        }
+      }),
   );
 }

@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "smol-toml";
+import { readBoundedText } from "../bounded-read.js";
 import type { Runtime } from "../deps.js";
 import { ConfigError, UsageError } from "../errors.js";
 import { isLoopbackHost } from "../loopback-host.js";
@@ -107,7 +107,12 @@ export async function mirrorConfig(env: Env, runtime: Runtime): Promise<MirrorCo
     return { mirrors, offline, token };
   }
   const path = join(env.XDG_CONFIG_HOME || join(runtime.homedir, ".config"), "toolmgr", "config.toml");
-  const text = await readFile(path, "utf8").catch(() => undefined);
+  const text = await readBoundedText(path, { kind: "state", refuse: (m) => new ConfigError(m) }).catch(
+    (error: unknown) => {
+      if (error instanceof ConfigError) throw error;
+      return undefined;
+    },
+  );
   if (text === undefined) return { mirrors: [], offline, token };
   let data: Record<string, unknown>;
   try {

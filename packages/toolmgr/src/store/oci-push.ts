@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { readBoundedText } from "../bounded-read.js";
 import { HttpError } from "../errors.js";
 import { blobUrl, type OciRepository } from "./mirrors.js";
 
@@ -23,7 +23,11 @@ export async function registryCredentials(
   const token = options.env.TOOLMGR_MIRROR_TOKEN;
   if (token !== undefined && token !== "") return { kind: "token", token };
   const dir = options.env.DOCKER_CONFIG || join(options.homedir, ".docker");
-  const text = await readFile(join(dir, "config.json"), "utf8").catch(() => undefined);
+  // Not a regular file (a FIFO would block) or too large: no credentials from it, as when it is missing.
+  const text = await readBoundedText(join(dir, "config.json"), {
+    kind: "state",
+    refuse: (m) => new Error(m),
+  }).catch(() => undefined);
   if (text === undefined) return { kind: "none" };
   let auths: Record<string, { auth?: unknown; username?: unknown; password?: unknown }> = {};
   try {

@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { lstat, readdir, readFile, rename, rm, rmdir } from "node:fs/promises";
+import { lstat, readdir, rename, rm, rmdir } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
+import { readBoundedText } from "../bounded-read.js";
 import { LockfileError } from "../errors.js";
 import { LOCKFILE_NAME, parseLockfile } from "../lockfile.js";
-import { isFile, PROJECT_FILE_NAME } from "../project/project-file.js";
-import { httpCacheFile, type StoreLayout } from "./layout.js";
+import { isFile, PROJECT_FILE_NAME } from "../project/find-project-file.js";
+import { httpCacheFile } from "./http-cache-file.js";
+import type { StoreLayout } from "./layout.js";
+import { LOCK_LINK_NAME, SHIM_FRAGMENT_NAME, TOML_LINK_NAME } from "./layout.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**
@@ -20,7 +23,14 @@ export interface PruneItem {
 }
 
 /** The files of a project record (verified-project.ts). */
-const RECORD_FILES = [PROJECT_FILE_NAME, LOCKFILE_NAME, SHIM_ANSWERS_NAME];
+const RECORD_FILES = [
+  PROJECT_FILE_NAME,
+  LOCKFILE_NAME,
+  SHIM_ANSWERS_NAME,
+  SHIM_FRAGMENT_NAME,
+  TOML_LINK_NAME,
+  LOCK_LINK_NAME,
+];
 
 /**
  * What `prune` would remove (issue 31 item 3): every install (`tools/<name>/<version>-<digest12>/`) and cached
@@ -65,7 +75,9 @@ export async function planPrune(
   for (const path of [...locks].sort()) {
     let lock: ReturnType<typeof parseLockfile>;
     try {
-      lock = parseLockfile(await readFile(path, "utf8"));
+      lock = parseLockfile(
+        await readBoundedText(path, { kind: "lock", refuse: (m) => new LockfileError(m) }),
+      );
     } catch (cause) {
       const why = cause instanceof Error ? cause.message : String(cause);
       throw new LockfileError(

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
+import { tempDir } from "../../test/support/temp-dir.js";
 import { formatLockfile, type Lockfile } from "../lockfile.js";
-import { INSTALL_MARKER } from "./install.js";
+import { INSTALL_MARKER } from "./install-problem.js";
 import { installDir, storeLayout } from "./layout.js";
 import { writeShims } from "./shims.js";
 
@@ -54,7 +54,7 @@ async function install(home: string, name: string, sha256: string, bins: Record<
 }
 
 test("shimScript() picks the tool, the version and this platform's install out of a multi-tool lock", async () => {
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-shim-"));
+  const work = await tempDir("toolmgr-shim-");
   const home = join(work, "home");
   const project = join(work, "project");
   await mkdir(join(project, "deep", "er"), { recursive: true });
@@ -76,7 +76,7 @@ test("shimScript() picks the tool, the version and this platform's install out o
 });
 
 test("writeShims() writes .cmd shims that hand over to toolmgr exec on Windows", async () => {
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-shim-"));
+  const home = await tempDir("toolmgr-shim-");
   const layout = storeLayout(home);
   const written = await writeShims(["forge"], { layout, platform: "windows/amd64" });
   assert.deepEqual(written, [join(layout.shimsDir, "forge.cmd")]);
@@ -86,7 +86,7 @@ test("writeShims() writes .cmd shims that hand over to toolmgr exec on Windows",
 });
 
 test("shimScript() refuses a lock entry that would steer it outside the store, and never runs it", async () => {
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-shim-"));
+  const work = await tempDir("toolmgr-shim-");
   const home = join(work, "home");
   const project = join(work, "project");
   // The payload sits in the project itself, reachable through /proc/self/cwd of the shim.
@@ -135,7 +135,7 @@ test("shimScript() refuses a lock entry that would steer it outside the store, a
 });
 
 test("shimScript() reads a lock whose keys another TOML writer spaced differently", async () => {
-  const work = await mkdtemp(join(tmpdir(), "toolmgr-shim-"));
+  const work = await tempDir("toolmgr-shim-");
   const home = join(work, "home");
   await install(home, "solc", digest("c"), { solc: "solc-linux" });
   await writeFile(

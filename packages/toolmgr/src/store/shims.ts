@@ -1,9 +1,12 @@
+import { statSync } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
+import { LOCK_FILE_LIMIT, PROJECT_FILE_LIMIT, readBoundedTextSync, tooLargeText } from "../bounded-read.js";
 import { type Platform, platformOs } from "../platform.js";
-import { updateFile } from "../replace-file.js";
-import { INSTALL_MARKER } from "./install.js";
+import { replaceFile, updateFile } from "../replace-file.js";
+import { INSTALL_MARKER } from "./install-problem.js";
 import type { StoreLayout } from "./layout.js";
+import { LOCK_LINK_NAME, SHIM_FRAGMENT_NAME, TOML_LINK_NAME } from "./layout.js";
 import { SHIM_ANSWERS_NAME } from "./verified-project.js";
 
 /**
@@ -176,7 +179,9 @@ export function shimScript(
   options: { platform: Platform; launcher?: readonly string[] | undefined },
 ): string {
   const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-  const launcher = (options.launcher ?? ["toolmgr"]).map(q).join(" ");
+  const launcherArgv = options.launcher ?? ["toolmgr"];
+  const launcher = launcherArgv.map(q).join(" ");
+  const launcherProgram = q(launcherArgv[0] ?? "toolmgr");
   return `#!/bin/sh
 ${SHIM_MARKER}"${command}", written by \`toolmgr sync\`: runs what \`toolmgr exec ${command}\` would run.
 cmd=${q(command)}
@@ -192,17 +197,59 @@ shims=$home/shims
 case $0 in */*) self=\${0%/*} ;; *) self=$shims ;; esac
 # The user toolset (\`toolmgr lock --global\`) answers for a command the nearest project does not pin (issue 31 item 5).
 user=\${XDG_CONFIG_HOME:-\${HOME:-}/.config}/toolmgr
+# exec's refusal of a file that is not a regular one (bounded-read.ts), in its words.
+notfile() {
+  if [ -d "$1" ]; then t="a directory"; elif [ -p "$1" ]; then t="a FIFO (named pipe)"; elif [ -S "$1" ]; then t="a socket"
+  elif [ -c "$1" ]; then t="a character device"; elif [ -b "$1" ]; then t="a block device"; else t="not a regular file"; fi
+  echo "toolmgr: Cannot read $1: it is $t, not a regular file" >&2
+  exit 1
+}
 dir=$PWD
 toml=
 while :; do
-  if [ -f "$dir/toolmgr.toml" ]; then toml=$dir/toolmgr.toml; break; fi
+  if [ -e "$dir/toolmgr.toml" ]; then
+    [ -f "$dir/toolmgr.toml" ] || notfile "$dir/toolmgr.toml"
+    toml=$dir/toolmgr.toml; break
+  fi
   case $dir in */*) dir=\${dir%/*} ;; *) break ;; esac
   [ -n "$dir" ] || { [ -f /toolmgr.toml ] && toml=/toolmgr.toml; break; }
 done
 tab='\t' # a literal tab: $(printf) would cost a fork on every call
 nl='
 '
+# One pinned executable, as exec checks it (toolchain.ts), in exec's words: $1 its command when it is the one this
+# shim runs (else empty), $2 the tool, $3 <version>-<digest12>, $4 the executable's path in the install.
+pin() {
+  install=$home/tools/$2/$3
+  # Two stats when all is well (a marker and an executable mean the directory is there); the diagnosis otherwise.
+  if [ -f "$install/${INSTALL_MARKER}" ] && [ -x "$install/$4" ]; then
+    [ "$1" = "$cmd" ] && target=$install/$4
+    return 0
+  fi
+  if [ ! -d "$install" ]; then problem="not installed"
+  elif [ ! -f "$install/${INSTALL_MARKER}" ]; then problem="damaged: its completion marker is missing"
+  elif [ ! -x "$install/$4" ]; then problem="damaged: the executable \\"$4\\" is missing"
+  else
+    [ "$1" = "$cmd" ] && target=$install/$4
+    return 0
+  fi
+  echo "toolmgr: \\"$2\\" \${3%-*} is $problem; run \\\`toolmgr sync$g\\\`" >&2
+  exit 1
+}
 g=
+target=
+# The hot path, before the shell even parses the rest of this file: shell built-ins only. The project's files are
+# the very ones (same inodes, linked beside the record) that \`sync\`/\`exec\` last found current and are strictly
+# older than the record's answers, whose time was set from before they were read (shim-record.ts); the answers call
+# \`pin\` for every pinned executable (each install checked as exec checks it) and set fast.
+if [ -n "$toml" ]; then
+  lock=\${toml%.toml}.lock rec=$home/projects$dir fast=
+  if [ "$toml" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] && [ "$lock" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] &&
+    [ "$toml" -ef "$rec/${TOML_LINK_NAME}" ] && [ "$lock" -ef "$rec/${LOCK_LINK_NAME}" ]; then
+    command . "$rec/${SHIM_FRAGMENT_NAME}"
+    if [ -n "$fast" ] && [ -n "$target" ]; then exec "$target" "$@"; fi
+  fi
+fi
 for scope in project user; do
   if [ $scope = user ]; then
     [ -f "$user/toolmgr.toml" ] && [ "$user/toolmgr.toml" != "$toml" ] || break
@@ -210,50 +257,78 @@ for scope in project user; do
   fi
   [ -n "$toml" ] || continue
   lock=\${toml%.toml}.lock
-  if [ ! -f "$lock" ]; then echo "toolmgr: Cannot find $lock: run \\\`toolmgr lock$g\\\` first" >&2; exit 1; fi
-  rec=$home/projects$dir
-  found=$(awk -v cmd="$cmd" -v plat="$platform" -v toml="$toml" -v lock="$lock" -v vtoml="$rec/toolmgr.toml" -v vlock="$rec/toolmgr.lock" -v vans="$rec/${SHIM_ANSWERS_NAME}" ${q(SHIM_FAST_AWK)})
-  if [ "$found" = - ]; then
-    found=$(awk -v cmd="$cmd" -v plat="$platform" -v lk="toolmgr lock$g" ${q(SHIM_AWK)} "$toml" "$lock")
+  if [ ! -f "$lock" ]; then
+    [ -e "$lock" ] && notfile "$lock"
+    echo "toolmgr: Cannot find $lock: run \\\`toolmgr lock$g\\\` first" >&2; exit 1
   fi
-  case $found in
-  '?')
-    TOOLMGR_HOME=$home exec ${launcher} exec "$cmd" "$@" ;;
-  '!')
-    echo "toolmgr: $lock has an invalid entry (a name, version, digest or executable path that would leave the store); it was not written by toolmgr lock, so re-run \\\`toolmgr lock$g\\\`" >&2
-    exit 1 ;;
-  S*)
-    msg="toolmgr: $lock is out of date:"
+  rec=$home/projects$dir
+  fast=
+  # The hot path again (above), for a command the project does not pin and for the user toolset.
+  if [ "$toml" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] && [ "$lock" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] &&
+    [ "$toml" -ef "$rec/${TOML_LINK_NAME}" ] && [ "$lock" -ef "$rec/${LOCK_LINK_NAME}" ]; then
+    command . "$rec/${SHIM_FRAGMENT_NAME}"
+  fi
+  if [ -z "$fast" ]; then
+    # Anything changed since: today's full check, which needs awk and wc; a missing one is named, not taken for
+    # "not pinned".
+    for p in awk wc; do
+      command -v $p >/dev/null 2>&1 || {
+        echo "toolmgr: Cannot check $lock: the shim needs \\"$p\\", which is not on PATH ($PATH); install it, or run \\\`toolmgr exec $cmd\\\`" >&2
+        exit 1
+      }
+    done
+    # The sizes first (wc answers from the file's size, reading nothing): awk would spend seconds on one long line.
+    sizes=$(LC_ALL=C wc -c < "$toml" && LC_ALL=C wc -c < "$lock") || {
+      echo "toolmgr: Cannot read $toml and $lock (wc failed)" >&2; exit 1
+    }
+    tsize=$((\${sizes%%"$nl"*})) lsize=$((\${sizes#*"$nl"}))
+    if [ "$tsize" -gt ${PROJECT_FILE_LIMIT} ]; then
+      echo "toolmgr: ${tooLargeText("$toml", "$tsize", "project")}" >&2; exit 1
+    fi
+    if [ "$lsize" -gt ${LOCK_FILE_LIMIT} ]; then
+      echo "toolmgr: ${tooLargeText("$lock", "$lsize", "lock")}" >&2; exit 1
+    fi
+    found=$(LC_ALL=C awk -v cmd="$cmd" -v plat="$platform" -v toml="$toml" -v lock="$lock" -v vtoml="$rec/toolmgr.toml" -v vlock="$rec/toolmgr.lock" -v vans="$rec/${SHIM_ANSWERS_NAME}" ${q(SHIM_FAST_AWK)}) || {
+      echo "toolmgr: Cannot check $lock: awk failed" >&2; exit 1
+    }
+    if [ "$found" = - ]; then
+      found=$(LC_ALL=C awk -v cmd="$cmd" -v plat="$platform" -v lk="toolmgr lock$g" ${q(SHIM_AWK)} "$toml" "$lock") || {
+        echo "toolmgr: Cannot check $lock: awk failed" >&2; exit 1
+      }
+    fi
+    case $found in
+    '?')
+      command -v ${launcherProgram} >/dev/null 2>&1 || {
+        echo "toolmgr: Cannot check $lock: $toml defines project-local sources, which only \\\`toolmgr exec\\\` checks, and the toolmgr that wrote this shim is gone:" ${launcherProgram} "is not there; install toolmgr again and run \\\`toolmgr sync$g\\\`" >&2
+        exit 127
+      }
+      TOOLMGR_HOME=$home exec ${launcher} exec "$cmd" "$@" ;;
+    '!')
+      echo "toolmgr: $lock has an invalid entry (a name, version, digest or executable path that would leave the store); it was not written by toolmgr lock, so re-run \\\`toolmgr lock$g\\\`" >&2
+      exit 1 ;;
+    S*)
+      msg="toolmgr: $lock is out of date:"
+      rest=$found
+      while [ -n "$rest" ]; do
+        line=\${rest%%"$nl"*}
+        case $rest in *"$nl"*) rest=\${rest#*"$nl"} ;; *) rest= ;; esac
+        line=\${line#S"$tab"}
+        msg="$msg$nl  \${line%%"$tab"*}: \${line#*"$tab"}"
+      done
+      echo "$msg" >&2
+      exit 1 ;;
+    esac
     rest=$found
     while [ -n "$rest" ]; do
       line=\${rest%%"$nl"*}
       case $rest in *"$nl"*) rest=\${rest#*"$nl"} ;; *) rest= ;; esac
-      line=\${line#S"$tab"}
-      msg="$msg$nl  \${line%%"$tab"*}: \${line#*"$tab"}"
+      kind=\${line%%"$tab"*}; line=\${line#*"$tab"}
+      name=\${line%%"$tab"*}; line=\${line#*"$tab"}
+      ver=\${line%%"$tab"*}; bin=\${line#*"$tab"}
+      c=; [ "$kind" = C ] && c=$cmd
+      pin "$c" "$name" "$ver" "$bin"
     done
-    echo "$msg" >&2
-    exit 1 ;;
-  esac
-  target=
-  rest=$found
-  while [ -n "$rest" ]; do
-    line=\${rest%%"$nl"*}
-    case $rest in *"$nl"*) rest=\${rest#*"$nl"} ;; *) rest= ;; esac
-    kind=\${line%%"$tab"*}; line=\${line#*"$tab"}
-    name=\${line%%"$tab"*}; line=\${line#*"$tab"}
-    ver=\${line%%"$tab"*}; bin=\${line#*"$tab"}
-    install="$home/tools/$name/$ver"
-    if [ ! -d "$install" ]; then problem="not installed"
-    elif [ ! -f "$install/${INSTALL_MARKER}" ]; then problem="damaged: its completion marker is missing"
-    elif [ ! -x "$install/$bin" ]; then problem="damaged: the executable \\"$bin\\" is missing"
-    else
-      [ "$kind" = C ] && target=$install/$bin
-      continue
-    fi
-    # exec's words (toolchain.ts), for the command's own tool as for any other: the same refusal from both doors.
-    echo "toolmgr: \\"$name\\" \${ver%-*} is $problem; run \\\`toolmgr sync$g\\\`" >&2
-    exit 1
-  done
+  fi
   if [ -n "$target" ]; then exec "$target" "$@"; fi
 done
 # Not pinned here: step aside to the next "$cmd" on PATH after the shims directory. A hop is counted in
@@ -294,6 +369,49 @@ export function cmdShimScript(command: string): string {
 }
 
 /**
+ * In the shims directory: which template (toolmgr build, platform, launcher) the shims were last written with, so a
+ * `sync` with nothing to do tells its shims are current from `stat`s and this one small read (`currentShims`).
+ */
+const SHIMS_STAMP = ".toolmgr-shims";
+
+/**
+ * The stamp's text: the shim of a placeholder command, which holds everything a shim's text depends on but the
+ * command (template, platform, launcher). Compared whole: no hashing on the path whose budget is Node's start-up.
+ */
+function shimsStamp(options: { platform: Platform; launcher?: readonly string[] | undefined }): string {
+  return shimScript("-", options);
+}
+
+/**
+ * Whether the POSIX shims of `commands` are there as `writeShims` would write them now: the stamp holds their
+ * template, and each is an executable regular file not modified since the stamp was written (`writeShims` writes
+ * the stamp after any shim it writes).
+ */
+export async function currentShims(
+  commands: readonly string[],
+  options: { layout: StoreLayout; platform: Platform; launcher?: readonly string[] | undefined },
+): Promise<boolean> {
+  const path = join(options.layout.shimsDir, SHIMS_STAMP);
+  let stamp: string;
+  let stampTime: number;
+  try {
+    stampTime = statSync(path).mtimeMs;
+    stamp = readBoundedTextSync(path, { kind: "state", refuse: (m) => new Error(m) });
+  } catch {
+    return false;
+  }
+  if (stamp !== shimsStamp(options)) return false;
+  return commands.every((command) => {
+    try {
+      const info = statSync(join(options.layout.shimsDir, command), { throwIfNoEntry: false });
+      return info?.isFile() === true && (info.mode & 0o777) === 0o755 && info.mtimeMs <= stampTime;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
  * Writes (atomically, one file per command) the shims for `commands`: POSIX `sh` files, or `<command>.cmd` on
  * Windows. Returns the paths written.
  */
@@ -304,11 +422,19 @@ export async function writeShims(
   await mkdir(options.layout.shimsDir, { recursive: true });
   const windows = platformOs(options.platform) === "windows";
   const written: string[] = [];
+  let changed = false;
   for (const command of [...new Set(commands)].sort()) {
     const path = join(options.layout.shimsDir, windows ? `${command}.cmd` : command);
     // An unchanged shim is not rewritten: a second `sync` writes nothing.
-    await updateFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 });
+    if (
+      await updateFile(path, windows ? cmdShimScript(command) : shimScript(command, options), { mode: 0o755 })
+    )
+      changed = true;
     written.push(path);
   }
+  // After the shims, and again whenever one was written: a shim newer than the stamp is not current (currentShims).
+  const stamp = join(options.layout.shimsDir, SHIMS_STAMP);
+  if (!windows && changed) await replaceFile(stamp, shimsStamp(options));
+  else if (!windows) await updateFile(stamp, shimsStamp(options));
   return written;
 }

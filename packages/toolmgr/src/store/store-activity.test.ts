@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { tempDir } from "../../test/support/temp-dir.js";
 import { StoreError } from "../errors.js";
 import { storeLayout } from "./layout.js";
 import { activityDir, asOptimisticSync, asPrune, asSync, type WaitOptions } from "./store-activity.js";
@@ -17,7 +17,7 @@ const options = (extra: Partial<WaitOptions> = {}): WaitOptions => ({
 });
 
 async function store() {
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-activity-"));
+  const home = await tempDir("toolmgr-activity-");
   return storeLayout(home);
 }
 

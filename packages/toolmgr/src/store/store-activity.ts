@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { readBoundedText } from "../bounded-read.js";
 import type { Processes } from "../deps.js";
 import { StoreError } from "../errors.js";
 import type { StoreLayout } from "./layout.js";
@@ -190,7 +191,7 @@ async function waitUntil(
 }
 
 async function pruneCount(dir: string): Promise<number> {
-  const text = await readFile(join(dir, PRUNE_COUNT), "utf8").catch(() => "0");
+  const text = await readState(join(dir, PRUNE_COUNT)).catch(() => "0");
   const n = Number.parseInt(text, 10);
   return Number.isSafeInteger(n) ? n : 0;
 }
@@ -208,10 +209,15 @@ async function writeMarker(path: string, pid: number): Promise<void> {
 async function isLive(path: string, options: WaitOptions): Promise<boolean> {
   const info = await stat(path).catch(() => undefined);
   if (info === undefined || options.now() - info.mtimeMs > ABANDONED_AFTER_MS) return false;
-  const pid = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
+  const pid = Number.parseInt(await readState(path).catch(() => ""), 10);
   // Not written yet (created an instant ago): count it as live.
   if (!Number.isSafeInteger(pid) || pid <= 0) return true;
   return options.processes.isRunning(pid);
+}
+
+/** A marker's text; one that is not a regular file (a FIFO would block) or is too large reads as unreadable. */
+function readState(path: string): Promise<string> {
+  return readBoundedText(path, { kind: "state", refuse: (m) => new Error(m) });
 }
 
 function sleep(ms: number): Promise<void> {

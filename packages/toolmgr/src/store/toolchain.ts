@@ -1,33 +1,24 @@
-import { access, constants, stat } from "node:fs/promises";
+import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import type { Deps } from "../deps.js";
 import { LockfileError, NotInstalledError } from "../errors.js";
-import { type LockedTool, lockedArtifact } from "../lockfile.js";
 import { detectPlatform, type Platform, requirePlatform } from "../platform.js";
-import { findProjectFile, isFile } from "../project/project-file.js";
-import {
-  type LockedProject,
-  loadLockedProjectFile,
-  staleMessage,
-  staleReasons,
-} from "../project/project-state.js";
+import { findProjectFile, isFile } from "../project/find-project-file.js";
 import { scopedHints, userToolsetFile } from "../project/toolset.js";
-import { commandName } from "../safe-names.js";
-import { installProblem } from "./install.js";
-import { installDir, storeLayout, toolmgrHome } from "./layout.js";
-import { isShimFile } from "./shims.js";
-import { recordVerifiedProject } from "./verified-project.js";
+import { installProblem } from "./install-problem.js";
+import { installDir, type StoreLayout, storeLayout, toolmgrHome } from "./layout.js";
+import { recordedTools } from "./recorded-answers.js";
 
 /** One pinned executable of the current project, where its install puts it. */
 export interface PinnedCommand {
   readonly command: string;
-  readonly tool: LockedTool;
+  readonly tool: string;
   readonly path: string;
 }
 
 /** The current project's pinned, installed toolchain, checked offline. */
 export interface Toolchain {
-  readonly locked: LockedProject;
+  readonly lockPath: string;
   readonly platform: Platform;
   readonly commands: readonly PinnedCommand[];
 }
@@ -35,6 +26,8 @@ export interface Toolchain {
 /**
  * Loads the toolchain of one project file (or the user toolset's, `global`) and checks, offline, that its lock is
  * current and every tool is installed whole (issue 10: `exec` and the shims never resolve, download or install).
+ * A project unchanged since `sync`/`exec` recorded it is answered from the record, as the shim answers it
+ * (recorded-answers.ts); the parsers are loaded only for the full check.
  *
  * @throws {LockfileError} for a stale lock (fix: `toolmgr lock`, `--global` for the user toolset)
  * @throws {NotInstalledError} for a missing or damaged install (fix: `toolmgr sync`)
@@ -44,29 +37,76 @@ async function loadToolchain(
   options: { readonly projectFile: string; readonly global: boolean },
 ): Promise<Toolchain> {
   const platform = requirePlatform(deps.runtime, "run");
-  const { global } = options;
+  const { global, projectFile } = options;
+  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
+  const recorded = await recordedTools(layout, { projectFile, platform });
+  if (recorded !== undefined) {
+    const commands: PinnedCommand[] = [];
+    for (const tool of recorded) {
+      const [first] = tool.pins;
+      if (first === undefined) continue;
+      const dir = join(layout.toolsDir, tool.name, first.install);
+      await checkInstall(dir, {
+        name: tool.name,
+        version: tool.version,
+        bin: tool.pins.map((p) => p.bin),
+        global,
+      });
+      for (const pin of tool.pins)
+        commands.push({ command: pin.command, tool: tool.name, path: join(dir, pin.bin) });
+    }
+    return { lockPath: join(dirname(projectFile), "toolmgr.lock"), platform, commands };
+  }
+  return verifiedToolchain(deps, { projectFile, global, platform, layout });
+}
+
+/** The full check: parse both files, refuse a stale lock, check every install, record the project for next time. */
+async function verifiedToolchain(
+  deps: Deps,
+  options: { projectFile: string; global: boolean; platform: Platform; layout: StoreLayout },
+): Promise<Toolchain> {
+  const { global, platform, layout } = options;
+  const [
+    { loadLockedProjectFile, staleMessage, staleReasons },
+    { lockedArtifact },
+    { commandName },
+    { recordVerifiedProject },
+  ] = await Promise.all([
+    import("../project/project-state.js"),
+    import("../lockfile.js"),
+    import("../safe-names.js"),
+    import("./verified-project.js"),
+  ]);
   const locked = await loadLockedProjectFile(options.projectFile);
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
     throw new LockfileError(scopedHints(staleMessage(locked.lockPath, stale), global));
   }
-  const layout = storeLayout(toolmgrHome(deps.env, deps.runtime));
   const commands: PinnedCommand[] = [];
   for (const tool of locked.lock.tools) {
     const artifact = lockedArtifact(tool, platform);
     if (artifact === undefined) continue;
     const dir = installDir(layout, { name: tool.name, version: tool.version, sha256: artifact.sha256 });
-    const problem = await installProblem(dir, tool);
-    if (problem !== undefined) {
-      throw new NotInstalledError(
-        scopedHints(`"${tool.name}" ${tool.version} is ${problem}; run \`toolmgr sync\``, global),
-      );
-    }
-    for (const bin of tool.bin) commands.push({ command: commandName(bin), tool, path: join(dir, bin) });
+    await checkInstall(dir, { name: tool.name, version: tool.version, bin: tool.bin, global });
+    for (const bin of tool.bin)
+      commands.push({ command: commandName(bin), tool: tool.name, path: join(dir, bin) });
   }
   // Current and installed: the shims may now take this project file and lock as they are without Node.
   await recordVerifiedProject(layout, locked, { cwd: deps.cwd, pwd: deps.env.PWD, platform, global });
-  return { locked, platform, commands };
+  return { lockPath: locked.lockPath, platform, commands };
+}
+
+/** Refuses a missing or damaged install in the words the shim uses too. */
+async function checkInstall(
+  dir: string,
+  tool: { name: string; version: string; bin: readonly string[]; global: boolean },
+): Promise<void> {
+  const problem = await installProblem(dir, tool);
+  if (problem !== undefined) {
+    throw new NotInstalledError(
+      scopedHints(`"${tool.name}" ${tool.version} is ${problem}; run \`toolmgr sync\``, tool.global),
+    );
+  }
 }
 
 /** Where a command is pinned: the nearest project, else the user toolset (issue 31 item 5), else nowhere. */
@@ -102,6 +142,11 @@ export async function commandToolchains(command: string, deps: Deps): Promise<Co
  * toolset whose files cannot be read contributes nothing rather than an error.
  */
 export async function pinnedCommandNames(deps: Deps): Promise<string[]> {
+  const [{ loadLockedProjectFile }, { lockedArtifact }, { commandName }] = await Promise.all([
+    import("../project/project-state.js"),
+    import("../lockfile.js"),
+    import("../safe-names.js"),
+  ]);
   const platform = detectPlatform(deps.runtime);
   const files = [await findProjectFile(deps.cwd), userToolsetFile(deps.env, deps.runtime)];
   const names: string[] = [];
@@ -139,9 +184,10 @@ export async function nextOnPath(
     if (dir === options.shimsDir || dir === `${options.shimsDir}/`) continue;
     const candidate = join(dir === "" ? "." : dir, command);
     try {
-      if ((await stat(candidate)).isFile()) {
-        await access(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) {
+        accessSync(candidate, constants.X_OK);
         // A toolmgr shim elsewhere on PATH (a copy, another store's) is never the fallback, as in the shim itself.
+        const { isShimFile } = await import("./shims.js");
         if (await isShimFile(candidate)) continue;
         return candidate;
       }

@@ -1,12 +1,14 @@
 import { mkdir, realpath, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { LOCKFILE_NAME, type Lockfile, lockedArtifact } from "../lockfile.js";
-import type { Platform } from "../platform.js";
-import { PROJECT_FILE_NAME } from "../project/project-file.js";
+import { type Platform, platformOs } from "../platform.js";
+import { PROJECT_FILE_NAME } from "../project/find-project-file.js";
 import type { LockedProject } from "../project/project-state.js";
 import { updateFile } from "../replace-file.js";
 import { commandName } from "../safe-names.js";
 import type { StoreLayout } from "./layout.js";
+import { SHIM_FRAGMENT_NAME } from "./layout.js";
+import { recordShimAnswers, shimFragment } from "./shim-record.js";
 
 /**
  * Where the store keeps the copy of a project's `toolmgr.toml` and `toolmgr.lock` last found current:
@@ -66,6 +68,11 @@ export async function recordVerifiedProject(
   },
 ): Promise<void> {
   const answers = where.platform === undefined ? undefined : shimAnswers(locked.lock, where.platform);
+  // Windows has no POSIX shims to answer.
+  const fragment =
+    where.platform === undefined || platformOs(where.platform) === "windows"
+      ? undefined
+      : shimFragment(locked.lock, where.platform);
   const dirs = [verifiedProjectDir(layout, locked.project.path)];
   const logical = where.global ? undefined : await logicalProjectDir(dirname(locked.project.path), where);
   if (logical !== undefined) dirs.push(join(layout.projectsDir, logical));
@@ -79,6 +86,15 @@ export async function recordVerifiedProject(
         updateFile(join(dir, LOCKFILE_NAME), locked.lockText),
         ...(answers === undefined ? [] : [updateFile(join(dir, SHIM_ANSWERS_NAME), answers)]),
       ]);
+      if (fragment !== undefined) {
+        await recordShimAnswers(dir, {
+          projectFile: locked.project.path,
+          lockPath: locked.lockPath,
+          projectText: locked.projectText,
+          lockText: locked.lockText,
+          fragment,
+        });
+      } else await rm(join(dir, SHIM_FRAGMENT_NAME), { force: true });
     } catch {
       // For the shim an optimisation: without it the shim asks `toolmgr exec`, which decides exactly. For `prune`, a
       // project without a record is unknown, which can cost its next `sync` downloads and installs again.

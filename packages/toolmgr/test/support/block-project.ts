@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildArtifact } from "./archives.js";
 import { FakeCodeHost } from "./fake-code-host.js";
 import { type CliResult, runCli, runProgram } from "./run-cli.js";
+import { tempDir } from "./temp-dir.js";
 
 // Helpers for the scenarios of nao1215/block's end-to-end suite (e2e/atago/*.atago.yaml, run there against
 // internal/fakegh), translated to toolmgr and run through the built CLI against a fake code host that answers in the
@@ -51,7 +51,7 @@ export interface BlockProject {
 
 /** Creates a project with `toml` as its `toolmgr.toml`, talking to `host`. */
 export async function blockProject(host: FakeCodeHost, toml: string): Promise<BlockProject> {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-block-"));
+  const dir = await tempDir("toolmgr-block-");
   const home = join(dir, "home");
   await writeFile(join(dir, "toolmgr.toml"), toml);
   // A config directory of its own: no user toolset of the machine running the tests takes part.

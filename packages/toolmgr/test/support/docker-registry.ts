@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempDir } from "./temp-dir.js";
 
 /** Debian's `docker-registry` (the CNCF distribution registry), started on 127.0.0.1 with storage in a temp dir. */
 export interface DockerRegistry {
@@ -19,7 +19,7 @@ export const DOCKER_REGISTRY = "/usr/bin/docker-registry";
 
 /** Starts the registry and waits (at most 20 s) until `/v2/` answers. */
 export async function startDockerRegistry(): Promise<DockerRegistry> {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-registry-"));
+  const dir = await tempDir("toolmgr-registry-");
   const root = join(dir, "storage");
   const port = await freePort();
   const config = join(dir, "config.yml");

@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Deps } from "../../src/deps.js";
 import { main } from "../../src/main.js";
 import type { FakeCodeHost } from "./fake-code-host.js";
+import { tempDir } from "./temp-dir.js";
 
 /** A temp project with `toolmgr.toml` and its own store, wired to a fake code host. */
 export interface Project {
@@ -32,8 +32,8 @@ export async function makeProject(
     now?: () => Date;
   } = {},
 ): Promise<Project> {
-  const dir = await mkdtemp(join(tmpdir(), "toolmgr-project-"));
-  const home = await mkdtemp(join(tmpdir(), "toolmgr-home-"));
+  const dir = await tempDir("toolmgr-project-");
+  const home = await tempDir("toolmgr-home-");
   const write = (text: string) => writeFile(join(dir, "toolmgr.toml"), text);
   await write(toml);
   return {

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildArtifact } from "./archives.js";
 import { blockTool } from "./block-project.js";
 import type { FakeCodeHost } from "./fake-code-host.js";
 import { type CliResult, runCli, runProgram } from "./run-cli.js";
+import { tempDir } from "./temp-dir.js";
 
 /** Adds `acme/duo` v2.0.0 (linux/amd64) beside block's `acme/hello`: a second tool for multi-project stores. */
 export async function addDuo(host: FakeCodeHost): Promise<void> {
@@ -43,7 +43,7 @@ export interface SharedStore {
 
 /** Creates a shared store talking to `host`. */
 export async function sharedStore(host: FakeCodeHost): Promise<SharedStore> {
-  const root = await mkdtemp(join(tmpdir(), "toolmgr-store-"));
+  const root = await tempDir("toolmgr-store-");
   const home = join(root, "store");
   const config = join(root, "config");
   const shims = join(home, "shims");
