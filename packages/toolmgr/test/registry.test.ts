@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { parse } from "smol-toml";
 import { loadRegistry } from "../src/registry/registry.js";
 import { registrySummary } from "../src/registry/registry-summary.js";
-import { renderTemplate } from "../src/source/source.js";
+import { renderTemplate } from "../src/source/asset-template.js";
 import { TOOLMGR_VERSION } from "../src/toolmgr-version.js";
 import { parseStableTag, parseTagVersion } from "../src/version/constraint.js";
 import { PACKAGE_DIR, runCli } from "./support/run-cli.js";

@@ -1,8 +1,8 @@
 import { parse as parseToml } from "smol-toml";
 import { SourceError } from "../errors.js";
 import { commandName } from "../safe-names.js";
+import { templateHost } from "../source/asset-template.js";
 import type { SourceOverride } from "../source/source.js";
-import { templateHost } from "../source/source.js";
 import { describeTomlError } from "../toml-error.js";
 import { type HostRule, hostAllows, parseHostPolicy } from "./host-policy.js";
 import { parseRecipe, type Recipe } from "./recipe.js";

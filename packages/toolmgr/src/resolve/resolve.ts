@@ -3,7 +3,8 @@ import type { CodeHost, Release } from "../http/code-host.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
 import type { Platform } from "../platform.js";
 import type { ProjectTool } from "../project/project-file.js";
-import { renderTemplate, sourceAt, templateHost, templatePlaceholders } from "../source/source.js";
+import { renderTemplate, templateHost, templatePlaceholders } from "../source/asset-template.js";
+import { sourceAt } from "../source/source.js";
 import { matchesPrefix, newestFirst, parseStableTag } from "../version/constraint.js";
 import {
   admitChannelBuild,

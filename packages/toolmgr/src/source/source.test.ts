@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SourceError } from "../errors.js";
 import { checkBinPath, checkChannelName } from "../safe-names.js";
+import { renderTemplate } from "./asset-template.js";
 import { sourceFingerprint } from "./fingerprint.js";
-import { parseSource, renderTemplate } from "./source.js";
+import { parseSource } from "./source.js";
 
 const foundry = {
   type: "github_release",

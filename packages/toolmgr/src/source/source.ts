@@ -5,12 +5,11 @@ import {
   DEFAULT_SOURCE_PLATFORMS,
   OPERATING_SYSTEMS,
   type Platform,
-  platformArch,
-  platformOs,
   tryParsePlatform,
 } from "../platform.js";
 import { checkBinPath, checkChannelName, commandName } from "../safe-names.js";
 import { constraintAllows, parseConstraint } from "../version/constraint.js";
+import { PLACEHOLDERS, templatePlaceholders } from "./asset-template.js";
 
 /** How a source finds versions and artifacts (spec: "Source types"). There is no third type. */
 export type SourceType = "github_release" | "http";
@@ -70,10 +69,6 @@ export interface SourceOverride {
 
 /** The keys an override may set, besides `versions` (the asset key is `asset` or `url` by source type). */
 const OVERRIDE_KEYS = ["bin", "platforms", "strip_components", "target", "os", "arch"] as const;
-
-/** Placeholders a template may use (spec: `asset`). */
-export const PLACEHOLDERS = ["version", "os", "arch", "target", "commit"] as const;
-export type Placeholder = (typeof PLACEHOLDERS)[number];
 
 /** Hosts of the code-hosting service: never allowed under type `http` (spec: "Source types", "Errors"). */
 const CODE_HOSTING_HOST = /(^|\.)(github\.com|githubusercontent\.com|githubassets\.com|ghcr\.io)$/i;
@@ -246,55 +241,6 @@ export function sourceAt(source: Source, version: string): Source {
   return override === undefined ? source : applyOverride(source, override);
 }
 
-/** Values substituted into a template for one artifact. */
-export interface TemplateValues {
-  /** The version as the upstream spells it, without the tag prefix. */
-  readonly version: string;
-  readonly platform: Platform;
-  /** The commit, for templates that use `{commit}`. */
-  readonly commit?: string;
-}
-
-/**
- * Renders an asset-name or URL template of `source` for one platform.
- *
- * @throws {SourceError} when the template needs a value that is missing (`{target}` for the platform, `{commit}`)
- */
-export function renderTemplate(template: string, source: Source, values: TemplateValues): string {
-  return template.replace(/\{([a-z]+)\}/g, (_, name: string) => {
-    switch (name as Placeholder) {
-      case "version":
-        return values.version;
-      case "os": {
-        const os = platformOs(values.platform);
-        return source.os[os] ?? os;
-      }
-      case "arch": {
-        const arch = platformArch(values.platform);
-        return source.arch[arch] ?? arch;
-      }
-      case "target": {
-        const target = source.target[values.platform];
-        if (target === undefined) {
-          throw new SourceError(`Cannot render "${template}": no {target} for platform "${values.platform}"`);
-        }
-        return target;
-      }
-      case "commit":
-        if (values.commit === undefined)
-          throw new SourceError(`Cannot render "${template}": no commit known`);
-        return values.commit;
-      default:
-        throw new SourceError(`Cannot render "${template}": unknown placeholder {${name}}`);
-    }
-  });
-}
-
-/** The placeholders a template uses. */
-export function templatePlaceholders(template: string): Set<string> {
-  return new Set([...template.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1] ?? ""));
-}
-
 function checkTemplate(source: Source, template: string, where: string): void {
   for (const name of templatePlaceholders(template)) {
     if (!(PLACEHOLDERS as readonly string[]).includes(name)) {
@@ -329,11 +275,6 @@ function checkTemplate(source: Source, template: string, where: string): void {
       );
     }
   }
-}
-
-/** The host of an `http` source's URL template (for the host policy). */
-export function templateHost(template: string): string {
-  return new URL(template.replace(/\{[a-z]+\}/g, "x")).hostname;
 }
 
 function defaultPlatforms(target: Source["target"]): readonly Platform[] {
