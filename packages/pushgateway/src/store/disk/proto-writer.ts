@@ -23,6 +23,12 @@ export class ProtoWriter {
     this.#at += data.length;
   }
 
+  /** The key and length of a length-delimited field whose `length` bytes the caller writes next. */
+  header(field: number, length: number): void {
+    this.#key(field, 2);
+    this.#varint(length);
+  }
+
   varintField(field: number, value: number): void {
     this.#key(field, 0);
     this.#varint(value);
