@@ -3,7 +3,7 @@
 // same pushes beside Debian's 1.5.1: invalid-utf8.peers.test.ts.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { PROTOBUF_TYPE, protobufWithLabelValue } from "./support/invalid-utf8.js";
+import { PROTOBUF_TYPE, protobufWithLabels, protobufWithLabelValue } from "./support/invalid-utf8.js";
 import { startGateway, stopAll } from "./support/processes.js";
 
 after(stopAll);
@@ -88,4 +88,21 @@ test("grouping labels that are not UTF-8 (%FF, @base64): 400 naming every series
   // A malformed escape is still refused by the HTTP layer, as Go's server refuses it.
   const malformed = await fetch(`${base}/metrics/job/j%zz`, { method: "POST", body: "m 1\n" });
   assert.equal(malformed.status, 400);
+});
+
+test("a protobuf series with a label name twice: 400 with client_golang's message, not stored with one value", async () => {
+  const res = await fetch(`${base}/metrics/job/dup`, {
+    method: "PUT",
+    headers: { "Content-Type": PROTOBUF_TYPE },
+    body: protobufWithLabels([
+      ["a", Buffer.from("x")],
+      ["a", Buffer.from("y")],
+    ]),
+  });
+  assert.equal(res.status, 400);
+  assert.match(
+    await res.text(),
+    /^pushed metrics are invalid or inconsistent with existing metrics: collected metric "pm" \{ .*\} has two or more labels with the same name: a\n$/,
+  );
+  assert.ok(!(await pushed()).some((l) => l.startsWith("pm{") && l.includes('job="dup"')));
 });

@@ -1,7 +1,8 @@
 // The status page in a real browser: Debian's chromium, headless, driven by playwright-core (which drives the
-// installed browser and downloads nothing). Each run keeps its screenshots in a temporary directory it names.
+// installed browser and downloads nothing). Each run takes screenshots in a temporary directory, removed
+// afterwards unless PUSHGATEWAY_KEEP_SHOTS is set (then the run names it).
 import assert from "node:assert/strict";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -38,6 +39,7 @@ after(async () => {
   // Playwright kills the browser process on close; the deadline keeps a wedged browser from holding the file.
   await Promise.race([browser?.close(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
   await stopAll();
+  if (process.env.PUSHGATEWAY_KEEP_SHOTS === undefined) await rm(shots, { recursive: true, force: true });
 });
 
 async function push(base: string, path: string, body: string): Promise<void> {

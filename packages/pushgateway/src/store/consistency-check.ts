@@ -35,12 +35,20 @@ export function pushInvalidity(
     if (f.metrics.some((m) => m.timestampMs !== undefined))
       return { family: 0, message: "pushed metrics must not have timestamps" };
   }
-  // A label value that is not UTF-8 (a protobuf push; the text parser refuses one itself) fails client_golang's
-  // Gather even unchecked, where upstream would then fail every scrape: refused here, checked or not.
+  // A label value that is not UTF-8 or a label name given twice (a protobuf push; the text parser refuses both
+  // itself) fails client_golang's Gather even unchecked, where upstream would then fail every scrape: refused here,
+  // checked or not.
   for (const [family, f] of sanitized.entries()) {
     for (const m of f.metrics) {
       const bad = m.labels.find(([, v]) => hasInvalidUtf8(v));
       if (bad) return { family, message: notUtf8(f, { metric: m, label: bad[0] }) };
+      // client_golang's checkMetricConsistency on the sorted pairs: a name twice (a protobuf push can carry it).
+      const twice = m.labels.find(([k], i) => i > 0 && m.labels[i - 1]?.[0] === k);
+      if (twice)
+        return {
+          family,
+          message: `collected metric "${f.name}" { ${describe(f.type, m)}} has two or more labels with the same name: ${twice[0]}`,
+        };
     }
   }
   if (!options.check) return undefined;

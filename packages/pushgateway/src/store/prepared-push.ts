@@ -30,10 +30,9 @@ export function sanitize(family: MetricFamily, grouping: GroupingLabels): Metric
       for (const pair of m.labels) {
         if (Object.hasOwn(grouping, pair[0])) continue;
         if (pair[0] === "instance") instance = true;
-        // A name given twice (protobuf allows it) keeps its last value, as a Map would.
-        const same = labels.findIndex(([k]) => k === pair[0]);
-        if (same < 0) labels.push(pair);
-        else labels[same] = pair;
+        // A name given twice (protobuf allows it) is kept twice: the push is refused for it, as client_golang's
+        // Gather refuses it (consistency-check.ts), instead of being stored with one of the values.
+        labels.push(pair);
       }
       for (const pair of instance ? groupingPairs : withInstance) labels.push(pair as [string, string]);
       return { ...m, labels: labels.sort(byName) };
