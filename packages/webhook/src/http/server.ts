@@ -22,7 +22,8 @@ import { fileType } from "../regular-file.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
-import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
+import { Http1Connection, type Http1Options } from "./http1-connection.js";
+import { serveHttp1 } from "./serve-http1.js";
 import { type StreamedBody, writableSink } from "./streamed-body.js";
 import { answerPlainHttpOnTls, secureContextOptions } from "./tls-setup.js";
 
@@ -52,7 +53,7 @@ export async function startServer(
     }
     answerPlainHttpOnTls(server);
   } else server = createHttpServer(GO_PARSER_LIMITS, listener);
-  // Requests are read and answered by our own HTTP/1 reader (http1-connection.ts, wire-request.ts), framed as Go
+  // Requests are read and answered by our own HTTP/1 reader (http1-connection.ts and the readers it uses), framed as Go
   // frames them; WEBHOOK_NODE_HTTP=1 leaves them to node:http instead (its llhttp parser, node's framing).
   const http1: Http1Options = {
     serve: async (req, respond, socket) => {
