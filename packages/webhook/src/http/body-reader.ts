@@ -3,6 +3,7 @@
 import type { BodyFraming } from "./wire-request.js";
 
 const CRLFCRLF = Buffer.from("\r\n\r\n");
+const EMPTY = Buffer.alloc(0);
 
 /** Go's chunked.go: a chunk-size line (with its `\n`) of 4096 bytes or more is refused. */
 const MAX_CHUNK_LINE = 4096;
@@ -19,7 +20,7 @@ type BodyState = "done" | "reading" | "error";
  */
 export class BodyReader {
   readonly #framing: BodyFraming;
-  #data: Buffer = Buffer.alloc(0);
+  #data: Buffer = EMPTY;
   #size = 0;
   #remaining: number;
   #state: BodyState;
@@ -65,7 +66,7 @@ export class BodyReader {
 
   /** Forgets the decoded bytes (a body read only to be dropped), keeping the count. */
   drop(): void {
-    this.#data = Buffer.alloc(0);
+    this.#data = EMPTY;
   }
 
   /** The client ended the connection before the body did: the body is what came, and it is an error. */
@@ -204,7 +205,11 @@ export class BodyReader {
 
   #append(bytes: Buffer, keep: boolean): void {
     if (bytes.length === 0) return;
-    if (keep) {
+    if (keep && this.#size === 0 && this.#data.length === 0) {
+      // The first piece is kept where it arrived (socket reads are fresh buffers, never reused): most bodies
+      // come whole in one read, and then cost no copy. A later piece grows into a buffer of its own.
+      this.#data = bytes;
+    } else if (keep) {
       if (this.#size + bytes.length > this.#data.length) {
         const grown = Buffer.allocUnsafe(Math.max(this.#size + bytes.length, this.#data.length * 2, 1024));
         this.#data.copy(grown, 0, 0, this.#size);

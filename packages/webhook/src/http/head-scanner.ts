@@ -5,6 +5,7 @@ import { BAD_REQUEST, HEAD_TOO_LARGE, type Refusal } from "./wire-request.js";
 
 const CRLFCRLF = Buffer.from("\r\n\r\n");
 const LFLF = Buffer.from("\n\n");
+const EMPTY = Buffer.alloc(0);
 
 /**
  * Finds where a request head ends in the bytes as they arrive, looking at each byte once (plus the three before
@@ -13,7 +14,7 @@ const LFLF = Buffer.from("\n\n");
  */
 export class HeadScanner {
   readonly #limit: number;
-  #tail: Buffer = Buffer.alloc(0);
+  #tail: Buffer = EMPTY;
   #size = 0;
 
   constructor(limit = GO_MAX_HEADER_BYTES) {

@@ -58,7 +58,7 @@ export async function startServer(
   const http1: Http1Options = {
     serve: async (req, respond, socket) => {
       await ctx.ready;
-      await serveWire({ ...req, remoteAddr: peerAddress(socket) }, { config, ctx, send: respond });
+      await serveWire({ ...req, remoteAddr: connectionPeer(socket) }, { config, ctx, send: respond });
     },
     maxBodyBytes: config.maxBodyBytes,
     event: config.secure ? "secureConnection" : "connection",
@@ -215,6 +215,18 @@ function peerAddress(socket: Socket): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   if (mapped !== undefined) return `${mapped}:${socket.remotePort}`;
   return `${socket.remoteFamily === "IPv6" ? `[${address}]` : address}:${socket.remotePort}`;
+}
+
+/** Each connection's peer address, worked out on its first request: it does not change while it is open. */
+const peers = new WeakMap<Socket, string>();
+
+function connectionPeer(socket: Socket): string {
+  let address = peers.get(socket);
+  if (address === undefined) {
+    address = peerAddress(socket);
+    peers.set(socket, address);
+  }
+  return address;
 }
 
 /** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
