@@ -224,7 +224,7 @@ function hasToken(list: string, token: string): boolean {
 }
 
 /** Without leading and trailing spaces and tabs (RFC 9110's OWS). */
-export function trimOws(text: string): string {
+function trimOws(text: string): string {
   let start = 0;
   let end = text.length;
   while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++;

@@ -22,7 +22,7 @@ export interface JobView {
 }
 
 /** The form of a job id: 128 random bits in lower-case hex. Nothing else names a job, or a path under the store. */
-export const JOB_ID = /^[0-9a-f]{32}$/;
+const JOB_ID = /^[0-9a-f]{32}$/;
 
 /** Why a run ended without running to its end, set by whoever stopped it. */
 export type StopCause = { readonly kind: "cancelled"; readonly reason: string };
