@@ -254,27 +254,17 @@ export class Http1Connection {
     ex.phase = "serving";
     const { head } = ex;
     const socket = this.#socket;
-    const readBody = () => {
-      ex.bodyPromise ??= new Promise<Buffer>((resolve) => {
-        if (head.expectContinue && !ex.continueSent) {
-          ex.continueSent = true;
-          socket.write("HTTP/1.1 100 Continue\r\n\r\n");
-        }
-        ex.wanted = true;
-        ex.resolveBody = resolve;
-        // Reading may have stopped while the handler had not asked for the body yet (the pipelining bound).
-        socket.resume();
-        this.#feedBody(ex);
-      });
-      return ex.bodyPromise;
-    };
     const respond: Http1Respond = (status, headers, payload, stream) => {
       if (ex.answer !== undefined) throw new Error("the request was already answered");
       if (!Number.isInteger(status) || status < 100 || status > 999) {
         throw new RangeError(`invalid status code ${status}`);
       }
-      ex.answer = { status, headers, body: payload, ...(stream === undefined ? {} : { stream }) };
+      ex.answer =
+        stream === undefined
+          ? { status, headers, body: payload }
+          : { status, headers, body: payload, stream };
     };
+    // One shape for every request (no spread), and no body reader made where the body is already there.
     const request: Http1Request = {
       method: head.method,
       url: head.target,
@@ -283,7 +273,7 @@ export class Http1Connection {
       httpVersion: head.httpVersion,
       rawHeaders: head.rawHeaders,
       body: body ?? EMPTY,
-      ...(body === undefined ? { readBody } : {}),
+      readBody: body === undefined ? () => this.#readBody(ex) : undefined,
     };
     this.#options.serve(request, respond, socket).then(
       () => this.#finish(ex),
@@ -292,6 +282,23 @@ export class Http1Connection {
         socket.destroy();
       },
     );
+  }
+
+  /** The handler reads a body that had not all arrived: `100 Continue` first where asked, then the body. */
+  #readBody(ex: Exchange): Promise<Buffer> {
+    ex.bodyPromise ??= new Promise<Buffer>((resolve) => {
+      const socket = this.#socket;
+      if (ex.head.expectContinue && !ex.continueSent) {
+        ex.continueSent = true;
+        socket.write("HTTP/1.1 100 Continue\r\n\r\n");
+      }
+      ex.wanted = true;
+      ex.resolveBody = resolve;
+      // Reading may have stopped while the handler had not asked for the body yet (the pipelining bound).
+      socket.resume();
+      this.#feedBody(ex);
+    });
+    return ex.bodyPromise;
   }
 
   /** The handler is done: answer, and read on, drop the unread body, or close, as Go's `finishRequest`. */

@@ -17,7 +17,7 @@ export interface Http1Request {
    * this reads it, sending `100 Continue` first where asked. As Go's handlers, one that never reads it lets the
    * connection drop the rest (see `http1-connection.ts`).
    */
-  readonly readBody?: () => Promise<Buffer>;
+  readonly readBody?: (() => Promise<Buffer>) | undefined;
 }
 
 /**

@@ -58,7 +58,7 @@ export async function startServer(
   const http1: Http1Options = {
     serve: async (req, respond, socket) => {
       await ctx.ready;
-      await serveWire({ ...req, remoteAddr: connectionPeer(socket) }, { config, ctx, send: respond });
+      await serveWire(req, { config, ctx, send: respond, remoteAddr: connectionPeer(socket) });
     },
     maxBodyBytes: config.maxBodyBytes,
     event: config.secure ? "secureConnection" : "connection",
@@ -136,8 +136,7 @@ interface WireRequest {
   readonly rawHeaders: readonly string[];
   readonly body: Buffer;
   /** The body not read yet (`Expect: 100-continue`, http1-connection.ts): see `HookRequest.readBody`. */
-  readonly readBody?: () => Promise<Buffer>;
-  readonly remoteAddr: string;
+  readonly readBody?: (() => Promise<Buffer>) | undefined;
 }
 
 /** What goes back on the wire. */
@@ -167,11 +166,11 @@ async function serve(
       httpVersion: req.httpVersion,
       rawHeaders: req.rawHeaders,
       body: Buffer.concat(chunks),
-      remoteAddr: peerAddress(req.socket),
     },
     {
       config,
       ctx,
+      remoteAddr: peerAddress(req.socket),
       send: (status, headers, body, stream) => {
         res.writeHead(status, goStatusReason(status), headers);
         if (stream !== undefined) {
@@ -243,9 +242,9 @@ function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
 
 async function serveWire(
   req: WireRequest,
-  options: { config: Config; ctx: HandlerContext; send: Send },
+  options: { config: Config; ctx: HandlerContext; send: Send; remoteAddr: string },
 ): Promise<void> {
-  const { config, ctx, send } = options;
+  const { config, ctx, send, remoteAddr } = options;
   const url = req.url;
   const q = url.indexOf("?");
   const requestHeaders = headerValues(req.rawHeaders);
@@ -290,12 +289,12 @@ async function serveWire(
           query,
           headers: requestHeaders,
           body: requestBody,
-          ...(readBody === undefined ? {} : { readBody }),
+          readBody,
           // -trusted-proxies: the client behind a trusted proxy, for rules, the remote-addr source and the log.
           remoteAddr:
             ctx.trustedProxies === undefined
-              ? req.remoteAddr
-              : ctx.trustedProxies.clientAddress(req.remoteAddr, requestHeaders),
+              ? remoteAddr
+              : ctx.trustedProxies.clientAddress(remoteAddr, requestHeaders),
           requestId: rid,
         },
         ctx,
