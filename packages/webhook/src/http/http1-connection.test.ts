@@ -92,6 +92,8 @@ test("serveHttp1 reads a plain request and writes the headers in order, Date bef
     httpVersion: "1.1",
     rawHeaders: ["Host", "h", "X-Dup", "1", "x-dup", "2", "Content-Length", "3"],
     body: "abc",
+    // The body came with the head: there is nothing left to read.
+    readBody: undefined,
   });
 });
 
