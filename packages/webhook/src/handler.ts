@@ -31,7 +31,7 @@ export interface HookRequest {
    * Set when the body has not been read yet (`Expect: 100-continue`): reading it asks the client for it, as Go's
    * first read of the body does. Upstream reads it only once a hook has matched with an allowed method.
    */
-  readonly readBody?: () => Promise<Buffer>;
+  readonly readBody?: (() => Promise<Buffer>) | undefined;
   readonly remoteAddr: string;
   readonly requestId: string;
 }

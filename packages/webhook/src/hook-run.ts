@@ -229,7 +229,7 @@ function queueFor(running: Map<string, number>): RunQueue {
 }
 
 /** The hook's `success-http-response-code`, or 200 (an unknown code is logged, as upstream). */
-export function successCode(hook: Hook, ctx: Pick<RunContext, "log">, rid: string): number {
+function successCode(hook: Hook, ctx: Pick<RunContext, "log">, rid: string): number {
   if (hook.successHttpResponseCode === 0) return 200;
   const known = knownStatus(hook.successHttpResponseCode);
   if (known === undefined) {

@@ -187,32 +187,46 @@ test("-secure: -cert a FIFO through several SIGHUPs keeps the old pair, later re
   assert.equal(await exitWithin(server.child, 5000), 0);
 });
 
-test("-secure: a -key that is a socket or a device is refused at start naming it (upstream's exit 0 after the log)", async () => {
+test("-secure: a -cert or -key that is a FIFO, a socket, a device or a directory is refused at start naming it (upstream's exit 0 after the log)", async () => {
   const sub = join(dir, "tls-start");
   await mkdir(sub);
   const cert = join(sub, "cert.pem");
+  const key = join(sub, "key.pem");
   await copyFile(join(PAIRS, "first-cert.pem"), cert);
+  await copyFile(join(PAIRS, "first-key.pem"), key);
   const hooksFile = join(sub, "hooks.json");
   await writeFile(hooksFile, hooks("h"));
-  const socket = join(sub, "key.sock");
+  const socket = join(sub, "pem.sock");
   await unixSocketFile(socket);
-  for (const [key, type] of [
-    [socket, "a socket"],
-    ["/dev/null", "a character device"],
-  ] as const) {
-    const port = await freePort();
-    const child = spawn(process.execPath, [
-      OUR_WEBHOOK,
-      ...["-hooks", hooksFile, "-ip", "127.0.0.1", "-port", String(port), "-verbose"],
-      ...["-secure", "-cert", cert, "-key", key],
-    ]);
-    let log = "";
-    child.stderr.on("data", (c: Buffer) => (log += c.toString()));
-    try {
-      assert.equal(await exitWithin(child, 15000), 0);
-      assert.match(log, new RegExp(`open ${key}: is ${type}, not a regular file`));
-    } finally {
-      if (child.exitCode === null) child.kill("SIGKILL");
+  const fifo = join(sub, "pem.fifo");
+  mkfifo(fifo);
+  const directory = join(sub, "pem.d");
+  await mkdir(directory);
+  const notRegular = (path: string, type: string) =>
+    new RegExp(`open ${path}: is ${type}, not a regular file`);
+  const cases: [string, RegExp][] = [
+    [socket, notRegular(socket, "a socket")],
+    ["/dev/null", notRegular("/dev/null", "a character device")],
+    [fifo, notRegular(fifo, "a named pipe \\(FIFO\\)")],
+    // Go's text for reading a directory.
+    [directory, new RegExp(`read ${directory}: is a directory`)],
+  ];
+  for (const flag of ["-cert", "-key"] as const) {
+    for (const [path, expected] of cases) {
+      const port = await freePort();
+      const child = spawn(process.execPath, [
+        OUR_WEBHOOK,
+        ...["-hooks", hooksFile, "-ip", "127.0.0.1", "-port", String(port), "-verbose", "-secure"],
+        ...["-cert", flag === "-cert" ? path : cert, "-key", flag === "-key" ? path : key],
+      ]);
+      let log = "";
+      child.stderr.on("data", (c: Buffer) => (log += c.toString()));
+      try {
+        assert.equal(await exitWithin(child, 15000), 0, `${flag} ${path}`);
+        assert.match(log, expected, `${flag} ${path}`);
+      } finally {
+        if (child.exitCode === null) child.kill("SIGKILL");
+      }
     }
   }
 });

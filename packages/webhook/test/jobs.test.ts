@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { OUR_WEBHOOK } from "./support/binaries.js";
@@ -271,6 +272,39 @@ test("jobs: a crash during a job leaves it failed with the reason; jobs and deli
   const replay = await trigger("delivery", { "X-GitHub-Delivery": "d-1" });
   assert.equal((await readFile(join(dir, "delivery.runs"), "utf8")).split("\n").length - 1, 3);
   assert.match(replay.id, /^[0-9a-f]{32}$/);
+});
+
+test("jobs: a FIFO as a job.json, a delivery or an output segment blocks neither start-up nor a reader", async () => {
+  const { id: kept } = await trigger("kept");
+  const before = await settled(kept);
+  server.child.kill("SIGKILL");
+  await new Promise((resolve) => server.child.once("exit", resolve));
+  const fifoJob = "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+  await mkdir(join(jobsDir, fifoJob));
+  execFileSync("mkfifo", [join(jobsDir, fifoJob, "job.json")]);
+  await mkdir(join(jobsDir, "deliveries"), { recursive: true });
+  const fifoDelivery = join(jobsDir, "deliveries", "a".repeat(64));
+  execFileSync("mkfifo", [fifoDelivery]);
+  await rm(join(jobsDir, kept, "output.0"));
+  execFileSync("mkfifo", [join(jobsDir, kept, "output.0")]);
+  // Start-up would block on any of them read as a plain file; startServer has a deadline.
+  server = await startServer();
+  assert.match(
+    server.log(),
+    /jobs: skipping .*e{32}: open .*job\.json: is a named pipe \(FIFO\), not a regular file/,
+  );
+  assert.equal((await fetch(`${server.base}/jobs/${fifoJob}`)).status, 404);
+  assert.equal(
+    existsSync(fifoDelivery),
+    false,
+    "a delivery entry that is no regular file is removed as a spoilt one",
+  );
+  assert.deepEqual(await job(kept), before);
+  // The segment that became a FIFO is skipped as a missing one: the answer ends at once, empty.
+  const output = await httpGet(`${server.base}/jobs/${kept}/output`);
+  assert.equal(output.status, 200);
+  assert.equal(output.body.length, 0);
+  assert.equal((await fetch(`${server.base}/`)).status, 200);
 });
 
 test("jobs: -urlprefix jobs is refused with -jobs-dir; without -jobs-dir /jobs/ and the keys stay upstream's", async () => {

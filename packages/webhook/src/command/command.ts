@@ -149,7 +149,7 @@ function argumentOrError(arg: Argument, data: RequestData): string | undefined {
  * directory, is looked up with `exec.LookPath` (PATH for a bare name, relative to the server's cwd otherwise);
  * otherwise it is taken relative to the working directory.
  */
-export async function lookPath(
+async function lookPath(
   command: string,
   options: { workdir: string; cwd: string; env: Readonly<Record<string, string | undefined>> },
 ): Promise<string | { error: string }> {

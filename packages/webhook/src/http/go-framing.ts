@@ -94,13 +94,34 @@ export function goResponseHead(
 
 /** One header's lines as Go's `Header.Write` makes them: CR and LF become spaces, the value is trimmed. */
 function headerLines(name: string, values: string | readonly string[] | undefined): string {
-  if (values === undefined || !HEADER_NAME.test(name)) return "";
+  if (values === undefined || !validName(name)) return "";
+  if (typeof values === "string") return `${name}: ${wireValue(values)}\r\n`;
   let lines = "";
-  for (const value of typeof values === "string" ? [values] : values) {
-    const clean = /[\r\n]/.test(value) ? value.replace(/[\r\n]/g, " ") : value;
-    lines += `${name}: ${clean.replace(/^[ \t]+|[ \t]+$/g, "")}\r\n`;
-  }
+  for (const value of values) lines += `${name}: ${wireValue(value)}\r\n`;
   return lines;
+}
+
+/** Names already found to be tokens: the same few names come back on every answer. */
+const validNames = new Set<string>();
+
+function validName(name: string): boolean {
+  if (validNames.has(name)) return true;
+  if (!HEADER_NAME.test(name)) return false;
+  if (validNames.size < 256) validNames.add(name);
+  return true;
+}
+
+const LINE_BREAKS = /[\r\n]/g;
+const EDGE_BLANKS = /^[ \t]+|[ \t]+$/g;
+
+/** A value as `Header.Write` puts it on the wire: CR and LF as spaces, blanks at either end trimmed. */
+function wireValue(value: string): string {
+  const clean = value.includes("\r") || value.includes("\n") ? value.replace(LINE_BREAKS, " ") : value;
+  const last = clean.charCodeAt(clean.length - 1);
+  const first = clean.charCodeAt(0);
+  // Most values have no blank at either end, and need no regex at all.
+  if (first !== 0x20 && first !== 0x09 && last !== 0x20 && last !== 0x09) return clean;
+  return clean.replace(EDGE_BLANKS, "");
 }
 
 let dateSecond = -1;

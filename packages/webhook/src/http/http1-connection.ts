@@ -1,51 +1,16 @@
-import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { endAndClose, GO_MAX_HEADER_BYTES, goErrorResponse } from "@local/go-compat/http-refusal";
-import type { StreamedBody } from "../response/streamed-body.js";
-import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
-import { goResponseHead } from "./go-framing.js";
+import { type Answer, writeAnswer } from "./answer-writer.js";
+import { BodyReader } from "./body-reader.js";
+import { BODY_TOO_LARGE } from "./body-too-large.js";
+import { ByteQueue } from "./byte-queue.js";
+import { HeadScanner } from "./head-scanner.js";
+import type { Http1Request, Http1Respond } from "./http1-request.js";
 import { sendStreamed } from "./streamed-answer.js";
-import {
-  BodyReader,
-  DISCARD_LIMIT,
-  HeadScanner,
-  parseHead,
-  type Refusal,
-  type RequestHead,
-} from "./wire-request.js";
-import { sendNow, writeAtEndOfTurn } from "./write-batch.js";
+import { parseHead, type Refusal, type RequestHead } from "./wire-request.js";
 
-/** One request read off the wire. */
-export interface Http1Request {
-  readonly method: string;
-  /** The target as sent (Go's `RequestURI`). */
-  readonly url: string;
-  /** The path routed on, and the query without `?`. */
-  readonly path: string;
-  readonly query: string;
-  readonly httpVersion: "1.0" | "1.1";
-  /** Name, value, name, value… as sent (node's `rawHeaders` shape). */
-  readonly rawHeaders: readonly string[];
-  readonly body: Buffer;
-  /**
-   * Set when the body had not all arrived when the head did (`Expect: 100-continue` included): `body` is empty and
-   * this reads it, sending `100 Continue` first where asked. As Go's handlers, one that never reads it lets the
-   * connection drop the rest (see {@link Http1Connection}).
-   */
-  readonly readBody?: () => Promise<Buffer>;
-}
-
-/**
- * Gives the answer to the request being served; called at most once. Headers go out in the record's order, with
- * `Date` just before `Content-Length` (as Go's server writes it).
- */
-export type Http1Respond = (
-  status: number,
-  headers: Readonly<Record<string, string | readonly string[]>>,
-  body: string | Buffer,
-  /** Beyond upstream: a body written while it is produced (chunked on HTTP/1.1, until close on HTTP/1.0). */
-  stream?: StreamedBody,
-) => void;
+/** Go's `maxPostHandlerReadBytes`: an unread body up to this size is read and dropped after the handler. */
+const DISCARD_LIMIT = 256 << 10;
 
 export interface Http1Options {
   /** Serves one request; the next one on the connection is read once this settles. */
@@ -58,44 +23,6 @@ export interface Http1Options {
   readonly onTooLarge?: (path: string) => void;
   /** The server's event that brings a readable socket: `connection`, or `secureConnection` for https. */
   readonly event?: "connection" | "secureConnection";
-}
-
-/**
- * Serves every connection the server accepts with an {@link Http1Connection} instead of node:http's parser, and
- * makes the server's `closeIdleConnections`/`closeAllConnections` reach those connections too.
- */
-export function serveHttp1(server: Server, options: Http1Options): void {
-  const event = options.event ?? "connection";
-  server.removeAllListeners(event);
-  const idle = new Set<Socket>();
-  const open = new Set<Socket>();
-  // node:http closes its own idle connections on close(); these are not its own.
-  const closeIdle = server.closeIdleConnections.bind(server);
-  server.closeIdleConnections = () => {
-    closeIdle();
-    // An answer still waiting for the end of this turn goes out before the connection ends.
-    for (const socket of idle) {
-      sendNow(socket);
-      socket.destroy();
-    }
-  };
-  const closeAll = server.closeAllConnections.bind(server);
-  server.closeAllConnections = () => {
-    closeAll();
-    for (const socket of open) socket.destroy();
-  };
-  server.on(event, (socket: Socket) => {
-    open.add(socket);
-    socket.once("close", () => {
-      open.delete(socket);
-      idle.delete(socket);
-    });
-    new Http1Connection(socket, {
-      ...options,
-      listening: () => server.listening,
-      idle: (isIdle) => (isIdle ? idle.add(socket) : idle.delete(socket)),
-    });
-  });
 }
 
 /** What a connection needs beyond {@link Http1Options}. */
@@ -125,20 +52,13 @@ interface Exchange {
   discardFrom: number;
 }
 
-/** An answer as the handler gave it. */
-interface Answer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string | readonly string[]>>;
-  readonly body: string | Buffer;
-  readonly stream?: StreamedBody;
-}
-
 const EMPTY = Buffer.alloc(0);
+const CR_OR_LF = (byte: number): boolean => byte === 0x0d || byte === 0x0a;
 const BAD_REQUEST_BYTES = goErrorResponse("400 Bad Request");
 
 /**
  * One HTTP/1.x connection served as Go's server serves it: requests read in turn by the one reader
- * (`wire-request.ts`), each answered before the next is read, framed as Go frames answers (`go-framing.ts`), and
+ * (`head-scanner.ts`, `wire-request.ts`, `body-reader.ts`), each answered before the next is read, framed as Go frames answers (`answer-writer.ts`), and
  * nothing read after an answer that closes the connection (`Connection: close`, HTTP/1.0 without keep-alive, a
  * refused request, 417, a broken chunked body), so bytes that follow are never taken for another request.
  * Reading is incremental and yields between socket reads, so a slow or endless client does not hold up others.
@@ -151,8 +71,8 @@ export class Http1Connection {
   readonly #socket: Socket;
   readonly #options: ConnectionOptions;
   readonly #maxHead: number;
-  #queue: Buffer[] = [];
-  #queued = 0;
+  /** Bytes read off the socket and not yet taken by a request. */
+  readonly #queue = new ByteQueue();
   #ended = false;
   #closed = false;
   #scanner: HeadScanner | undefined;
@@ -172,7 +92,6 @@ export class Http1Connection {
     socket.on("data", (chunk: Buffer) => {
       if (this.#closed) return;
       this.#queue.push(chunk);
-      this.#queued += chunk.length;
       this.#pump();
     });
     socket.on("end", () => {
@@ -186,7 +105,6 @@ export class Http1Connection {
     options.idle?.(true);
     if (initial !== undefined && initial.length > 0) {
       this.#queue.push(initial);
-      this.#queued += initial.length;
       this.#pump();
     }
   }
@@ -199,7 +117,7 @@ export class Http1Connection {
       return;
     }
     if (!this.#skipLeadingBreaks()) return;
-    if (this.#queued === 0) {
+    if (this.#queue.bytes === 0) {
       // Go answers a request head cut short by the client's FIN with 400; a FIN between requests just ends.
       if (this.#ended) {
         if (this.#scanner !== undefined && this.#scanner.size > 0)
@@ -210,8 +128,8 @@ export class Http1Connection {
     }
     this.#scanner ??= new HeadScanner(this.#maxHead);
     let end = -1;
-    while (this.#queue.length > 0) {
-      const chunk = this.#take();
+    while (!this.#queue.empty) {
+      const chunk = this.#queue.take();
       const at = this.#scanner.push(chunk);
       if (typeof at !== "number") {
         this.#refuse(at);
@@ -222,7 +140,7 @@ export class Http1Connection {
         continue;
       }
       this.#headChunks.push(chunk.subarray(0, at));
-      this.#giveBack(chunk.subarray(at));
+      this.#queue.giveBack(chunk.subarray(at));
       end = at;
       break;
     }
@@ -288,10 +206,10 @@ export class Http1Connection {
   #consume(ex: Exchange, options: { keep: boolean }): void {
     const { keep } = options;
     const { body } = ex;
-    while (this.#queue.length > 0 && !body.done && !body.failed) {
-      const chunk = this.#take();
+    while (!this.#queue.empty && !body.done && !body.failed) {
+      const chunk = this.#queue.take();
       const used = keep ? body.push(chunk) : body.skip(chunk);
-      if (used < chunk.length) this.#giveBack(chunk.subarray(used));
+      if (used < chunk.length) this.#queue.giveBack(chunk.subarray(used));
     }
     if (this.#ended && !body.done) body.end();
   }
@@ -308,7 +226,7 @@ export class Http1Connection {
       case "serving":
         if (!ex.wanted) {
           // Pipelined requests wait for the answer in progress; past a bound, stop reading (as node:http does).
-          if (this.#queued > this.#maxHead) this.#socket.pause();
+          if (this.#queue.bytes > this.#maxHead) this.#socket.pause();
           return;
         }
         this.#keepBody(ex);
@@ -336,27 +254,17 @@ export class Http1Connection {
     ex.phase = "serving";
     const { head } = ex;
     const socket = this.#socket;
-    const readBody = () => {
-      ex.bodyPromise ??= new Promise<Buffer>((resolve) => {
-        if (head.expectContinue && !ex.continueSent) {
-          ex.continueSent = true;
-          socket.write("HTTP/1.1 100 Continue\r\n\r\n");
-        }
-        ex.wanted = true;
-        ex.resolveBody = resolve;
-        // Reading may have stopped while the handler had not asked for the body yet (the pipelining bound).
-        socket.resume();
-        this.#feedBody(ex);
-      });
-      return ex.bodyPromise;
-    };
     const respond: Http1Respond = (status, headers, payload, stream) => {
       if (ex.answer !== undefined) throw new Error("the request was already answered");
       if (!Number.isInteger(status) || status < 100 || status > 999) {
         throw new RangeError(`invalid status code ${status}`);
       }
-      ex.answer = { status, headers, body: payload, ...(stream === undefined ? {} : { stream }) };
+      ex.answer =
+        stream === undefined
+          ? { status, headers, body: payload }
+          : { status, headers, body: payload, stream };
     };
+    // One shape for every request (no spread), and no body reader made where the body is already there.
     const request: Http1Request = {
       method: head.method,
       url: head.target,
@@ -365,7 +273,7 @@ export class Http1Connection {
       httpVersion: head.httpVersion,
       rawHeaders: head.rawHeaders,
       body: body ?? EMPTY,
-      ...(body === undefined ? { readBody } : {}),
+      readBody: body === undefined ? () => this.#readBody(ex) : undefined,
     };
     this.#options.serve(request, respond, socket).then(
       () => this.#finish(ex),
@@ -374,6 +282,23 @@ export class Http1Connection {
         socket.destroy();
       },
     );
+  }
+
+  /** The handler reads a body that had not all arrived: `100 Continue` first where asked, then the body. */
+  #readBody(ex: Exchange): Promise<Buffer> {
+    ex.bodyPromise ??= new Promise<Buffer>((resolve) => {
+      const socket = this.#socket;
+      if (ex.head.expectContinue && !ex.continueSent) {
+        ex.continueSent = true;
+        socket.write("HTTP/1.1 100 Continue\r\n\r\n");
+      }
+      ex.wanted = true;
+      ex.resolveBody = resolve;
+      // Reading may have stopped while the handler had not asked for the body yet (the pipelining bound).
+      socket.resume();
+      this.#feedBody(ex);
+    });
+    return ex.bodyPromise;
   }
 
   /** The handler is done: answer, and read on, drop the unread body, or close, as Go's `finishRequest`. */
@@ -441,7 +366,7 @@ export class Http1Connection {
       );
       return;
     }
-    this.#write(ex.head, answer, { close });
+    writeAnswer(this.#socket, answer, { httpVersion: ex.head.httpVersion, method: ex.head.method, close });
     if (close) {
       this.#close();
       return;
@@ -474,31 +399,7 @@ export class Http1Connection {
 
   /** Writes an answer framed for a connection that ends after it (`Connection: close`). */
   #writeClosing(head: RequestHead, answer: Answer): void {
-    this.#write(head, answer, { close: true });
-  }
-
-  #write(head: RequestHead, answer: Answer, options: { close: boolean }): void {
-    const { close } = options;
-    const framed = goResponseHead(answer.status, answer.headers, {
-      httpVersion: head.httpVersion,
-      method: head.method,
-      close,
-    });
-    const body = framed.bodyAllowed ? answer.body : "";
-    const socket = this.#socket;
-    // Header text goes out as UTF-8, as Go writes its strings (node would write latin1). A small answer on a kept
-    // connection goes out with the others of this turn; one that closes goes out at once, before the close.
-    const send = close
-      ? (data: string | Buffer) => socket.write(data)
-      : (data: string | Buffer) => writeAtEndOfTurn(socket, data);
-    if (typeof body === "string") send(framed.head + body);
-    else if (body.length <= ONE_WRITE_BODY_BYTES) send(Buffer.concat([Buffer.from(framed.head), body]));
-    else {
-      socket.cork();
-      socket.write(framed.head);
-      socket.write(body);
-      socket.uncork();
-    }
+    writeAnswer(this.#socket, answer, { httpVersion: head.httpVersion, method: head.method, close: true });
   }
 
   /** `-max-body-bytes` (beyond upstream): 413, nothing served, the connection closed. */
@@ -510,44 +411,22 @@ export class Http1Connection {
 
   #refuse(refusal: Refusal): void {
     this.#closed = true;
-    this.#queue = [];
-    this.#queued = 0;
+    this.#queue.clear();
     endAndClose(this.#socket, refusal.refusal);
   }
 
   /** Ends the connection (Go's closeWriteAndWait); nothing more is read as a request. */
   #close(): void {
     this.#closed = true;
-    this.#queue = [];
-    this.#queued = 0;
+    this.#queue.clear();
     endAndClose(this.#socket);
   }
 
   /** Drops the CR/LF bytes Go drops after a POST; false while the queue holds nothing else yet. */
   #skipLeadingBreaks(): boolean {
-    while (this.#leadingBreaks > 0 && this.#queue.length > 0) {
-      const chunk = this.#queue[0] as Buffer;
-      const c = chunk[0];
-      if (c !== 0x0d && c !== 0x0a) {
-        this.#leadingBreaks = 0;
-        break;
-      }
-      this.#leadingBreaks--;
-      this.#take();
-      this.#giveBack(chunk.subarray(1));
-    }
-    return this.#leadingBreaks === 0 || this.#queue.length > 0 || this.#ended;
-  }
-
-  #take(): Buffer {
-    const chunk = this.#queue.shift() as Buffer;
-    this.#queued -= chunk.length;
-    return chunk;
-  }
-
-  #giveBack(rest: Buffer): void {
-    if (rest.length === 0) return;
-    this.#queue.unshift(rest);
-    this.#queued += rest.length;
+    if (this.#leadingBreaks > 0)
+      this.#leadingBreaks -= this.#queue.dropLeading(CR_OR_LF, this.#leadingBreaks);
+    if (this.#leadingBreaks > 0 && !this.#queue.empty) this.#leadingBreaks = 0;
+    return this.#leadingBreaks === 0 || !this.#queue.empty || this.#ended;
   }
 }

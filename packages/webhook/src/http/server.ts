@@ -23,7 +23,8 @@ import { type StreamedBody, writableSink } from "../response/streamed-body.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
-import { Http1Connection, type Http1Options, serveHttp1 } from "./http1-connection.js";
+import { Http1Connection, type Http1Options } from "./http1-connection.js";
+import { serveHttp1 } from "./serve-http1.js";
 import { answerPlainHttpOnTls, secureContextOptions } from "./tls-setup.js";
 
 /**
@@ -52,12 +53,12 @@ export async function startServer(
     }
     answerPlainHttpOnTls(server);
   } else server = createHttpServer(GO_PARSER_LIMITS, listener);
-  // Requests are read and answered by our own HTTP/1 reader (http1-connection.ts, wire-request.ts), framed as Go
+  // Requests are read and answered by our own HTTP/1 reader (http1-connection.ts and the readers it uses), framed as Go
   // frames them; WEBHOOK_NODE_HTTP=1 leaves them to node:http instead (its llhttp parser, node's framing).
   const http1: Http1Options = {
     serve: async (req, respond, socket) => {
       await ctx.ready;
-      await serveWire({ ...req, remoteAddr: peerAddress(socket) }, { config, ctx, send: respond });
+      await serveWire(req, { config, ctx, send: respond, remoteAddr: connectionPeer(socket) });
     },
     maxBodyBytes: config.maxBodyBytes,
     event: config.secure ? "secureConnection" : "connection",
@@ -135,8 +136,7 @@ interface WireRequest {
   readonly rawHeaders: readonly string[];
   readonly body: Buffer;
   /** The body not read yet (`Expect: 100-continue`, http1-connection.ts): see `HookRequest.readBody`. */
-  readonly readBody?: () => Promise<Buffer>;
-  readonly remoteAddr: string;
+  readonly readBody?: (() => Promise<Buffer>) | undefined;
 }
 
 /** What goes back on the wire. */
@@ -166,11 +166,11 @@ async function serve(
       httpVersion: req.httpVersion,
       rawHeaders: req.rawHeaders,
       body: Buffer.concat(chunks),
-      remoteAddr: peerAddress(req.socket),
     },
     {
       config,
       ctx,
+      remoteAddr: peerAddress(req.socket),
       send: (status, headers, body, stream) => {
         res.writeHead(status, goStatusReason(status), headers);
         if (stream !== undefined) {
@@ -216,6 +216,18 @@ function peerAddress(socket: Socket): string {
   return `${socket.remoteFamily === "IPv6" ? `[${address}]` : address}:${socket.remotePort}`;
 }
 
+/** Each connection's peer address, worked out on its first request: it does not change while it is open. */
+const peers = new WeakMap<Socket, string>();
+
+function connectionPeer(socket: Socket): string {
+  let address = peers.get(socket);
+  if (address === undefined) {
+    address = peerAddress(socket);
+    peers.set(socket, address);
+  }
+  return address;
+}
+
 /** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
 function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
   const headers: Record<string, string[]> = {};
@@ -230,9 +242,9 @@ function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
 
 async function serveWire(
   req: WireRequest,
-  options: { config: Config; ctx: HandlerContext; send: Send },
+  options: { config: Config; ctx: HandlerContext; send: Send; remoteAddr: string },
 ): Promise<void> {
-  const { config, ctx, send } = options;
+  const { config, ctx, send, remoteAddr } = options;
   const url = req.url;
   const q = url.indexOf("?");
   const requestHeaders = headerValues(req.rawHeaders);
@@ -277,12 +289,12 @@ async function serveWire(
           query,
           headers: requestHeaders,
           body: requestBody,
-          ...(readBody === undefined ? {} : { readBody }),
+          readBody,
           // -trusted-proxies: the client behind a trusted proxy, for rules, the remote-addr source and the log.
           remoteAddr:
             ctx.trustedProxies === undefined
-              ? req.remoteAddr
-              : ctx.trustedProxies.clientAddress(req.remoteAddr, requestHeaders),
+              ? remoteAddr
+              : ctx.trustedProxies.clientAddress(remoteAddr, requestHeaders),
           requestId: rid,
         },
         ctx,

@@ -8,7 +8,9 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { test } from "node:test";
-import { BodyReader, HeadScanner, parseHead } from "./wire-request.js";
+import { BodyReader } from "./body-reader.js";
+import { HeadScanner } from "./head-scanner.js";
+import { parseHead } from "./wire-request.js";
 
 /** mulberry32: a small seeded generator, so a failure can be replayed. */
 function random(seed: number): () => number {

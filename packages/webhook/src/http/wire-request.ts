@@ -1,15 +1,12 @@
-// The one HTTP/1.x request reader: where a request head ends, what it says (or how Go's server refuses it), and its
-// body by Content-Length or in chunks. Every rule follows Go's net/http as upstream's 2.8.0 build runs it:
+// What an HTTP/1.x request head says, or how Go's server refuses it (where the head ends: head-scanner.ts; the body:
+// body-reader.ts). Every rule follows Go's net/http as upstream's 2.8.0 build runs it:
 // request.go readRequest/parseRequestLine/ParseHTTPVersion, server.go (*conn).readRequest, transfer.go
 // readTransfer/fixLength/parseTransferEncoding, internal/chunked.go, net/url ParseRequestURI and
 // httpguts.ValidHostHeader. Where Go is lenient and we are not (a bare LF line end, a folded header line, a byte
 // past 0x7e in the target, an empty header name) the answer is Go's plain 400: refusing is the safe side.
 // Everything is read incrementally, each byte looked at a bounded number of times, so a slow or endless client
 // costs time linear in what it sends.
-import { GO_MAX_HEADER_BYTES, goErrorResponse, MISSING_HOST_REFUSAL } from "@local/go-compat/http-refusal";
-
-/** Go's `maxPostHandlerReadBytes`: an unread body up to this size is read and dropped after the handler. */
-export const DISCARD_LIMIT = 256 << 10;
+import { goErrorResponse, MISSING_HOST_REFUSAL } from "@local/go-compat/http-refusal";
 
 /** How the body is framed. */
 export type BodyFraming =
@@ -44,7 +41,8 @@ export interface Refusal {
   readonly refusal: string;
 }
 
-const BAD_REQUEST: Refusal = { refusal: goErrorResponse("400 Bad Request") };
+/** Go's plain 400. */
+export const BAD_REQUEST: Refusal = { refusal: goErrorResponse("400 Bad Request") };
 const statusError = (status: string, text: string): Refusal => ({
   refusal: goErrorResponse(`${status}: ${text}`),
 });
@@ -54,50 +52,6 @@ export const HEAD_TOO_LARGE: Refusal = { refusal: goErrorResponse("431 Request H
 const UNSUPPORTED_CODING: Refusal = {
   refusal: goErrorResponse("501 Not Implemented", "Unsupported transfer encoding"),
 };
-
-const CRLFCRLF = Buffer.from("\r\n\r\n");
-const LFLF = Buffer.from("\n\n");
-
-/**
- * Finds where a request head ends in the bytes as they arrive, looking at each byte once (plus the three before
- * each chunk). Reports a head past Go's limit, and a blank line made of bare LFs, which Go would accept and we
- * refuse.
- */
-export class HeadScanner {
-  readonly #limit: number;
-  #tail: Buffer = Buffer.alloc(0);
-  #size = 0;
-
-  constructor(limit = GO_MAX_HEADER_BYTES) {
-    this.#limit = limit;
-  }
-
-  /** Bytes taken so far. */
-  get size(): number {
-    return this.#size;
-  }
-
-  /**
-   * Takes the next chunk: the offset in it just past the head's blank line, `-1` while more is needed, or the
-   * refusal to send.
-   */
-  push(chunk: Buffer): number | Refusal {
-    const joined = this.#tail.length === 0 ? chunk : Buffer.concat([this.#tail, chunk]);
-    const end = joined.indexOf(CRLFCRLF);
-    const lf = joined.indexOf(LFLF);
-    if (lf >= 0 && (end < 0 || lf < end + 2)) return BAD_REQUEST;
-    if (end >= 0) {
-      const inChunk = end + 4 - this.#tail.length;
-      if (this.#size + inChunk > this.#limit) return HEAD_TOO_LARGE;
-      this.#size += inChunk;
-      return inChunk;
-    }
-    this.#size += chunk.length;
-    if (this.#size > this.#limit) return HEAD_TOO_LARGE;
-    this.#tail = Buffer.from(joined.subarray(Math.max(0, joined.length - 3)));
-    return -1;
-  }
-}
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Bytes `httpguts.ValidHostHeader` allows. */
@@ -270,7 +224,7 @@ function hasToken(list: string, token: string): boolean {
 }
 
 /** Without leading and trailing spaces and tabs (RFC 9110's OWS). */
-export function trimOws(text: string): string {
+function trimOws(text: string): string {
   let start = 0;
   let end = text.length;
   while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++;
@@ -285,216 +239,4 @@ function withoutContentLength(rawHeaders: readonly string[]): string[] {
     if (name.toLowerCase() !== "content-length") kept.push(name, rawHeaders[i + 1] as string);
   }
   return kept;
-}
-
-/** Go's chunked.go: a chunk-size line (with its `\n`) of 4096 bytes or more is refused. */
-const MAX_CHUNK_LINE = 4096;
-/** bufio's default buffer, within which the trailer's blank line must be seen (`seeUpcomingDoubleCRLF`). */
-const MAX_TRAILER = 4096;
-
-/** Where a body reader is. */
-type BodyState = "done" | "reading" | "error";
-
-/**
- * A request body read as it arrives, by Content-Length or in chunks exactly as Go's chunkedReader and readTrailer
- * take them. What was decoded before a framing error is kept: upstream serves it (`ioutil.ReadAll` returns it with
- * the error), and the connection then closes.
- */
-export class BodyReader {
-  readonly #framing: BodyFraming;
-  #data: Buffer = Buffer.alloc(0);
-  #size = 0;
-  #remaining: number;
-  #state: BodyState;
-  /** Chunked: which part of the framing comes next. */
-  #step: "size" | "data" | "crlf" | "trailer" = "size";
-  #line: Buffer[] = [];
-  #lineBytes = 0;
-
-  constructor(framing: BodyFraming) {
-    this.#framing = framing;
-    this.#remaining = framing.kind === "length" ? framing.length : 0;
-    this.#state = framing.kind === "none" ? "done" : "reading";
-  }
-
-  /** The body ended as framed. */
-  get done(): boolean {
-    return this.#state === "done";
-  }
-
-  /** The framing was broken (Go's chunked errors): the body is what came before, and the connection must close. */
-  get failed(): boolean {
-    return this.#state === "error";
-  }
-
-  /** Body bytes decoded so far. */
-  get size(): number {
-    return this.#size;
-  }
-
-  /** For a Content-Length body, the bytes still to come. */
-  get remaining(): number {
-    return this.#remaining;
-  }
-
-  get chunked(): boolean {
-    return this.#framing.kind === "chunked";
-  }
-
-  /** The bytes decoded so far (the body, once `done`). */
-  body(): Buffer {
-    return this.#data.subarray(0, this.#size);
-  }
-
-  /** Forgets the decoded bytes (a body read only to be dropped), keeping the count. */
-  drop(): void {
-    this.#data = Buffer.alloc(0);
-  }
-
-  /** The client ended the connection before the body did: the body is what came, and it is an error. */
-  end(): void {
-    if (this.#state === "reading") this.#state = "error";
-  }
-
-  /** Takes bytes off the wire; returns how many of `chunk` belong to this body (the rest is the next request). */
-  push(chunk: Buffer): number {
-    return this.#take(chunk, { keep: true });
-  }
-
-  /** As {@link push}, for a body read only to be dropped: its bytes are counted, not kept. */
-  skip(chunk: Buffer): number {
-    return this.#take(chunk, { keep: false });
-  }
-
-  #take(chunk: Buffer, options: { keep: boolean }): number {
-    const { keep } = options;
-    if (this.#state !== "reading") return 0;
-    if (this.#framing.kind === "length") {
-      const take = Math.min(chunk.length, this.#remaining);
-      this.#append(chunk.subarray(0, take), keep);
-      this.#remaining -= take;
-      if (this.#remaining === 0) this.#state = "done";
-      return take;
-    }
-    let at = 0;
-    while (at < chunk.length && this.#state === "reading") {
-      switch (this.#step) {
-        case "size": {
-          const lf = chunk.indexOf(0x0a, at);
-          const end = lf < 0 ? chunk.length : lf + 1;
-          this.#line.push(chunk.subarray(at, end));
-          this.#lineBytes += end - at;
-          at = end;
-          if (this.#lineBytes >= MAX_CHUNK_LINE) {
-            this.#state = "error";
-            return at;
-          }
-          if (lf >= 0) this.#sizeLine();
-          break;
-        }
-        case "data": {
-          const take = Math.min(chunk.length - at, this.#remaining);
-          this.#append(chunk.subarray(at, at + take), keep);
-          this.#remaining -= take;
-          at += take;
-          if (this.#remaining === 0) this.#step = "crlf";
-          break;
-        }
-        case "crlf": {
-          // Exactly CRLF after the chunk's data (chunkedReader checkEnd).
-          this.#line.push(chunk.subarray(at, at + 2 - this.#lineBytes));
-          const got = Math.min(2 - this.#lineBytes, chunk.length - at);
-          this.#lineBytes += got;
-          at += got;
-          if (this.#lineBytes === 2) {
-            const crlf = Buffer.concat(this.#line);
-            this.#line = [];
-            this.#lineBytes = 0;
-            if (crlf[0] !== 0x0d || crlf[1] !== 0x0a) this.#state = "error";
-            else this.#step = "size";
-          }
-          break;
-        }
-        case "trailer": {
-          // readTrailer: CRLF at once ends the body; otherwise a blank line must come within bufio's buffer and
-          // every line before it must be a header line (with a colon).
-          const take = Math.min(chunk.length - at, MAX_TRAILER - this.#lineBytes);
-          const before = this.#lineBytes;
-          this.#line.push(chunk.subarray(at, at + take));
-          this.#lineBytes += take;
-          const seen = Buffer.concat(this.#line);
-          this.#line = [seen];
-          if (seen.length >= 2 && seen[0] === 0x0d && seen[1] === 0x0a) {
-            this.#state = "done";
-            return at + 2 - before;
-          }
-          const blank = seen.indexOf(CRLFCRLF);
-          if (blank >= 0) {
-            const lines = seen.toString("latin1", 0, blank).split("\r\n");
-            this.#state = lines.every((l) => l.includes(":")) ? "done" : "error";
-            return at + blank + 4 - before;
-          }
-          at += take;
-          if (this.#lineBytes >= MAX_TRAILER) this.#state = "error";
-          break;
-        }
-      }
-    }
-    return at;
-  }
-
-  /** A chunk-size line is complete: trailing blanks trimmed, extension cut, at most 16 hex digits. */
-  #sizeLine(): void {
-    const line = Buffer.concat(this.#line, this.#lineBytes);
-    this.#line = [];
-    this.#lineBytes = 0;
-    let end = line.length;
-    while (
-      end > 0 &&
-      (line[end - 1] === 0x20 || line[end - 1] === 0x09 || line[end - 1] === 0x0a || line[end - 1] === 0x0d)
-    ) {
-      end--;
-    }
-    const semi = line.indexOf(0x3b);
-    if (semi >= 0 && semi < end) end = semi;
-    if (end > 16) {
-      this.#state = "error";
-      return;
-    }
-    let size = 0;
-    for (let i = 0; i < end; i++) {
-      const c = line[i] as number;
-      const digit =
-        c >= 0x30 && c <= 0x39
-          ? c - 0x30
-          : c >= 0x61 && c <= 0x66
-            ? c - 0x57
-            : c >= 0x41 && c <= 0x46
-              ? c - 0x37
-              : -1;
-      if (digit < 0) {
-        this.#state = "error";
-        return;
-      }
-      size = size * 16 + digit;
-    }
-    if (size === 0) this.#step = "trailer";
-    else {
-      this.#remaining = size;
-      this.#step = "data";
-    }
-  }
-
-  #append(bytes: Buffer, keep: boolean): void {
-    if (bytes.length === 0) return;
-    if (keep) {
-      if (this.#size + bytes.length > this.#data.length) {
-        const grown = Buffer.allocUnsafe(Math.max(this.#size + bytes.length, this.#data.length * 2, 1024));
-        this.#data.copy(grown, 0, 0, this.#size);
-        this.#data = grown;
-      }
-      bytes.copy(this.#data, this.#size);
-    }
-    this.#size += bytes.length;
-  }
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularFileSync } from "../regular-file.js";
 
 /** How long a delivery id is remembered. */
 const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -32,7 +33,8 @@ export class DeliveryLog {
     for (const name of readdirSync(dir)) {
       if (!/^[0-9a-f]{64}$/.test(name)) continue;
       try {
-        const delivery = JSON.parse(readFileSync(join(dir, name), "utf8")) as Delivery;
+        // A file that is not regular (a FIFO) is refused without blocking, and removed as a spoilt one is.
+        const delivery = JSON.parse(readRegularFileSync(join(dir, name)).toString("utf8")) as Delivery;
         if (now - delivery.seen < WINDOW_MS) recent.push([name, delivery]);
         else rmSync(join(dir, name), { force: true });
       } catch {

@@ -1,9 +1,11 @@
-import { closeSync, openSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, openSync, readdirSync, rmSync, statSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Output segments are files `output.<n>`, segment n holding bytes [n·size, (n+1)·size) of all the job wrote. */
 const SEGMENT = /^output\.(\d+)$/;
+/** Read-only and without blocking on a FIFO (no effect on a regular file). */
+const SEGMENT_OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /**
  * The output a job keeps (`-jobs-output-bytes`, beyond upstream): everything the command writes is appended to
@@ -81,8 +83,14 @@ export async function* readOutput(
     const end = Math.min(range.to, (n + 1) * range.size);
     let handle: Awaited<ReturnType<typeof open>>;
     try {
-      handle = await open(join(dir, `output.${n}`), "r");
+      handle = await open(join(dir, `output.${n}`), SEGMENT_OPEN_FLAGS);
     } catch {
+      at = end;
+      continue;
+    }
+    // A segment that is not a regular file (a FIFO put in its place) is skipped as a missing one, never waited on.
+    if (!(await handle.stat()).isFile()) {
+      await handle.close();
       at = end;
       continue;
     }

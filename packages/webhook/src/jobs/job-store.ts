@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exitStatus } from "../command/exit-status.js";
 import type { CommandResult } from "../command/node-spawn.js";
+import { readRegularFileSync } from "../regular-file.js";
 import { JobOutput, outputBytesOnDisk } from "./job-output.js";
 
 /** A job's state (`GET /jobs/<id>`). */
@@ -21,7 +22,7 @@ export interface JobView {
 }
 
 /** The form of a job id: 128 random bits in lower-case hex. Nothing else names a job, or a path under the store. */
-export const JOB_ID = /^[0-9a-f]{32}$/;
+const JOB_ID = /^[0-9a-f]{32}$/;
 
 /** Why a run ended without running to its end, set by whoever stopped it. */
 export type StopCause = { readonly kind: "cancelled"; readonly reason: string };
@@ -237,7 +238,8 @@ export class JobStore {
       const jobDir = join(dir, name);
       let record: JobRecord;
       try {
-        record = parseRecord(readFileSync(join(jobDir, "job.json"), "utf8"), name);
+        // Never blocks on a job.json that is not a regular file (a FIFO put there): it is skipped naming its type.
+        record = parseRecord(readRegularFileSync(join(jobDir, "job.json")).toString("utf8"), name);
       } catch (error) {
         options.log(`jobs: skipping ${jobDir}: ${(error as Error).message}`);
         continue;

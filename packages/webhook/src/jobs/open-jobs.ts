@@ -17,7 +17,7 @@ export interface Jobs {
  *
  * @throws {JobsDirError} naming the directory and the system's reason
  */
-export function openJobs(
+function openJobs(
   dir: string,
   options: { outputBytes: number; keep: number; now: () => Date; log: (line: string) => void },
 ): Jobs {
