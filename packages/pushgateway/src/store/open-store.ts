@@ -7,7 +7,6 @@ import { DiskStore } from "./disk/disk-store.js";
 import { loadPersistence, removeLeftovers, writePersistence } from "./disk/persistence.js";
 import { MemoryStore, type OwnFamilies } from "./memory-store.js";
 import type { MetricStore } from "./metric-store.js";
-import { RedisStore } from "./redis/redis-store.js";
 import { parseRedisUrl, redactRedisUrl } from "./redis/redis-url.js";
 
 /** What the store reads of the configuration (the flags, passed as values: `store/` imports no flags). */
@@ -87,6 +86,8 @@ export async function openStore(
       );
     }
   }
+  // Loaded only here: ioredis and the replica's modules cost a gateway without Redis about 6 MiB of resident memory.
+  const { RedisStore } = await import("./redis/redis-store.js");
   const redis = new RedisStore({
     target: parseRedisUrl(config.redisUrl, password),
     memory: memoryOptions,
