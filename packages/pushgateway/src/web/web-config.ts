@@ -1,6 +1,6 @@
+import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
 import { GO_CIPHER_SUITES as GO_SUITES } from "@local/go-compat/tls-cipher-suites";
-import { createRequire } from "node:module";
 import type { Node, Scalar } from "yaml";
 import { WebConfigError } from "../errors.js";
 
