@@ -6,6 +6,11 @@
 import { setFlagsFromString } from "node:v8";
 
 setFlagsFromString("--optimize-for-size");
+// The young generation kept at its starting size (two 1 MiB semi-spaces) instead of growing to 16 MiB while pushes
+// fill the store: 7-11 MiB less resident memory at 100k series, for about 0.2 ms more CPU per 100-series push
+// (bench/pushgateway/README.md). `--max-semi-space-size` would do the same but V8 reads it only at start; this flag
+// is read on every growth, so Redis replicas can turn it back (store/open-store.ts).
+setFlagsFromString("--semi-space-growth-factor=1");
 // Regular expressions from requests (match[] selectors, the status page's filter) run in linear time, as Prometheus'
 // RE2 does (src/linear-regexp.ts).
 setFlagsFromString("--enable-experimental-regexp-engine");

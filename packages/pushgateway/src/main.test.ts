@@ -23,7 +23,7 @@ function fakeDeps(): { deps: MainDeps; flags: string[]; log: () => string } {
   return { deps, flags, log: () => log };
 }
 
-test("Redis mode gives up V8's --optimize-for-size (replicas' throughput, bench/pushgateway/README.md)", async () => {
+test("Redis mode gives up V8's --optimize-for-size and the fixed young generation (replicas' throughput, bench/pushgateway/README.md)", async () => {
   const dir = await mkdtemp(join(tmpdir(), "pg-main-"));
   try {
     const { deps, flags, log } = fakeDeps();
@@ -34,7 +34,7 @@ test("Redis mode gives up V8's --optimize-for-size (replicas' throughput, bench/
     );
     assert.equal(code, 1);
     assert.match(log(), /Cannot read --storage\.redis-password-file/);
-    assert.deepEqual(flags, ["--no-optimize-for-size"]);
+    assert.deepEqual(flags, ["--no-optimize-for-size", "--semi-space-growth-factor=2"]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
+import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
 import { GO_CIPHER_SUITES as GO_SUITES } from "@local/go-compat/tls-cipher-suites";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type Scalar } from "yaml";
+import type { Node, Scalar } from "yaml";
 import { WebConfigError } from "../errors.js";
 
 /**
@@ -129,8 +130,8 @@ const TYPES: Readonly<Record<string, Readonly<Record<string, Field>>>> = {
  * @throws {WebConfigError} naming what is wrong
  */
 export function parseWebConfig(text: string, path: string): WebConfigFile {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, {
+  const lines = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, {
     version: "1.1",
     uniqueKeys: true,
     lineCounter: lines,
@@ -146,15 +147,15 @@ export function parseWebConfig(text: string, path: string): WebConfigFile {
     into: Record<string, unknown>,
     prefix: string,
   ): void => {
-    if (node === null || (isScalar(node) && node.value === null)) return;
-    if (!isMap(node)) {
+    if (node === null || (yaml().isScalar(node) && node.value === null)) return;
+    if (!yaml().isMap(node)) {
       problems.push(`line ${lineOf(node)}: cannot unmarshal ${describe(node)} into ${type}`);
       return;
     }
     const fields = TYPES[type] ?? {};
     for (const pair of node.items) {
       const keyNode = pair.key as Node | null;
-      const name = isScalar(keyNode) ? String(keyNode.value) : "";
+      const name = yaml().isScalar(keyNode) ? String(keyNode.value) : "";
       const field = fields[name];
       if (field === undefined) {
         problems.push(`line ${lineOf(keyNode)}: field ${name} not found in type ${type}`);
@@ -226,8 +227,8 @@ export function parseWebConfig(text: string, path: string): WebConfigFile {
 
 /** yaml.v2's name of a node in "cannot unmarshal" errors: its tag and, for a scalar, its text. */
 function describe(node: Node): string {
-  if (isMap(node)) return "!!map";
-  if (isSeq(node)) return "!!seq";
+  if (yaml().isMap(node)) return "!!map";
+  if (yaml().isSeq(node)) return "!!seq";
   const scalar = node as Scalar;
   const tag = scalarTag(scalar);
   return `${tag} \`${String(scalar.source ?? scalar.value)}\``;
@@ -244,9 +245,9 @@ function scalarTag(scalar: Scalar): string {
 
 /** One value of a field; undefined for YAML null (the field keeps its default, as yaml.v2 leaves a zero value). */
 function readField(node: Node | null, field: Field, problem: (message: string) => void): unknown {
-  if (node === null || (isScalar(node) && node.value === null)) return undefined;
+  if (node === null || (yaml().isScalar(node) && node.value === null)) return undefined;
   if (typeof field === "object" && "list" in field) {
-    if (!isSeq(node)) {
+    if (!yaml().isSeq(node)) {
       problem(`cannot unmarshal ${describe(node)} into []${goTypeName(field.list)}`);
       return undefined;
     }
@@ -258,7 +259,7 @@ function readField(node: Node | null, field: Field, problem: (message: string) =
     return out;
   }
   if (typeof field === "object" && "map" in field) {
-    if (!isMap(node)) {
+    if (!yaml().isMap(node)) {
       problem(`cannot unmarshal ${describe(node)} into map[string]string`);
       return undefined;
     }
@@ -266,7 +267,7 @@ function readField(node: Node | null, field: Field, problem: (message: string) =
     for (const pair of node.items) {
       const k = pair.key as Node | null;
       const v = pair.value as Node | null;
-      if (!isScalar(k) || (v !== null && !isScalar(v))) {
+      if (!yaml().isScalar(k) || (v !== null && !yaml().isScalar(v))) {
         problem(`cannot unmarshal ${describe((v ?? k) as Node)} into string`);
         continue;
       }
@@ -275,7 +276,7 @@ function readField(node: Node | null, field: Field, problem: (message: string) =
     return out;
   }
   if (typeof field === "object") return undefined;
-  if (!isScalar(node)) {
+  if (!yaml().isScalar(node)) {
     problem(`cannot unmarshal ${describe(node)} into ${goTypeName(field)}`);
     return undefined;
   }
@@ -353,3 +354,14 @@ export function parseGoDuration(text: string): number | undefined {
   }
   return m[1] === "-" ? -total : total;
 }
+
+/**
+ * The YAML parser, loaded on first use: only a `--web.config.file` needs it, and loading it at start cost every
+ * gateway about 1 MiB of resident memory (bench/pushgateway/README.md). Required synchronously, as the file is also
+ * read again per request.
+ */
+function yaml(): typeof import("yaml") {
+  yamlModule ??= createRequire(import.meta.url)("yaml") as typeof import("yaml");
+  return yamlModule;
+}
+let yamlModule: typeof import("yaml") | undefined;
