@@ -42,7 +42,9 @@ if (process.argv[2] === "--make-cache") {
     const step = (args) => {
       const child = spawnSync(process.execPath, args, { cwd: project, env, encoding: "utf8" });
       if (child.status !== 0) {
-        throw new Error(`making the code cache: ${args.join(" ")} failed (exit ${child.status}): ${child.stderr}`);
+        throw new Error(
+          `making the code cache: ${args.join(" ")} failed (exit ${child.status}): ${child.stderr}`,
+        );
       }
     };
     step([launcher, "lock"]);
