@@ -42,3 +42,40 @@ test("the launcher runs the bundle without its cache, and with one V8 rejects", 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("sync --quiet on an installed project writes nothing and builds no stdio stream (Node's net and stream)", async () => {
+  const dir = await tempDir("toolmgr-quiet-sync-");
+  try {
+    await writeFile(join(dir, "toolmgr.toml"), "[tools]\n");
+    // Written at exit, after everything the command loaded: which of Node's modules the run needed.
+    const probe = join(dir, "probe.cjs");
+    await writeFile(
+      probe,
+      'process.on("exit", () => require("node:fs").writeFileSync(process.env.PROBE_OUT, process.moduleLoadList.join("\\n")));\n',
+    );
+    const env = {
+      ...process.env,
+      TOOLMGR_HOME: join(dir, ".home"),
+      XDG_CONFIG_HOME: join(dir, ".config"),
+      PROBE_OUT: join(dir, "modules.txt"),
+    };
+    const run = (args: string[]) =>
+      execFileAsync(process.execPath, ["-r", probe, join(PACKAGE_DIR, "bin", "toolmgr.js"), ...args], {
+        cwd: dir,
+        env,
+      });
+    await run(["lock"]);
+    await run(["sync", "--quiet"]);
+    const again = await run(["sync", "--quiet"]);
+    assert.equal(again.stdout, "");
+    assert.equal(again.stderr, "");
+    const modules = readFileSync(join(dir, "modules.txt"), "utf8").split("\n");
+    assert.ok(!modules.includes("NativeModule net"), "net loaded");
+    assert.ok(!modules.includes("NativeModule stream"), "stream loaded");
+    // The probe itself works: the same project's `status` writes, so it builds stdout (a pipe here: net).
+    await run(["status"]);
+    assert.ok(readFileSync(join(dir, "modules.txt"), "utf8").split("\n").includes("NativeModule net"));
+  } finally {
+    await rm(join(dir), { recursive: true, force: true });
+  }
+});
