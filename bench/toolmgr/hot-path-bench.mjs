@@ -95,13 +95,17 @@ try {
     env,
   });
   await cli(["sync", "--quiet"]); // records the touched file again
-  const [floor, ex, wh, st, sy] = await hyperfine(
+  // The bundle run directly (no code cache: what bin/toolmgr.js did before it used one), beside the launcher.
+  const bare = join(pkg, "dist", "toolmgr.cjs");
+  const [floor, ex, wh, st, sy, exBare, syBare] = await hyperfine(
     [
       "node -e 0",
       `node ${bin} exec tool0 --version`,
       `node ${bin} which tool0`,
       `node ${bin} status`,
       `node ${bin} sync --quiet`,
+      `node ${bare} exec tool0 --version`,
+      `node ${bare} sync --quiet`,
     ],
     { cwd: project, runs, env },
   );
@@ -124,6 +128,8 @@ try {
     row("`toolmgr which tool0`", wh, floor),
     row("`toolmgr status`", st, floor),
     row("`toolmgr sync --quiet`, all installed", sy, floor),
+    row("`exec tool0 --version`, bundle without its code cache", exBare, floor),
+    row("`sync --quiet`, bundle without its code cache", syBare, floor),
   ];
   // The single executable (`npm run release` writes release/toolmgr-linux-x64; SEA=<path>) against its own empty
   // start: the same Node binary with an empty main script injected the same way (code cache on).

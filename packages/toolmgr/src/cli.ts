@@ -13,7 +13,16 @@ const spawn = ((...args: Parameters<Spawn>) =>
 
 // No top-level await: the bundle is CommonJS (package.json "bundle"), whose loader starts faster than ES modules'.
 main(process.argv.slice(2), {
-  io: { stdout: process.stdout, stderr: process.stderr },
+  // Getters: process.stdout and process.stderr build a stream on first use (20 of Node's internal modules), which
+  // a command that writes nothing (`sync --quiet` with everything installed) never needs.
+  io: {
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+  },
   env: process.env,
   cwd: process.cwd(),
   fetch: globalThis.fetch,

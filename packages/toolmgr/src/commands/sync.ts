@@ -44,7 +44,9 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
       now: deps.now(),
     });
     if (done !== undefined) {
-      deps.io.stdout.write(done);
+      // Nothing written for nothing to say: process.stdout builds its stream (Node's net and stream modules) on
+      // first use, a cost `sync --quiet` on an installed toolchain need not pay.
+      if (done !== "") deps.io.stdout.write(done);
       return 0;
     }
   }
@@ -67,7 +69,7 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
   } catch (error) {
     throw asStoreError(error, layout.home);
   }
-  const tty = deps.io.stderr.isTTY === true && !quiet;
+  const tty = !quiet && deps.io.stderr.isTTY === true;
   const { asOptimisticSync, waitOptions } = await import("../store/store-activity.js");
   try {
     // Never beside a `toolmgr prune` of this store (store-activity.ts); run again when one overlapped.
@@ -81,7 +83,7 @@ export async function syncCommand(args: CommandArgs, deps: Deps): Promise<number
         },
       }),
     );
-    deps.io.stdout.write(out);
+    if (out !== "") deps.io.stdout.write(out);
     return 0;
   } catch (error) {
     throw asStoreError(error, layout.home);
