@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire, Module } from "node:module";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import { build } from "esbuild";
@@ -15,14 +16,16 @@ const outdir = `${pkg}dist/bundle`;
 const outfile = `${outdir}/cli.cjs`;
 
 if (process.argv[2] === "--make-cache") {
-  const script = new vm.Script(Module.wrap(readFileSync(outfile, "utf8")), { filename: outfile });
+  // `--make-cache [bundle]`: scripts/release.mjs makes the single executable's cache the same way, for its bundle.
+  const file = process.argv[3] ?? outfile;
+  const script = new vm.Script(Module.wrap(readFileSync(file, "utf8")), { filename: file });
   const module = { exports: {} };
-  process.argv = [process.argv[0], outfile, "--long", "--root", `${pkg}test/fixtures/degraded-done/root`];
+  process.argv = [process.argv[0], file, "--long", "--root", `${pkg}test/fixtures/degraded-done/root`];
   process.once("beforeExit", () => {
-    writeFileSync(`${outfile}.cache`, script.createCachedData());
+    writeFileSync(`${file}.cache`, script.createCachedData());
     process.exitCode = 0;
   });
-  script.runInThisContext()(module.exports, createRequire(outfile), module, outfile, outdir);
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
 } else {
   await bundle();
 }
