@@ -40,7 +40,7 @@ test("Redis mode gives up V8's --optimize-for-size and the fixed young generatio
   }
 });
 
-test("the single process keeps V8 sized for memory (issue 7's RSS target), off only while it loads the file", async () => {
+test("the single process keeps V8 sized for memory (issue 7's RSS target) and its young generation fixed, both off only while it loads the file", async () => {
   const dir = await mkdtemp(join(tmpdir(), "pg-main-"));
   try {
     const { deps, flags, log } = fakeDeps();
@@ -48,7 +48,12 @@ test("the single process keeps V8 sized for memory (issue 7's RSS target), off o
     const code = await main([`--persistence.file=${dir}`], deps);
     assert.equal(code, 1);
     assert.match(log(), /Cannot read persistence file/);
-    assert.deepEqual(flags, ["--no-optimize-for-size", "--optimize-for-size"]);
+    assert.deepEqual(flags, [
+      "--no-optimize-for-size",
+      "--semi-space-growth-factor=2",
+      "--semi-space-growth-factor=1",
+      "--optimize-for-size",
+    ]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
