@@ -4,12 +4,14 @@
 // process. Also the environment systemd gives: a huge LISTEN_FDS and a passed descriptor that is no socket.
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { X509Certificate } from "node:crypto";
 import { appendFileSync } from "node:fs";
-import { copyFile, type FileHandle, mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { copyFile, type FileHandle, mkdir, mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { connect as connectTls } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { OUR_WEBHOOK } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
@@ -185,6 +187,42 @@ test("-secure: -cert a FIFO through several SIGHUPs keeps the old pair, later re
   );
   server.child.kill("SIGTERM");
   assert.equal(await exitWithin(server.child, 5000), 0);
+});
+
+test("-secure: a -cert and a -key that keep growing while read start the server, which serves that pair", async () => {
+  const sub = join(dir, "tls-growing");
+  await mkdir(sub);
+  const cert = join(sub, "cert.pem");
+  const key = join(sub, "key.pem");
+  const hooksFile = join(sub, "hooks.json");
+  await copyFile(join(PAIRS, "first-cert.pem"), cert);
+  await copyFile(join(PAIRS, "first-key.pem"), key);
+  await writeFile(hooksFile, hooks("tls"));
+  // A writer appending blank lines to both (PEM allows text around its blocks) while webhook reads them.
+  const writer = setInterval(() => {
+    appendFileSync(cert, "\n".repeat(4096));
+    appendFileSync(key, "\n".repeat(4096));
+  }, 1);
+  const port = await freePort();
+  const args = ["-hooks", hooksFile, "-ip", "127.0.0.1", "-port", String(port), "-verbose", "-secure"];
+  args.push("-cert", cert, "-key", key);
+  try {
+    const server = await servers.start(process.execPath, [OUR_WEBHOOK, ...args], {
+      ready: "serving hooks on https://",
+    });
+    const served = await new Promise<string>((resolve, reject) => {
+      const socket = connectTls({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+        resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? "");
+        socket.end();
+      });
+      socket.once("error", reject);
+    });
+    const expected = new X509Certificate(await readFile(join(PAIRS, "first-cert.pem"))).fingerprint256;
+    assert.equal(served, expected);
+    await servers.stop(server.child);
+  } finally {
+    clearInterval(writer);
+  }
 });
 
 test("-secure: a -cert or -key that is a FIFO, a socket, a device or a directory is refused at start naming it (upstream's exit 0 after the log)", async () => {
