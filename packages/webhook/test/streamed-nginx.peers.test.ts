@@ -2,7 +2,7 @@
 // have): `X-Accel-Buffering: no` must get each line to the client while the command still runs, and a client that
 // goes away must stop the command through the proxy (nginx closes its upstream connection).
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -17,9 +17,9 @@ import {
   tempDir,
   waitFor,
 } from "./support/hooks-server.js";
+import { startNginx, stopNginx } from "./support/nginx.js";
 import { ServerGroup } from "./support/server-group.js";
 
-const NGINX = "/usr/sbin/nginx";
 const group = new ServerGroup();
 let dir: string;
 let server: HooksServer;
@@ -43,32 +43,12 @@ before(async () => {
   });
   const port = await freePort();
   proxy = `http://127.0.0.1:${port}`;
-  await writeFile(
-    join(dir, "nginx.conf"),
-    `daemon off;
-master_process off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log;
-events {}
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${port};
-    location /hooks/ {
+  nginx = await startNginx(dir, {
+    port,
+    locations: `    location /hooks/ {
       proxy_pass ${server.base};
       proxy_http_version 1.1;
-    }
-  }
-}
-`,
-  );
-  nginx = spawn(NGINX, ["-e", join(dir, "error.log"), "-p", dir, "-c", join(dir, "nginx.conf")], {
-    stdio: "ignore",
+    }`,
   });
   await waitFor("nginx to serve", async () => {
     if (nginx?.exitCode !== null) throw new Error("nginx exited");
@@ -80,12 +60,7 @@ http {
 });
 
 after(async () => {
-  if (nginx !== undefined && nginx.exitCode === null) {
-    const exited = new Promise((resolve) => nginx?.once("exit", resolve));
-    nginx.kill("SIGTERM");
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-    if (nginx.exitCode === null) nginx.kill("SIGKILL");
-  }
+  await stopNginx(nginx);
   await group.stopAll();
   const pid = Number(await readFile(join(dir, "forever.pid"), "utf8").catch(() => "0"));
   if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL");

@@ -3,7 +3,7 @@
 // Clients connect to nginx from other loopback addresses (127.0.0.3, 127.0.0.4), so the address nginx reports differs
 // from the proxy's own (127.0.0.1, the one trusted).
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { OUR_WEBHOOK } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
+import { startNginx, stopNginx } from "./support/nginx.js";
 import { ServerGroup } from "./support/server-group.js";
 
-const NGINX = "/usr/sbin/nginx";
 const servers = new ServerGroup();
 let dir: string;
 let nginx: ChildProcess | undefined;
@@ -52,23 +52,9 @@ before(async () => {
   );
   proxyPort = await freePort();
   const upstream = `http://127.0.0.1:${directPort}`;
-  await writeFile(
-    join(dir, "nginx.conf"),
-    `daemon off;
-master_process off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log;
-events {}
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${proxyPort};
-    location /hooks/ {
+  nginx = await startNginx(dir, {
+    port: proxyPort,
+    locations: `    location /hooks/ {
       proxy_pass ${upstream};
       proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     }
@@ -76,13 +62,7 @@ http {
       proxy_pass ${upstream}/hooks/;
       proxy_set_header Forwarded "for=$remote_addr;proto=$scheme";
       proxy_set_header X-Forwarded-For "";
-    }
-  }
-}
-`,
-  );
-  nginx = spawn(NGINX, ["-e", join(dir, "error.log"), "-p", dir, "-c", join(dir, "nginx.conf")], {
-    stdio: "ignore",
+    }`,
   });
   for (let i = 0; ; i++) {
     const up = await send({ path: "/hooks/who", from: "127.0.0.3" }).then(
@@ -96,12 +76,7 @@ http {
 });
 
 after(async () => {
-  if (nginx !== undefined && nginx.exitCode === null) {
-    const exited = new Promise((r) => nginx?.once("exit", r));
-    nginx.kill("SIGTERM");
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (nginx.exitCode === null) nginx.kill("SIGKILL");
-  }
+  await stopNginx(nginx);
   await servers.stopAll();
   await rm(dir, { recursive: true, force: true });
 });
