@@ -81,23 +81,23 @@ export function noteText(note: CooldownNote): string {
   return `kept although younger than min_release_age ${note.age.text}: published ${formatUtc(note.publishedAt)}, eligible ${formatEligible(note.eligibleAt)}`;
 }
 
+/** A release of a tool to be judged against its window: the version, its tag, the release as the host gave it. */
+export interface CooldownCandidate {
+  readonly version: string;
+  readonly tag: string;
+  readonly release: Release;
+  readonly cooldown: Cooldown;
+}
+
 /**
  * Admits an exact version (`1.2.3`, `1.2.3-rc.1`, `<channel>-<commit>`): a release old enough passes; a younger one
  * is refused, unless the lock already pins it (then it is kept and reported).
  *
  * @throws {ResolveError} naming the release date and when it becomes eligible
  */
-export function admitExact(
-  tool: ProjectTool,
-  options: {
-    readonly version: string;
-    readonly tag: string;
-    readonly release: Release;
-    readonly cooldown: Cooldown;
-  },
-): CooldownNote | undefined {
-  const { version, tag, release, cooldown } = options;
-  const note = judge(tool, { version, tag, release, cooldown });
+export function admitExact(tool: ProjectTool, options: CooldownCandidate): CooldownNote | undefined {
+  const { version, tag, cooldown } = options;
+  const note = judge(tool, options);
   if (note === undefined) return undefined;
   if (cooldown.pinned === version) return { ...note, kind: "young-pin" };
   throw new YoungReleaseError(
@@ -111,15 +111,7 @@ export function admitExact(
  *
  * @throws {ResolveError} when the host gave no publication date, so the window cannot be checked
  */
-export function judge(
-  tool: ProjectTool,
-  options: {
-    readonly version: string;
-    readonly tag: string;
-    readonly release: Release;
-    readonly cooldown: Cooldown;
-  },
-): CooldownNote | undefined {
+export function judge(tool: ProjectTool, options: CooldownCandidate): CooldownNote | undefined {
   const { version, tag, release, cooldown } = options;
   const publishedAt = release.publishedAt;
   if (publishedAt === undefined) {
