@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import { systemdActivation } from "@local/go-compat/systemd-activation";
+import { MAX_LISTEN_FDS, systemdActivation } from "@local/go-compat/systemd-activation";
 import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import type { GatewayContext } from "./handlers/responses.js";
@@ -155,7 +155,11 @@ function listenersOf(
   deps: Pick<MainDeps, "env" | "pid">,
 ): { host: string; port: number; fd?: number }[] | string {
   if (config.systemdSocket) {
-    const fds = systemdActivation(deps.env, deps.pid).fds;
+    const { fds, count } = systemdActivation(deps.env, deps.pid);
+    // go-compat lists none past MAX_LISTEN_FDS (nothing spent on LISTEN_FDS=100000000): say so, not "none found".
+    if (count > fds.length) {
+      return `LISTEN_FDS=${count} is more than the ${MAX_LISTEN_FDS} descriptors a socket unit passes`;
+    }
     if (fds.length === 0) return "no socket activation file descriptors found";
     return fds.map((fd) => ({ host: "", port: 0, fd }));
   }

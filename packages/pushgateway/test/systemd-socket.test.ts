@@ -43,6 +43,20 @@ test("without an activated socket it logs the error and exits 1", async () => {
   assert.match(r.log, /level=error msg="Error listening: no socket activation file descriptors found"/);
 });
 
+test("a LISTEN_FDS past any socket unit (100000000) is refused naming it, at once", async () => {
+  const r = await runUntilExit("/bin/sh", [
+    "-c",
+    `LISTEN_PID=$$ LISTEN_FDS=100000000 exec "$0" "$1" --web.systemd-socket`,
+    process.execPath,
+    GATEWAY_BIN,
+  ]);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.log,
+    /level=error msg="Error listening: LISTEN_FDS=100000000 is more than the 1024 descriptors a socket unit passes"/,
+  );
+});
+
 test("serves on every socket passed (LISTEN_FDS=2: fds 3 and 4), as exporter-toolkit's ServeMultiple", async () => {
   const sockets: Server[] = [createServer(), createServer()];
   for (const s of sockets) await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
