@@ -172,7 +172,9 @@ export async function isShimFile(path: string): Promise<boolean> {
  * arguments. Outside a project, or for a command the project does not pin, it steps aside to the next command of
  * that name on `PATH` after the shims directory (issue 10: putting the shims on `PATH` never takes a tool away);
  * only when there is none it exits 127. A project file the `awk` pass cannot read exactly (project-local sources)
- * is handed to `toolmgr exec` through `launcher`. It never installs.
+ * is handed to `toolmgr exec` through `launcher`. It never installs. Its first lines are the hot path (shim-record.ts:
+ * the project's files unchanged since `sync`/`exec` recorded them, every install whole): sh runs the tool before it
+ * has parsed anything else, and goes on to the full check above whenever the hot path cannot answer.
  */
 export function shimScript(
   command: string,
