@@ -136,6 +136,39 @@ test("on the hot path a damaged or missing install is refused with exec's words"
   assert.deepEqual(await p.both(), missing);
 });
 
+test("the hot path is the shim's first lines and needs nothing after them; what it cannot answer goes on", async () => {
+  // sh parses a script one command at a time: a shim whose hot path comes first runs the tool before sh has parsed
+  // the slow path's functions and setup (bench/toolmgr/README.md "Hot paths"). Cut after the hot path, the shim
+  // must still run a current project's pin, and must run nothing (go on past the cut) whenever it cannot answer.
+  const p = await synced();
+  const text = await readFile(join(p.shims, "hello"), "utf8");
+  const end = text.indexOf("\nfi\n");
+  assert.ok(end > 0 && end < 1500, "the hot path ends within the shim's first lines");
+  const dir = await tempDir("toolmgr-hot-cut-");
+  const cut = join(dir, "hello");
+  await writeFile(cut, `${text.slice(0, end)}\nfi\necho past the hot path >&2\nexit 99\n`, { mode: 0o755 });
+  const run = () =>
+    runProgram(cut, ["a"], {
+      cwd: p.dir,
+      env: { PATH: p.shims, TOOLMGR_HOME: p.home, XDG_CONFIG_HOME: join(p.dir, "config") },
+    });
+  assert.deepEqual(await run(), { code: 0, stdout: "hello 1.2.3 a\n", stderr: "" });
+  const [install = ""] = await readdir(join(p.home, "tools", "hello"));
+  const marker = join(p.home, "tools", "hello", install, ".toolmgr-install");
+  const saved = await readFile(marker);
+  await rm(marker);
+  assert.deepEqual(await run(), { code: 99, stdout: "", stderr: "past the hot path\n" }, "a damaged install");
+  await writeFile(marker, saved);
+  assert.equal((await run()).code, 0);
+  const toml = join(p.dir, "toolmgr.toml");
+  await writeFile(toml, await readFile(toml, "utf8")); // the same text, written after the record
+  assert.deepEqual(
+    await run(),
+    { code: 99, stdout: "", stderr: "past the hot path\n" },
+    "a file written since",
+  );
+});
+
 test("a lock with a 50 MB comment is refused by the shim and exec alike, naming the limit", async () => {
   const p = await synced();
   const lock = join(p.dir, "toolmgr.lock");

@@ -172,7 +172,9 @@ export async function isShimFile(path: string): Promise<boolean> {
  * arguments. Outside a project, or for a command the project does not pin, it steps aside to the next command of
  * that name on `PATH` after the shims directory (issue 10: putting the shims on `PATH` never takes a tool away);
  * only when there is none it exits 127. A project file the `awk` pass cannot read exactly (project-local sources)
- * is handed to `toolmgr exec` through `launcher`. It never installs.
+ * is handed to `toolmgr exec` through `launcher`. It never installs. Its first lines are the hot path (shim-record.ts:
+ * the project's files unchanged since `sync`/`exec` recorded them, every install whole): sh runs the tool before it
+ * has parsed anything else, and goes on to the full check above whenever the hot path cannot answer.
  */
 export function shimScript(
   command: string,
@@ -184,15 +186,24 @@ export function shimScript(
   const launcherProgram = q(launcherArgv[0] ?? "toolmgr");
   return `#!/bin/sh
 ${SHIM_MARKER}"${command}", written by \`toolmgr sync\`: runs what \`toolmgr exec ${command}\` would run.
-cmd=${q(command)}
-platform=${q(options.platform)}
-# The store is the environment's, decided at every call as \`toolmgr exec\` decides it (layout.ts toolmgrHome),
-# never the one that wrote this shim: a shim runs nothing from a store TOOLMGR_HOME says not to use, and a store
-# built at one path can be used at another (issue 31 item 2).
-if [ -n "\${TOOLMGR_HOME:-}" ]; then home=$TOOLMGR_HOME
-elif [ -n "\${XDG_DATA_HOME:-}" ]; then home=$XDG_DATA_HOME/toolmgr
-else home=\${HOME:-}/.local/share/toolmgr
+cmd=${q(command)} platform=${q(options.platform)} home=\${TOOLMGR_HOME:-\${XDG_DATA_HOME:-\${HOME:-}/.local/share}/toolmgr} dir=$PWD fast= target= ok=1
+while ! [ -e "$dir/toolmgr.toml" ]; do case $dir in */*) dir=\${dir%/*} ;; *) break ;; esac; done
+pin() { [ -f "$home/tools/$2/$3/${INSTALL_MARKER}" ] && [ -x "$home/tools/$2/$3/$4" ] || ok=; [ "$1" = "$cmd" ] && target=$home/tools/$2/$3/$4; }
+rec=$home/projects$dir
+if [ "$dir/toolmgr.toml" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] && [ "$dir/toolmgr.lock" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] &&
+  [ "$dir/toolmgr.toml" -ef "$rec/${TOML_LINK_NAME}" ] && [ "$dir/toolmgr.lock" -ef "$rec/${LOCK_LINK_NAME}" ]; then
+  command . "$rec/${SHIM_FRAGMENT_NAME}"
+  [ "$fast$ok" = 11 ] && [ -n "$target" ] && exec "$target" "$@"
 fi
+# The hot path above is all sh parses (it reads no further) when the project's files are the very ones (same
+# inodes, linked beside the record) that \`sync\`/\`exec\` last found current and strictly older than the record's
+# answers, whose time was set from before they were read (shim-record.ts): shell built-ins only, and nothing parsed
+# that it does not run (bench/toolmgr/README.md "Hot paths"). The answers call \`pin\` for every pinned executable,
+# each install checked as exec checks it, and set fast. Anything else (no record, a changed file, a damaged install,
+# a command the project does not pin) comes here and decides from the start, in exec's words.
+# The store is the environment's, decided at every call as \`toolmgr exec\` decides it (layout.ts toolmgrHome; the
+# expansion above), never the one that wrote this shim: a shim runs nothing from a store TOOLMGR_HOME says not to
+# use, and a store built at one path can be used at another (issue 31 item 2).
 shims=$home/shims
 case $0 in */*) self=\${0%/*} ;; *) self=$shims ;; esac
 # The user toolset (\`toolmgr lock --global\`) answers for a command the nearest project does not pin (issue 31 item 5).
@@ -238,18 +249,6 @@ pin() {
 }
 g=
 target=
-# The hot path, before the shell even parses the rest of this file: shell built-ins only. The project's files are
-# the very ones (same inodes, linked beside the record) that \`sync\`/\`exec\` last found current and are strictly
-# older than the record's answers, whose time was set from before they were read (shim-record.ts); the answers call
-# \`pin\` for every pinned executable (each install checked as exec checks it) and set fast.
-if [ -n "$toml" ]; then
-  lock=\${toml%.toml}.lock rec=$home/projects$dir fast=
-  if [ "$toml" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] && [ "$lock" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] &&
-    [ "$toml" -ef "$rec/${TOML_LINK_NAME}" ] && [ "$lock" -ef "$rec/${LOCK_LINK_NAME}" ]; then
-    command . "$rec/${SHIM_FRAGMENT_NAME}"
-    if [ -n "$fast" ] && [ -n "$target" ]; then exec "$target" "$@"; fi
-  fi
-fi
 for scope in project user; do
   if [ $scope = user ]; then
     [ -f "$user/toolmgr.toml" ] && [ "$user/toolmgr.toml" != "$toml" ] || break
