@@ -243,3 +243,41 @@ test("a shim with no record and no awk names awk, where it said the tool was not
   const r2 = await p.shim([], `${p.shims}:${dir}`);
   assert.match(r2.stderr, /the shim needs "wc", which is not on PATH/);
 });
+
+test("variables the caller exported reach the tool unchanged, on the hot path and the full check", async () => {
+  const p = await synced();
+  const [install = ""] = await readdir(join(p.home, "tools", "hello"));
+  // The installed executable, rewritten to print the environment names a shim script would naturally use.
+  const names = [
+    "cmd",
+    "dir",
+    "home",
+    "target",
+    "fast",
+    "ok",
+    "rec",
+    "toml",
+    "lock",
+    "platform",
+    "found",
+    "g",
+  ];
+  await writeFile(
+    join(p.home, "tools", "hello", install, "hello"),
+    `#!/bin/sh\necho ${names.map((n) => `${n}=$${n}`).join(" ")}\n`,
+    { mode: 0o755 },
+  );
+  const caller = Object.fromEntries(names.map((n) => [n, `caller's ${n}`]));
+  const want = `${names.map((n) => `${n}=caller's ${n}`).join(" ")}\n`;
+  const env = { TOOLMGR_HOME: p.home, XDG_CONFIG_HOME: join(p.dir, "config"), ...caller };
+  const hot = await runProgram(join(p.shims, "hello"), [], { cwd: p.dir, env: { ...env, PATH: p.shims } });
+  assert.deepEqual(hot, { code: 0, stdout: want, stderr: "" });
+  // A touched project file: the shim decides with awk (the full check), which assigns many more of its variables.
+  const later = Date.now() / 1000 + 5;
+  await utimes(join(p.dir, "toolmgr.toml"), later, later);
+  const full = await runProgram(join(p.shims, "hello"), [], {
+    cwd: p.dir,
+    env: { ...env, PATH: `${p.shims}:/usr/bin:/bin` },
+  });
+  assert.deepEqual(full, { code: 0, stdout: want, stderr: "" });
+});

@@ -73,11 +73,11 @@ function words(line: string): string[] {
 
 function parseFragment(text: string, platform: Platform): RecordedTool[] | undefined {
   const lines = text.split("\n");
-  if (!lines.includes("fast=1")) return undefined;
+  if (!lines.includes("_tm_fast=1")) return undefined;
   const tools: { name: string; constraint: string; version: string; pins: RecordedPin[] }[] = [];
   let platformSeen = false;
   for (const line of lines) {
-    if (line.startsWith('[ "$platform" = ')) {
+    if (line.startsWith('[ "$_tm_platform" = ')) {
       if (words(line)[0] !== platform) return undefined;
       platformSeen = true;
     } else if (line.startsWith("#t ")) {

@@ -24,13 +24,14 @@ const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /**
  * The shell fragment of answers for a current project: one `pin` call (shims.ts) per pinned executable for
- * `platform`, then `fast=1`. A shim for another platform (a store shared between machines) ignores it.
+ * `platform`, then `_tm_fast=1` (the shim's variables are `_tm_`-prefixed). A shim for another platform (a store
+ * shared between machines) ignores it.
  */
 export function shimFragment(lock: Lockfile, platform: Platform): string {
   const lines = [
     "# toolmgr: what the shims run for this project while its toolmgr.toml and toolmgr.lock are the files linked",
     "# beside this one and older than it (written by toolmgr sync/exec, read by the shims; shim-record.ts)",
-    `[ "$platform" = ${q(platform)} ] || return 0`,
+    `[ "$_tm_platform" = ${q(platform)} ] || return 0`,
   ];
   for (const tool of lock.tools) {
     const artifact = lockedArtifact(tool, platform);
@@ -41,7 +42,7 @@ export function shimFragment(lock: Lockfile, platform: Platform): string {
     for (const bin of tool.bin)
       lines.push(`pin ${q(commandName(bin))} ${q(tool.name)} ${q(install)} ${q(bin)}`);
   }
-  lines.push("fast=1", "");
+  lines.push("_tm_fast=1", "");
   return lines.join("\n");
 }
 

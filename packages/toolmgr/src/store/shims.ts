@@ -184,16 +184,18 @@ export function shimScript(
   const launcherArgv = options.launcher ?? ["toolmgr"];
   const launcher = launcherArgv.map(q).join(" ");
   const launcherProgram = q(launcherArgv[0] ?? "toolmgr");
+  // Every variable of the shim is _tm_-prefixed: assigning to a name the caller exported (cmd, dir, target, ...)
+  // would change what the tool finds in its environment.
   return `#!/bin/sh
 ${SHIM_MARKER}"${command}", written by \`toolmgr sync\`: runs what \`toolmgr exec ${command}\` would run.
-cmd=${q(command)} platform=${q(options.platform)} home=\${TOOLMGR_HOME:-\${XDG_DATA_HOME:-\${HOME:-}/.local/share}/toolmgr} dir=$PWD fast= target= ok=1
-while ! [ -e "$dir/toolmgr.toml" ]; do case $dir in */*) dir=\${dir%/*} ;; *) break ;; esac; done
-pin() { [ -f "$home/tools/$2/$3/${INSTALL_MARKER}" ] && [ -x "$home/tools/$2/$3/$4" ] || ok=; [ "$1" = "$cmd" ] && target=$home/tools/$2/$3/$4; }
-rec=$home/projects$dir
-if [ "$dir/toolmgr.toml" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] && [ "$dir/toolmgr.lock" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] &&
-  [ "$dir/toolmgr.toml" -ef "$rec/${TOML_LINK_NAME}" ] && [ "$dir/toolmgr.lock" -ef "$rec/${LOCK_LINK_NAME}" ]; then
-  command . "$rec/${SHIM_FRAGMENT_NAME}"
-  [ "$fast$ok" = 11 ] && [ -n "$target" ] && exec "$target" "$@"
+_tm_cmd=${q(command)} _tm_platform=${q(options.platform)} _tm_home=\${TOOLMGR_HOME:-\${XDG_DATA_HOME:-\${HOME:-}/.local/share}/toolmgr} _tm_dir=$PWD _tm_fast= _tm_target= _tm_ok=1
+while ! [ -e "$_tm_dir/toolmgr.toml" ]; do case $_tm_dir in */*) _tm_dir=\${_tm_dir%/*} ;; *) break ;; esac; done
+pin() { [ -f "$_tm_home/tools/$2/$3/${INSTALL_MARKER}" ] && [ -x "$_tm_home/tools/$2/$3/$4" ] || _tm_ok=; [ "$1" = "$_tm_cmd" ] && _tm_target=$_tm_home/tools/$2/$3/$4; }
+_tm_rec=$_tm_home/projects$_tm_dir
+if [ "$_tm_dir/toolmgr.toml" -ot "$_tm_rec/${SHIM_FRAGMENT_NAME}" ] && [ "$_tm_dir/toolmgr.lock" -ot "$_tm_rec/${SHIM_FRAGMENT_NAME}" ] &&
+  [ "$_tm_dir/toolmgr.toml" -ef "$_tm_rec/${TOML_LINK_NAME}" ] && [ "$_tm_dir/toolmgr.lock" -ef "$_tm_rec/${LOCK_LINK_NAME}" ]; then
+  command . "$_tm_rec/${SHIM_FRAGMENT_NAME}"
+  [ "$_tm_fast$_tm_ok" = 11 ] && [ -n "$_tm_target" ] && exec "$_tm_target" "$@"
 fi
 # The hot path above is all sh parses (it reads no further) when the project's files are the very ones (same
 # inodes, linked beside the record) that \`sync\`/\`exec\` last found current and strictly older than the record's
@@ -204,156 +206,156 @@ fi
 # The store is the environment's, decided at every call as \`toolmgr exec\` decides it (layout.ts toolmgrHome; the
 # expansion above), never the one that wrote this shim: a shim runs nothing from a store TOOLMGR_HOME says not to
 # use, and a store built at one path can be used at another (issue 31 item 2).
-shims=$home/shims
-case $0 in */*) self=\${0%/*} ;; *) self=$shims ;; esac
+_tm_shims=$_tm_home/shims
+case $0 in */*) _tm_self=\${0%/*} ;; *) _tm_self=$_tm_shims ;; esac
 # The user toolset (\`toolmgr lock --global\`) answers for a command the nearest project does not pin (issue 31 item 5).
-user=\${XDG_CONFIG_HOME:-\${HOME:-}/.config}/toolmgr
+_tm_user=\${XDG_CONFIG_HOME:-\${HOME:-}/.config}/toolmgr
 # exec's refusal of a file that is not a regular one (bounded-read.ts), in its words.
 notfile() {
-  if [ -d "$1" ]; then t="a directory"; elif [ -p "$1" ]; then t="a FIFO (named pipe)"; elif [ -S "$1" ]; then t="a socket"
-  elif [ -c "$1" ]; then t="a character device"; elif [ -b "$1" ]; then t="a block device"; else t="not a regular file"; fi
-  echo "toolmgr: Cannot read $1: it is $t, not a regular file" >&2
+  if [ -d "$1" ]; then _tm_t="a directory"; elif [ -p "$1" ]; then _tm_t="a FIFO (named pipe)"; elif [ -S "$1" ]; then _tm_t="a socket"
+  elif [ -c "$1" ]; then _tm_t="a character device"; elif [ -b "$1" ]; then _tm_t="a block device"; else _tm_t="not a regular file"; fi
+  echo "toolmgr: Cannot read $1: it is $_tm_t, not a regular file" >&2
   exit 1
 }
-dir=$PWD
-toml=
+_tm_dir=$PWD
+_tm_toml=
 while :; do
-  if [ -e "$dir/toolmgr.toml" ]; then
-    [ -f "$dir/toolmgr.toml" ] || notfile "$dir/toolmgr.toml"
-    toml=$dir/toolmgr.toml; break
+  if [ -e "$_tm_dir/toolmgr.toml" ]; then
+    [ -f "$_tm_dir/toolmgr.toml" ] || notfile "$_tm_dir/toolmgr.toml"
+    _tm_toml=$_tm_dir/toolmgr.toml; break
   fi
-  case $dir in */*) dir=\${dir%/*} ;; *) break ;; esac
-  [ -n "$dir" ] || { [ -f /toolmgr.toml ] && toml=/toolmgr.toml; break; }
+  case $_tm_dir in */*) _tm_dir=\${_tm_dir%/*} ;; *) break ;; esac
+  [ -n "$_tm_dir" ] || { [ -f /toolmgr.toml ] && _tm_toml=/toolmgr.toml; break; }
 done
-tab='\t' # a literal tab: $(printf) would cost a fork on every call
-nl='
+_tm_tab='\t' # a literal tab: $(printf) would cost a fork on every call
+_tm_nl='
 '
 # One pinned executable, as exec checks it (toolchain.ts), in exec's words: $1 its command when it is the one this
 # shim runs (else empty), $2 the tool, $3 <version>-<digest12>, $4 the executable's path in the install.
 pin() {
-  install=$home/tools/$2/$3
+  _tm_install=$_tm_home/tools/$2/$3
   # Two stats when all is well (a marker and an executable mean the directory is there); the diagnosis otherwise.
-  if [ -f "$install/${INSTALL_MARKER}" ] && [ -x "$install/$4" ]; then
-    [ "$1" = "$cmd" ] && target=$install/$4
+  if [ -f "$_tm_install/${INSTALL_MARKER}" ] && [ -x "$_tm_install/$4" ]; then
+    [ "$1" = "$_tm_cmd" ] && _tm_target=$_tm_install/$4
     return 0
   fi
-  if [ ! -d "$install" ]; then problem="not installed"
-  elif [ ! -f "$install/${INSTALL_MARKER}" ]; then problem="damaged: its completion marker is missing"
-  elif [ ! -x "$install/$4" ]; then problem="damaged: the executable \\"$4\\" is missing"
+  if [ ! -d "$_tm_install" ]; then _tm_problem="not installed"
+  elif [ ! -f "$_tm_install/${INSTALL_MARKER}" ]; then _tm_problem="damaged: its completion marker is missing"
+  elif [ ! -x "$_tm_install/$4" ]; then _tm_problem="damaged: the executable \\"$4\\" is missing"
   else
-    [ "$1" = "$cmd" ] && target=$install/$4
+    [ "$1" = "$_tm_cmd" ] && _tm_target=$_tm_install/$4
     return 0
   fi
-  echo "toolmgr: \\"$2\\" \${3%-*} is $problem; run \\\`toolmgr sync$g\\\`" >&2
+  echo "toolmgr: \\"$2\\" \${3%-*} is $_tm_problem; run \\\`toolmgr sync$_tm_g\\\`" >&2
   exit 1
 }
-g=
-target=
-for scope in project user; do
-  if [ $scope = user ]; then
-    [ -f "$user/toolmgr.toml" ] && [ "$user/toolmgr.toml" != "$toml" ] || break
-    toml=$user/toolmgr.toml dir=$user g=' --global'
+_tm_g=
+_tm_target=
+for _tm_scope in project user; do
+  if [ $_tm_scope = user ]; then
+    [ -f "$_tm_user/toolmgr.toml" ] && [ "$_tm_user/toolmgr.toml" != "$_tm_toml" ] || break
+    _tm_toml=$_tm_user/toolmgr.toml _tm_dir=$_tm_user _tm_g=' --global'
   fi
-  [ -n "$toml" ] || continue
-  lock=\${toml%.toml}.lock
-  if [ ! -f "$lock" ]; then
-    [ -e "$lock" ] && notfile "$lock"
-    echo "toolmgr: Cannot find $lock: run \\\`toolmgr lock$g\\\` first" >&2; exit 1
+  [ -n "$_tm_toml" ] || continue
+  _tm_lock=\${_tm_toml%.toml}.lock
+  if [ ! -f "$_tm_lock" ]; then
+    [ -e "$_tm_lock" ] && notfile "$_tm_lock"
+    echo "toolmgr: Cannot find $_tm_lock: run \\\`toolmgr lock$_tm_g\\\` first" >&2; exit 1
   fi
-  rec=$home/projects$dir
-  fast=
+  _tm_rec=$_tm_home/projects$_tm_dir
+  _tm_fast=
   # The hot path again (above), for a command the project does not pin and for the user toolset.
-  if [ "$toml" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] && [ "$lock" -ot "$rec/${SHIM_FRAGMENT_NAME}" ] &&
-    [ "$toml" -ef "$rec/${TOML_LINK_NAME}" ] && [ "$lock" -ef "$rec/${LOCK_LINK_NAME}" ]; then
-    command . "$rec/${SHIM_FRAGMENT_NAME}"
+  if [ "$_tm_toml" -ot "$_tm_rec/${SHIM_FRAGMENT_NAME}" ] && [ "$_tm_lock" -ot "$_tm_rec/${SHIM_FRAGMENT_NAME}" ] &&
+    [ "$_tm_toml" -ef "$_tm_rec/${TOML_LINK_NAME}" ] && [ "$_tm_lock" -ef "$_tm_rec/${LOCK_LINK_NAME}" ]; then
+    command . "$_tm_rec/${SHIM_FRAGMENT_NAME}"
   fi
-  if [ -z "$fast" ]; then
+  if [ -z "$_tm_fast" ]; then
     # Anything changed since: today's full check, which needs awk and wc; a missing one is named, not taken for
     # "not pinned".
-    for p in awk wc; do
-      command -v $p >/dev/null 2>&1 || {
-        echo "toolmgr: Cannot check $lock: the shim needs \\"$p\\", which is not on PATH ($PATH); install it, or run \\\`toolmgr exec $cmd\\\`" >&2
+    for _tm_p in awk wc; do
+      command -v $_tm_p >/dev/null 2>&1 || {
+        echo "toolmgr: Cannot check $_tm_lock: the shim needs \\"$_tm_p\\", which is not on PATH ($PATH); install it, or run \\\`toolmgr exec $_tm_cmd\\\`" >&2
         exit 1
       }
     done
     # The sizes first (wc answers from the file's size, reading nothing): awk would spend seconds on one long line.
-    sizes=$(LC_ALL=C wc -c < "$toml" && LC_ALL=C wc -c < "$lock") || {
-      echo "toolmgr: Cannot read $toml and $lock (wc failed)" >&2; exit 1
+    _tm_sizes=$(LC_ALL=C wc -c < "$_tm_toml" && LC_ALL=C wc -c < "$_tm_lock") || {
+      echo "toolmgr: Cannot read $_tm_toml and $_tm_lock (wc failed)" >&2; exit 1
     }
-    tsize=$((\${sizes%%"$nl"*})) lsize=$((\${sizes#*"$nl"}))
-    if [ "$tsize" -gt ${PROJECT_FILE_LIMIT} ]; then
-      echo "toolmgr: ${tooLargeText("$toml", "$tsize", "project")}" >&2; exit 1
+    _tm_tsize=$((\${_tm_sizes%%"$_tm_nl"*})) _tm_lsize=$((\${_tm_sizes#*"$_tm_nl"}))
+    if [ "$_tm_tsize" -gt ${PROJECT_FILE_LIMIT} ]; then
+      echo "toolmgr: ${tooLargeText("$_tm_toml", "$_tm_tsize", "project")}" >&2; exit 1
     fi
-    if [ "$lsize" -gt ${LOCK_FILE_LIMIT} ]; then
-      echo "toolmgr: ${tooLargeText("$lock", "$lsize", "lock")}" >&2; exit 1
+    if [ "$_tm_lsize" -gt ${LOCK_FILE_LIMIT} ]; then
+      echo "toolmgr: ${tooLargeText("$_tm_lock", "$_tm_lsize", "lock")}" >&2; exit 1
     fi
-    found=$(LC_ALL=C awk -v cmd="$cmd" -v plat="$platform" -v toml="$toml" -v lock="$lock" -v vtoml="$rec/toolmgr.toml" -v vlock="$rec/toolmgr.lock" -v vans="$rec/${SHIM_ANSWERS_NAME}" ${q(SHIM_FAST_AWK)}) || {
-      echo "toolmgr: Cannot check $lock: awk failed" >&2; exit 1
+    _tm_found=$(LC_ALL=C awk -v cmd="$_tm_cmd" -v plat="$_tm_platform" -v toml="$_tm_toml" -v lock="$_tm_lock" -v vtoml="$_tm_rec/toolmgr.toml" -v vlock="$_tm_rec/toolmgr.lock" -v vans="$_tm_rec/${SHIM_ANSWERS_NAME}" ${q(SHIM_FAST_AWK)}) || {
+      echo "toolmgr: Cannot check $_tm_lock: awk failed" >&2; exit 1
     }
-    if [ "$found" = - ]; then
-      found=$(LC_ALL=C awk -v cmd="$cmd" -v plat="$platform" -v lk="toolmgr lock$g" ${q(SHIM_AWK)} "$toml" "$lock") || {
-        echo "toolmgr: Cannot check $lock: awk failed" >&2; exit 1
+    if [ "$_tm_found" = - ]; then
+      _tm_found=$(LC_ALL=C awk -v cmd="$_tm_cmd" -v plat="$_tm_platform" -v lk="toolmgr lock$_tm_g" ${q(SHIM_AWK)} "$_tm_toml" "$_tm_lock") || {
+        echo "toolmgr: Cannot check $_tm_lock: awk failed" >&2; exit 1
       }
     fi
-    case $found in
+    case $_tm_found in
     '?')
       command -v ${launcherProgram} >/dev/null 2>&1 || {
-        echo "toolmgr: Cannot check $lock: $toml defines project-local sources, which only \\\`toolmgr exec\\\` checks, and the toolmgr that wrote this shim is gone:" ${launcherProgram} "is not there; install toolmgr again and run \\\`toolmgr sync$g\\\`" >&2
+        echo "toolmgr: Cannot check $_tm_lock: $_tm_toml defines project-local sources, which only \\\`toolmgr exec\\\` checks, and the toolmgr that wrote this shim is gone:" ${launcherProgram} "is not there; install toolmgr again and run \\\`toolmgr sync$_tm_g\\\`" >&2
         exit 127
       }
-      TOOLMGR_HOME=$home exec ${launcher} exec "$cmd" "$@" ;;
+      TOOLMGR_HOME=$_tm_home exec ${launcher} exec "$_tm_cmd" "$@" ;;
     '!')
-      echo "toolmgr: $lock has an invalid entry (a name, version, digest or executable path that would leave the store); it was not written by toolmgr lock, so re-run \\\`toolmgr lock$g\\\`" >&2
+      echo "toolmgr: $_tm_lock has an invalid entry (a name, version, digest or executable path that would leave the store); it was not written by toolmgr lock, so re-run \\\`toolmgr lock$_tm_g\\\`" >&2
       exit 1 ;;
     S*)
-      msg="toolmgr: $lock is out of date:"
-      rest=$found
-      while [ -n "$rest" ]; do
-        line=\${rest%%"$nl"*}
-        case $rest in *"$nl"*) rest=\${rest#*"$nl"} ;; *) rest= ;; esac
-        line=\${line#S"$tab"}
-        msg="$msg$nl  \${line%%"$tab"*}: \${line#*"$tab"}"
+      _tm_msg="toolmgr: $_tm_lock is out of date:"
+      _tm_rest=$_tm_found
+      while [ -n "$_tm_rest" ]; do
+        _tm_line=\${_tm_rest%%"$_tm_nl"*}
+        case $_tm_rest in *"$_tm_nl"*) _tm_rest=\${_tm_rest#*"$_tm_nl"} ;; *) _tm_rest= ;; esac
+        _tm_line=\${_tm_line#S"$_tm_tab"}
+        _tm_msg="$_tm_msg$_tm_nl  \${_tm_line%%"$_tm_tab"*}: \${_tm_line#*"$_tm_tab"}"
       done
-      echo "$msg" >&2
+      echo "$_tm_msg" >&2
       exit 1 ;;
     esac
-    rest=$found
-    while [ -n "$rest" ]; do
-      line=\${rest%%"$nl"*}
-      case $rest in *"$nl"*) rest=\${rest#*"$nl"} ;; *) rest= ;; esac
-      kind=\${line%%"$tab"*}; line=\${line#*"$tab"}
-      name=\${line%%"$tab"*}; line=\${line#*"$tab"}
-      ver=\${line%%"$tab"*}; bin=\${line#*"$tab"}
-      c=; [ "$kind" = C ] && c=$cmd
-      pin "$c" "$name" "$ver" "$bin"
+    _tm_rest=$_tm_found
+    while [ -n "$_tm_rest" ]; do
+      _tm_line=\${_tm_rest%%"$_tm_nl"*}
+      case $_tm_rest in *"$_tm_nl"*) _tm_rest=\${_tm_rest#*"$_tm_nl"} ;; *) _tm_rest= ;; esac
+      _tm_kind=\${_tm_line%%"$_tm_tab"*}; _tm_line=\${_tm_line#*"$_tm_tab"}
+      _tm_name=\${_tm_line%%"$_tm_tab"*}; _tm_line=\${_tm_line#*"$_tm_tab"}
+      _tm_ver=\${_tm_line%%"$_tm_tab"*}; _tm_bin=\${_tm_line#*"$_tm_tab"}
+      _tm_c=; [ "$_tm_kind" = C ] && _tm_c=$_tm_cmd
+      pin "$_tm_c" "$_tm_name" "$_tm_ver" "$_tm_bin"
     done
   fi
-  if [ -n "$target" ]; then exec "$target" "$@"; fi
+  if [ -n "$_tm_target" ]; then exec "$_tm_target" "$@"; fi
 done
-# Not pinned here: step aside to the next "$cmd" on PATH after the shims directory. A hop is counted in
-# TOOLMGR_SHIM_DEPTH: a program found there that runs "$cmd" through the shims again would otherwise loop forever.
-depth=\${TOOLMGR_SHIM_DEPTH:-0}
-case $depth in ''|*[!0-9]*) depth=0 ;; esac
-if [ "$depth" -ge ${MAX_SHIM_DEPTH} ]; then
-  echo "toolmgr: $cmd: shims are calling each other in a loop (${MAX_SHIM_DEPTH} hops); check PATH for a program that runs $cmd through the shims again, or a second shims directory" >&2
+# Not pinned here: step aside to the next command of this name on PATH after the shims directory. A hop is counted in
+# TOOLMGR_SHIM_DEPTH: a program found there that runs it through the shims again would otherwise loop forever.
+_tm_depth=\${TOOLMGR_SHIM_DEPTH:-0}
+case $_tm_depth in ''|*[!0-9]*) _tm_depth=0 ;; esac
+if [ "$_tm_depth" -ge ${MAX_SHIM_DEPTH} ]; then
+  echo "toolmgr: $_tm_cmd: shims are calling each other in a loop (${MAX_SHIM_DEPTH} hops); check PATH for a program that runs $_tm_cmd through the shims again, or a second shims directory" >&2
   exit 1
 fi
-TOOLMGR_SHIM_DEPTH=$((depth + 1))
+TOOLMGR_SHIM_DEPTH=$((_tm_depth + 1))
 export TOOLMGR_SHIM_DEPTH
 set -f
 IFS=:
-for d in $PATH; do
-  case $d in "$shims"|"$shims/"|"$self"|"$self/") continue ;; esac
-  [ -n "$d" ] || d=.
-  if [ -f "$d/$cmd" ] && [ -x "$d/$cmd" ]; then
+for _tm_d in $PATH; do
+  case $_tm_d in "$_tm_shims"|"$_tm_shims/"|"$_tm_self"|"$_tm_self/") continue ;; esac
+  [ -n "$_tm_d" ] || _tm_d=.
+  if [ -f "$_tm_d/$_tm_cmd" ] && [ -x "$_tm_d/$_tm_cmd" ]; then
     # Any toolmgr shim (a copy elsewhere on PATH, another store's) is never the fallback: it would only loop.
-    l2=
-    { read -r l1 && read -r l2; } < "$d/$cmd" 2>/dev/null
-    case $l2 in "${SHIM_MARKER}"*) continue ;; esac
-    unset IFS; exec "$d/$cmd" "$@"
+    _tm_l2=
+    { read -r _tm_l1 && read -r _tm_l2; } < "$_tm_d/$_tm_cmd" 2>/dev/null
+    case $_tm_l2 in "${SHIM_MARKER}"*) continue ;; esac
+    unset IFS; exec "$_tm_d/$_tm_cmd" "$@"
   fi
 done
-echo "toolmgr: $cmd is not pinned in any toolmgr.lock above $PWD, and no other $cmd is on PATH" >&2
+echo "toolmgr: $_tm_cmd is not pinned in any toolmgr.lock above $PWD, and no other $_tm_cmd is on PATH" >&2
 exit 127
 `;
 }
