@@ -69,7 +69,7 @@ export function pushInvalidity(
  * client_golang's checkMetricConsistency (registry.go) on one series, in its order: the value message of the family's
  * type, then per label pair (sorted) a name equal to the previous one (the first compared with "", so an empty name
  * reads as a duplicate), an invalid name, `quantile` on a summary, a value that is not UTF-8. Unchecked, only the
- * duplicate and the UTF-8 verdicts.
+ * value message, the duplicate and the UTF-8 verdicts.
  */
 function seriesProblem(
   f: MetricFamily,
@@ -77,7 +77,8 @@ function seriesProblem(
   options: { check: boolean; utf8Names: boolean },
 ): string | undefined {
   const at = `collected metric "${f.name}" { ${describe(f.type, m)}}`;
-  if (options.check && m.valueMissing) return `${at} is not a ${f.type.toUpperCase()}`;
+  // Refused unchecked too: stored, it would read as a 0 here and fail every scrape upstream, as the two below.
+  if (m.valueMissing) return `${at} is not a ${f.type.toUpperCase()}`;
   let previous = "";
   for (const [k, v] of m.labels) {
     if (k === previous) return `${at} has two or more labels with the same name: ${k}`;
