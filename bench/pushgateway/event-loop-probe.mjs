@@ -3,7 +3,9 @@
 // - maxMs: perf_hooks monitorEventLoopDelay's max (1 ms resolution), the delay a request could see;
 // - the longest gap between two ticks of a 1 ms timer, split with the main thread's /proc schedstat into the time it
 //   ran (gapRunMs: work on the event loop, the write's or a collection's) and the time it waited for a CPU
-//   (gapWaitMs: other threads and processes on the machine had the cores).
+//   (gapWaitMs: other threads and processes on the machine had the cores);
+// - busiestMs: the most time the main thread spent on a CPU between any two ticks of that timer during the write,
+//   the event loop held by work (the write's own or a collection's) whatever the machine's load.
 //   Garbage collections of the main heap within that gap (gapGcMs, from perf_hooks "gc" entries) are named too: a
 //   collection's main thread also sleeps while it waits for its helper threads.
 // One JSON line per write to $PGW_ELD_LOG.
@@ -22,6 +24,8 @@ if (log && workerThreads.isMainThread) {
     return { run: Number(run) / 1e6, wait: Number(wait) / 1e6 };
   };
   let writing = 0;
+  // The most time the main thread spent on a CPU between two ticks during the write: the event loop held by work.
+  let busiest = 0;
   let worst = { gapMs: 0, gapRunMs: 0, gapWaitMs: 0, from: 0, to: 0 };
   // Recent collections of the main heap: [start, end] in performance.now() time.
   const collections = [];
@@ -35,6 +39,7 @@ if (log && workerThreads.isMainThread) {
   setInterval(() => {
     const now = { at: performance.now(), ...schedstat() };
     const gap = now.at - last.at;
+    if (writing > 0) busiest = Math.max(busiest, now.run - last.run);
     if (writing > 0 && gap > worst.gapMs)
       worst = {
         gapMs: gap,
@@ -53,6 +58,7 @@ if (log && workerThreads.isMainThread) {
       if (persistence) {
         h.reset();
         writing++;
+        busiest = 0;
         worst = { gapMs: 0, gapRunMs: 0, gapWaitMs: 0, from: 0, to: 0 };
       }
       const started = performance.now();
@@ -64,6 +70,7 @@ if (log && workerThreads.isMainThread) {
           const line = {
             writeMs: Math.round(performance.now() - started),
             maxMs: round(h.max / 1e6),
+            busiestMs: round(busiest),
             gapMs: round(worst.gapMs),
             gapRunMs: round(worst.gapRunMs),
             gapWaitMs: round(worst.gapWaitMs),

@@ -167,7 +167,10 @@ async function measure(name, command, extra) {
   if (eld.length > 0)
     console.error(
       `${name} per write (event-loop delay max; longest timer gap: ran / waited for a CPU / in GC): ${eld
-        .map((w) => `${w.maxMs} (${w.gapMs}: ${w.gapRunMs} / ${w.gapWaitMs} / ${w.gapGcMs})`)
+        .map(
+          (w) =>
+            `${w.maxMs} (${w.gapMs}: ${w.gapRunMs} / ${w.gapWaitMs} / ${w.gapGcMs}; on a CPU at most ${w.busiestMs})`,
+        )
         .join(", ")} ms`,
     );
   const rssServing = rssMiB(child.pid);
@@ -190,7 +193,7 @@ async function measure(name, command, extra) {
           writes: eld.length,
           writeS: `${(Math.min(...eld.map((w) => w.writeMs)) / 1000).toFixed(1)}-${(Math.max(...eld.map((w) => w.writeMs)) / 1000).toFixed(1)}`,
           eldMaxPerWriteMs: `${Math.min(...during)}-${Math.max(...during)}`,
-          worstGapRanMs: Math.max(...eld.map((w) => w.gapRunMs)),
+          busiestMs: Math.max(...eld.map((w) => w.busiestMs)),
         }
       : {}),
     ...(LOAD === "scrapes" ? { scrapes } : {}),
