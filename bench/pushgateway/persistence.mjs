@@ -3,9 +3,13 @@
 // WINDOW seconds one group is pushed every 200 ms while /-/healthy is asked every 20 ms (its slowest answer is what
 // the event loop was blocked for, at most), and the file's writes are timed (from a push to the rename that holds
 // it). Then each is stopped, and restarted on its own file: the time until it answers /-/ready, and its RSS.
+// In ours, event-loop-probe.mjs records the event loop's delay (monitorEventLoopDelay, max) during each write.
+// --load=quiet instead pushes one marker every 2 s and asks nothing else (the write alone); --load=scrapes adds a
+// push of a 1000-series group every 200 ms and a scrape of the whole /metrics every 5 s.
 // Usage: node bench/pushgateway/persistence.mjs [--groups=1000] [--series=1000] [--window=30] [--only=ours|peer]
+//   [--load=probes|quiet|scrapes]
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +20,8 @@ const GROUPS = Number(arg("groups", 1000));
 const SERIES = Number(arg("series", 1000));
 const WINDOW = Number(arg("window", 30));
 const ONLY = arg("only", "");
+const LOAD = arg("load", "probes");
+const PROBE = fileURLToPath(new URL("./event-loop-probe.mjs", import.meta.url));
 const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "pgw-persist-bench-"));
 
@@ -27,10 +33,13 @@ const freePort = () =>
     });
   });
 
-async function start(command, args) {
+async function start(command, args, env = {}) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(command, [...args, `--web.listen-address=127.0.0.1:${port}`], { stdio: "ignore" });
+  const child = spawn(command, [...args, `--web.listen-address=127.0.0.1:${port}`], {
+    stdio: "ignore",
+    env: { ...process.env, ...env },
+  });
   for (let i = 0; i < 6000; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/-/ready`)).ok)
@@ -84,10 +93,13 @@ async function measure(name, command, extra) {
     "--persistence.interval=2s",
     "--push.disable-consistency-check",
   ];
-  const { child, base } = await start(command, args);
+  const eldLog = join(dir, `${name}.eld`);
+  const env = name === "ours" ? { NODE_OPTIONS: `--import=${PROBE}`, PGW_ELD_LOG: eldLog } : {};
+  const { child, base } = await start(command, args, env);
   const t0 = performance.now();
   await fill(base);
   const fillS = (performance.now() - t0) / 1000;
+  const eldSkip = existsSync(eldLog) ? readFileSync(eldLog, "utf8").trim().split("\n").length : 0;
   // Probe and push side by side for WINDOW seconds.
   let worst = 0;
   let slow = 0;
@@ -95,7 +107,7 @@ async function measure(name, command, extra) {
   let lastMtime = mtime(file);
   const end = performance.now() + WINDOW * 1000;
   const probe = (async () => {
-    while (performance.now() < end) {
+    while (LOAD !== "quiet" && performance.now() < end) {
       const t = performance.now();
       await (await fetch(`${base}/-/healthy`)).text();
       const ms = performance.now() - t;
@@ -121,14 +133,51 @@ async function measure(name, command, extra) {
         if (covered.length > 0) writes.push(m - Math.min(...covered));
         pending.splice(0, covered.length);
       }
+      await new Promise((r) => setTimeout(r, LOAD === "quiet" ? 2000 : 200));
+    }
+  })();
+  const groupPusher = (async () => {
+    for (let g = 0; LOAD === "scrapes" && performance.now() < end; g++) {
+      const r = await fetch(`${base}/metrics/job/bench/instance/i${g % GROUPS}`, {
+        method: "PUT",
+        body: body(g),
+      });
+      await r.text();
       await new Promise((r) => setTimeout(r, 200));
     }
   })();
-  await Promise.all([probe, pusher]);
+  let scrapes = 0;
+  const scraper = (async () => {
+    while (LOAD === "scrapes" && performance.now() < end) {
+      await (await fetch(`${base}/metrics`)).arrayBuffer();
+      scrapes++;
+      await new Promise((r) => setTimeout(r, 5000));
+    }
+  })();
+  await Promise.all([probe, pusher, groupPusher, scraper]);
+  // Ours: the event loop's delay per write (the first one, of the fill, included).
+  const eld = existsSync(eldLog)
+    ? readFileSync(eldLog, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+        // The writes during the fill also count the fill's pushes: only those of the window are reported.
+        .slice(eldSkip + 1)
+    : [];
+  if (eld.length > 0)
+    console.error(
+      `${name} per write (event-loop delay max; longest timer gap: ran / waited for a CPU / in GC): ${eld
+        .map(
+          (w) =>
+            `${w.maxMs} (${w.gapMs}: ${w.gapRunMs} / ${w.gapWaitMs} / ${w.gapGcMs}; on a CPU at most ${w.busiestMs})`,
+        )
+        .join(", ")} ms`,
+    );
   const rssServing = rssMiB(child.pid);
   await stop(child);
   const size = statSync(file).size;
   const again = await start(command, args);
+  const during = eld.map((w) => w.maxMs);
   const restartS = again.readyMs / 1000;
   const rssRestarted = rssMiB(again.child.pid);
   await stop(again.child);
@@ -139,6 +188,15 @@ async function measure(name, command, extra) {
     healthySlowOver100ms: slow,
     pushToFileMaxS: writes.length ? Math.max(...writes) / 1000 : undefined,
     writesSeen: writes.length,
+    ...(eld.length > 0
+      ? {
+          writes: eld.length,
+          writeS: `${(Math.min(...eld.map((w) => w.writeMs)) / 1000).toFixed(1)}-${(Math.max(...eld.map((w) => w.writeMs)) / 1000).toFixed(1)}`,
+          eldMaxPerWriteMs: `${Math.min(...during)}-${Math.max(...during)}`,
+          busiestMs: Math.max(...eld.map((w) => w.busiestMs)),
+        }
+      : {}),
+    ...(LOAD === "scrapes" ? { scrapes } : {}),
     fileMB: +(size / 1e6).toFixed(1),
     restartS: +restartS.toFixed(2),
     rssServing,
@@ -153,7 +211,9 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`${GROUPS} groups x ${SERIES} series, --persistence.interval=2s, window ${WINDOW}s`);
+console.log(
+  `${GROUPS} groups x ${SERIES} series, --persistence.interval=2s, window ${WINDOW}s, load ${LOAD}`,
+);
 console.table(rows);
 const [peer, ours] = rows;
 if (peer && ours) console.log(`restart ratio ours/peer: ${(ours.restartS / peer.restartS).toFixed(2)}x`);

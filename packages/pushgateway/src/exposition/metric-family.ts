@@ -21,6 +21,11 @@ export interface Metric {
    * persistence file carry it unchanged; text scrapes show the classic fields.
    */
   protoValue?: string;
+  /**
+   * Set on a protobuf series without the value message of its family's type (a gauge family's series carrying only
+   * `counter`, or nothing): client_golang refuses it in a checked push (registry.go checkMetricConsistency).
+   */
+  valueMissing?: true;
 }
 
 /** A metric family as pushed and exposed. */

@@ -46,3 +46,21 @@ test("parseDelimitedProtobuf() reads families until the body ends; an empty body
     [["m", "gauge", 1]],
   );
 });
+
+test("parseDelimitedProtobuf() reads an absent or unknown type as COUNTER, as Go's proto2 decoder; marks a series without its type's value", async () => {
+  // {name: "m", type: <t>, metric: [{gauge: {value: 0}}]}; type omitted when undefined.
+  const body = (type: number | undefined) => {
+    const family = [0x0a, 0x01, 0x6d, ...(type === undefined ? [] : [0x18, type]), 0x22, 0x02, 0x12, 0x00];
+    return Uint8Array.from([family.length, ...family]);
+  };
+  for (const [type, expected, missing] of [
+    [undefined, "counter", true],
+    [42, "counter", true],
+    [1, "gauge", undefined],
+    [3, "untyped", true],
+  ] as const) {
+    const [f] = await parseDelimitedProtobuf(body(type));
+    assert.equal(f?.type, expected, `type ${type}`);
+    assert.equal(f?.metrics[0]?.valueMissing, missing, `type ${type}`);
+  }
+});

@@ -174,10 +174,23 @@ function toType(type: string | undefined): MetricType {
     case "HISTOGRAM":
     case "GAUGE_HISTOGRAM":
       return "histogram";
-    default:
+    case "UNTYPED":
       return "untyped";
+    default:
+      // Absent, or a number client_model does not know (Go's proto2 decoder keeps it as an unknown field): `GetType()`
+      // is then the enum's default, COUNTER.
+      return "counter";
   }
 }
+
+/** The `Metric` field that holds a series' value in a family of this type. */
+const VALUE_FIELD = {
+  counter: "counter",
+  gauge: "gauge",
+  summary: "summary",
+  histogram: "histogram",
+  untyped: "untyped",
+} as const satisfies Record<MetricType, keyof ProtoMetric>;
 
 /** The fields of each value message the text format holds; anything else makes the series keep its `protoValue`. */
 const CLASSIC_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
@@ -215,6 +228,7 @@ function toMetric(m: ProtoMetric, type: MetricType): Metric {
   if (m.timestampMs !== undefined) extra.timestampMs = Number(m.timestampMs);
   const rich = protoValue(m, type);
   if (rich !== undefined) extra.protoValue = rich;
+  if (m[VALUE_FIELD[type]] === undefined) extra.valueMissing = true;
   switch (type) {
     case "summary":
       return {

@@ -15,6 +15,13 @@ const errors: [string, string][] = [
   ],
   ["m 1\r\n", 'text format parsing error in line 1: expected float as value, got "1\\r"'],
   ["# HELP m a\\q\nm 1\n", "text format parsing error in line 1: invalid escape sequence '\\q'"],
+  // Go reads on past the end of the line: the newline is what it names (prometheus/common text_parse_test.go #2).
+  [
+    '\nmetric{label="new\nline"} 3.14\n',
+    'text format parsing error in line 2: label value "new" contains unescaped new-line',
+  ],
+  ["# HELP m ab\\\nm 1\n", "text format parsing error in line 1: invalid escape sequence '\\\n'"],
+  ['m{a="x\\\n"} 1\n', "text format parsing error in line 1: invalid escape sequence '\\\n'"],
   // An error on an earlier byte of an unterminated last line wins over the end of input, as Go's streaming parser.
   ["ok 1\n1abc", "text format parsing error in line 2: invalid metric name"],
   ["m{a=1", "text format parsing error in line 1: expected '\"' at start of label value, found '1'"],
@@ -60,4 +67,21 @@ test("folds histogram and summary samples into one metric per label set", () => 
 
 test("blanks after the last newline are not an unterminated line", () => {
   assert.equal(parseText("m 1\n \t").length, 1);
+});
+
+test("a summary quantile or histogram bucket whose bound is NaN or missing is dropped, its series kept (as upstream)", () => {
+  const [s, h] = parseText(
+    '# TYPE s summary\ns{quantile="0.5"} 1\ns{quantile="NaN"} 3\ns{x="y"} 4\n# TYPE h histogram\nh_bucket{le="NaN"} 1\nh_bucket 2\nh_count 1\n',
+  );
+  assert.deepEqual(
+    s?.metrics.map((m) => [m.labels, m.quantiles]),
+    [
+      [[], [[0.5, 1]]],
+      [[["x", "y"]], []],
+    ],
+  );
+  assert.deepEqual(
+    h?.metrics.map((m) => [m.buckets, m.count]),
+    [[[], 1]],
+  );
 });

@@ -142,7 +142,8 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
         let value = "";
         for (;;) {
           const c = ch(pos);
-          if (c === undefined) fail(`unexpected end of label value ${goQuoteLossless(value)}`);
+          // The line ended inside the value: upstream reads on into the next line and stops at the newline.
+          if (c === undefined) fail(`label value ${goQuoteLossless(value)} contains unescaped new-line`);
           if (c === '"') {
             pos++;
             // prometheus/common text_parse.go startLabelValue: a value must be valid UTF-8.
@@ -154,7 +155,8 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
             if (e === "\\") value += "\\";
             else if (e === '"') value += '"';
             else if (e === "n") value += "\n";
-            else fail(`invalid escape sequence '\\${e ?? ""}'`);
+            // A backslash ending the line escapes the newline, which upstream names.
+            else fail(`invalid escape sequence '\\${e ?? "\n"}'`);
             pos += 2;
             continue;
           }
@@ -237,6 +239,9 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
       if (s.timestampMs !== undefined) m.timestampMs = s.timestampMs;
       if (base.kind === "sum") m.sum = s.value;
       else if (base.kind === "count") m.count = s.value;
+      // A quantile or bucket whose bound is NaN or absent makes the series but is dropped, as upstream's parser drops
+      // it (prometheus/common text_parse.go readingValue: `case !math.IsNaN(p.currentQuantile)`).
+      else if (Number.isNaN(s.bound)) return;
       else if (base.kind === "quantile") m.quantiles?.push([s.bound, s.value]);
       else m.buckets?.push([s.bound, s.value]);
       return;
@@ -328,7 +333,8 @@ function unescapeHelp(text: string, fail: (msg: string) => never): string {
   return text.replace(/\\(.?)/gsu, (_m, c: string) => {
     if (c === "n") return "\n";
     if (c === "\\" || c === '"') return c;
-    return fail(`invalid escape sequence '\\${c}'`);
+    // `c` is empty for a backslash ending the line: upstream names the newline it escapes.
+    return fail(`invalid escape sequence '\\${c === "" ? "\n" : c}'`);
   });
 }
 

@@ -37,18 +37,11 @@ export function pushInvalidity(
   }
   // A label value that is not UTF-8 or a label name given twice (a protobuf push; the text parser refuses both
   // itself) fails client_golang's Gather even unchecked, where upstream would then fail every scrape: refused here,
-  // checked or not.
+  // checked or not. Checked, the rest of client_golang's checkMetricConsistency runs too, in its order.
   for (const [family, f] of sanitized.entries()) {
     for (const m of f.metrics) {
-      const bad = m.labels.find(([, v]) => hasInvalidUtf8(v));
-      if (bad) return { family, message: notUtf8(f, { metric: m, label: bad[0] }) };
-      // client_golang's checkMetricConsistency on the sorted pairs: a name twice (a protobuf push can carry it).
-      const twice = m.labels.find(([k], i) => i > 0 && m.labels[i - 1]?.[0] === k);
-      if (twice)
-        return {
-          family,
-          message: `collected metric "${f.name}" { ${describe(f.type, m)}} has two or more labels with the same name: ${twice[0]}`,
-        };
+      const problem = seriesProblem(f, m, options);
+      if (problem !== undefined) return { family, message: problem };
     }
   }
   if (!options.check) return undefined;
@@ -64,19 +57,39 @@ export function pushInvalidity(
     const keys = rendered[family]?.keys ?? [];
     const seen = new Set<string>();
     for (const [i, m] of f.metrics.entries()) {
-      // Under UTF-8 validation (`--push.enable-utf8-names`) any non-empty UTF-8 name is valid, `__` still reserved.
-      const bad = m.labels.find(([k]) =>
-        options.utf8Names ? !isUtf8Name(k) || k.startsWith("__") : !isLabelName(k),
-      );
-      if (bad)
-        return {
-          family,
-          message: `collected metric "${f.name}" { ${describe(f.type, m)}} has a label with an invalid name: ${bad[0]}`,
-        };
       const id = keys[i] ?? seriesKey(m);
       if (seen.has(id)) return { family, message: collectedBefore(f, m) };
       seen.add(id);
     }
+  }
+  return undefined;
+}
+
+/**
+ * client_golang's checkMetricConsistency (registry.go) on one series, in its order: the value message of the family's
+ * type, then per label pair (sorted) a name equal to the previous one (the first compared with "", so an empty name
+ * reads as a duplicate), an invalid name, `quantile` on a summary, a value that is not UTF-8. Unchecked, only the
+ * value message, the duplicate and the UTF-8 verdicts.
+ */
+function seriesProblem(
+  f: MetricFamily,
+  m: Metric,
+  options: { check: boolean; utf8Names: boolean },
+): string | undefined {
+  const at = `collected metric "${f.name}" { ${describe(f.type, m)}}`;
+  // Refused unchecked too: stored, it would read as a 0 here and fail every scrape upstream, as the two below.
+  if (m.valueMissing) return `${at} is not a ${f.type.toUpperCase()}`;
+  let previous = "";
+  for (const [k, v] of m.labels) {
+    if (k === previous) return `${at} has two or more labels with the same name: ${k}`;
+    if (options.check) {
+      // Under UTF-8 validation (`--push.enable-utf8-names`) any non-empty UTF-8 name is valid, `__` still reserved.
+      const valid = options.utf8Names ? isUtf8Name(k) && !k.startsWith("__") : isLabelName(k);
+      if (!valid) return `${at} has a label with an invalid name: ${k}`;
+      if (f.type === "summary" && k === "quantile") return `${at} must not have an explicit "quantile" label`;
+    }
+    if (hasInvalidUtf8(v)) return notUtf8(f, { metric: m, label: k });
+    previous = k;
   }
   return undefined;
 }
@@ -181,6 +194,8 @@ function describe(type: MetricType, m: Metric | undefined): string {
           ? "-inf"
           : formatGoFloat(v);
   const parts = m.labels.map(([k, v]) => `label:{name:${JSON.stringify(k)} value:${protoTextString(v)}}`);
+  // A protobuf series without its type's value message: client_golang prints whatever other one it has.
+  if (m.valueMissing) return parts.join(" ");
   if (type === "summary") {
     const q = (m.quantiles ?? []).map(([qq, v]) => ` quantile:{quantile:${f(qq)} value:${f(v)}}`).join("");
     parts.push(`summary:{sample_count:${m.count ?? 0} sample_sum:${f(m.sum ?? 0)}${q}}`);

@@ -243,3 +243,29 @@ test("pushRendered() quotes a histogram pushed without a +Inf bucket as pushed, 
   // Without it the lines' +Inf bucket shows: the reason the shared store keeps addedInf.
   assert.match(store.pushRendered(rendered)?.message ?? "", /upper_bound:inf/);
 });
+
+test("client_golang's per-series checks on a protobuf push: value message of the family's type, empty or quantile label names", () => {
+  const store = new MemoryStore();
+  const family = (type: MetricFamily["type"], metric: MetricFamily["metrics"][number]): MetricFamily[] => [
+    { name: "pm", help: undefined, type, metrics: [metric] },
+  ];
+  const verdict = (families: MetricFamily[], check = true) =>
+    store.push({ labels: { job: "p" }, families, replace: true, now: at(1), check })?.message;
+  // A gauge family whose series carries only `counter` (parse-protobuf marks it): refused, checked or not (stored,
+  // it would read as 0).
+  for (const check of [true, false])
+    assert.match(
+      verdict(family("gauge", { labels: [], value: 0, valueMissing: true }), check) ?? "",
+      /^collected metric "pm" \{ label:\{name:"instance" value:""\} label:\{name:"job" value:"p"\}\} is not a GAUGE$/,
+    );
+  assert.match(
+    verdict(family("summary", { labels: [["quantile", "1"]], quantiles: [], sum: 1, count: 1 })) ?? "",
+    /\} must not have an explicit "quantile" label$/,
+  );
+  // The first (sorted) name is compared with "": an empty name reads as given twice, checked or not.
+  for (const check of [true, false])
+    assert.match(
+      verdict(family("gauge", { labels: [["", "x"]], value: 1 }), check) ?? "",
+      /\} has two or more labels with the same name: $/,
+    );
+});
