@@ -9,7 +9,7 @@ import { unixSocketPath } from "@local/go-compat/systemd-activation";
 import { createHelperPool } from "./command/helper-pool.js";
 import { killGroup } from "./command/kill-group.js";
 import { type CommandResult, nodeSpawn, type RunRequest } from "./command/node-spawn.js";
-import { createPosixSpawn, type NativeLibrary } from "./command/posix-spawn.js";
+import { createPosixSpawn, type NativeLibrary, SPAWNS_IN_FLIGHT } from "./command/posix-spawn.js";
 import { main } from "./main.js";
 import { readRegularFile } from "./regular-file.js";
 import { writeFileAtomically } from "./write-file-atomically.js";
@@ -25,6 +25,8 @@ async function chooseRunner(): Promise<(request: RunRequest) => Promise<CommandR
   if (process.env.WEBHOOK_NODE_SPAWN !== "1") {
     try {
       const koffi = (await import("koffi")).default;
+      // Before any library loads (koffi refuses later): a resident block for each spawn in flight.
+      koffi.config({ resident_async_pools: SPAWNS_IN_FLIGHT });
       const libc = loadLibc(koffi.load);
       return createPosixSpawn({
         libc,
