@@ -9,7 +9,7 @@ import { unixSocketPath } from "@local/go-compat/systemd-activation";
 import { createHelperPool } from "./command/helper-pool.js";
 import { killGroup } from "./command/kill-group.js";
 import { type CommandResult, nodeSpawn, type RunRequest } from "./command/node-spawn.js";
-import { createPosixSpawn, type NativeLibrary, SPAWNS_IN_FLIGHT } from "./command/posix-spawn.js";
+import { createPosixSpawn, koffiPin, type NativeLibrary, SPAWNS_IN_FLIGHT } from "./command/posix-spawn.js";
 import { main } from "./main.js";
 import { readRegularFile } from "./regular-file.js";
 import { writeFileAtomically } from "./write-file-atomically.js";
@@ -33,6 +33,7 @@ async function chooseRunner(): Promise<(request: RunRequest) => Promise<CommandR
         errno: () => koffi.errno(),
         onChildExit: (listener) => process.on("SIGCHLD", listener),
         killGroup,
+        pin: koffiPin(koffi),
       });
     } catch {
       // No koffi build for this platform, or a libc without posix_spawn_file_actions_addchdir_np.

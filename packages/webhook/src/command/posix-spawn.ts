@@ -23,6 +23,11 @@ export interface PosixSpawnDeps {
   readonly onChildExit: (listener: () => void) => void;
   /** Signals a whole process group (a negative-pid `kill`), for the command timeout. */
   readonly killGroup: (pid: number, signal: NodeJS.Signals) => void;
+  /**
+   * Copies a null-terminated list of strings into memory that never moves nor is freed (`koffi.alloc` and
+   * `koffi.encode`), to be passed where a `const char **` goes; without it, lists are converted on every call.
+   */
+  readonly pin?: (list: readonly (string | null)[]) => unknown;
 }
 
 // Linux values (glibc and musl alike, every architecture node runs on).
@@ -41,6 +46,8 @@ const EIO = constants.errno.EIO;
  * slower on a busy machine (0.75x against 1.3x of the peer's requests/s): each start waits for its child to exec.
  */
 export const SPAWNS_IN_FLIGHT = 8;
+/** Environments copied once for good (see `pin`): the server's own, and a few to spare. */
+const PINNED_ENVS = 4;
 /** File actions kept for reuse (write end × working directory). */
 const KEPT_FILE_ACTIONS = 64;
 // Opaque libc structures, sized generously: glibc's are 80 (file actions), 336 (attributes) and 128 bytes (sigset).
@@ -147,10 +154,27 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
     actionsKept.set(key, actions);
     return { actions, kept: true };
   };
-  /** The `KEY=value` list of each environment seen, null-terminated as posix_spawn takes it; undefined when a C string cannot hold it. */
-  const envLists = new WeakMap<object, (string | null)[] | undefined>();
-  const envList = (env: Readonly<Record<string, string>>): (string | null)[] | undefined => {
-    if (envLists.has(env)) return envLists.get(env);
+  /**
+   * The `KEY=value` list of each environment seen, null-terminated as posix_spawn takes it (undefined when a C string
+   * cannot hold it). An environment seen again (the server's own, for every hook without variables of its own) is
+   * copied once into memory that stays put, where koffi would convert each of its strings on every run.
+   */
+  const envLists = new WeakMap<object, { list: (string | null)[] | undefined; pinned?: unknown }>();
+  let pinnedLists = 0;
+  const envList = (env: Readonly<Record<string, string>>): unknown => {
+    const known = envLists.get(env);
+    if (known !== undefined) {
+      if (
+        known.pinned === undefined &&
+        known.list !== undefined &&
+        deps.pin !== undefined &&
+        pinnedLists < PINNED_ENVS
+      ) {
+        pinnedLists++;
+        known.pinned = deps.pin(known.list);
+      }
+      return known.pinned ?? known.list;
+    }
     const envp: (string | null)[] = [];
     let valid = true;
     for (const [k, v] of Object.entries(env)) {
@@ -161,7 +185,7 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
     }
     envp.push(null);
     const list = valid ? envp : undefined;
-    envLists.set(env, list);
+    envLists.set(env, { list });
     return list;
   };
 
@@ -330,8 +354,26 @@ function collectOutput(
         poll = setTimeout(check, 1);
       }
     });
-    check();
+    // Its exit may have come before it was listed here (then reaped now); its output is read at the exit, or by the
+    // poll while it runs.
+    if (!reap(pid)) poll = setTimeout(check, DRAIN_MS);
   });
+}
+
+/** The part of koffi that {@link koffiPin} uses. */
+export interface NativeMemory {
+  alloc(type: string, length: number): unknown;
+  array(type: string, length: number): unknown;
+  encode(ref: unknown, type: unknown, value: unknown): void;
+}
+
+/** {@link PosixSpawnDeps.pin} with koffi: an array of `char *` from `koffi.alloc`, its strings owned by koffi. */
+export function koffiPin(koffi: NativeMemory): (list: readonly (string | null)[]) => unknown {
+  return (list) => {
+    const memory = koffi.alloc("char *", list.length);
+    koffi.encode(memory, koffi.array("char *", list.length), list);
+    return memory;
+  };
 }
 
 /** The libc functions used, bound once. */
