@@ -15,6 +15,7 @@ import { readRegularFile } from "./regular-file.js";
 import { writeFileAtomically } from "./write-file-atomically.js";
 
 let runner: Promise<(request: RunRequest) => Promise<CommandResult>> | undefined;
+let chosen: ((request: RunRequest) => Promise<CommandResult>) | undefined;
 
 /**
  * How commands start, picked on the first run (after `-setuid`/`-setgid`): libc's posix_spawn through koffi where it
@@ -73,7 +74,12 @@ process.exitCode = await main(process.argv.slice(2), {
   cwd: process.cwd(),
   command: {
     run: (request) => {
-      runner ??= chooseRunner();
+      // Once picked, called directly: a promise hop per command costs more than it reads.
+      if (chosen !== undefined) return chosen(request);
+      runner ??= chooseRunner().then((run) => {
+        chosen = run;
+        return run;
+      });
       return runner.then((run) => run(request));
     },
     tmpdir: tmpdir(),

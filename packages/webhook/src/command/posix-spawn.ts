@@ -120,10 +120,11 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
   // Runs beyond SPAWNS_IN_FLIGHT wait here for their turn to spawn (not to finish).
   let spawning = 0;
   const queued: (() => void)[] = [];
-  const turn = (): Promise<void> => {
+  /** Undefined when this run may spawn at once (no promise to wait for), else its turn. */
+  const turn = (): Promise<void> | undefined => {
     if (spawning < SPAWNS_IN_FLIGHT) {
       spawning++;
-      return Promise.resolve();
+      return undefined;
     }
     return new Promise((resolve) => queued.push(resolve));
   };
@@ -196,7 +197,8 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
     if (envp === undefined || [path, request.argv0, request.cwd, ...args].some((s) => s.includes("\0"))) {
       return { output: Buffer.alloc(0), error: `fork/exec ${path}: invalid argument` };
     }
-    await turn();
+    const waiting = turn();
+    if (waiting !== undefined) await waiting;
     return new Promise((resolve) => {
       const fds = new Int32Array(2);
       if (c.pipe2(fds, O_CLOEXEC) !== 0) {
