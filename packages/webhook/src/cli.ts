@@ -9,12 +9,13 @@ import { unixSocketPath } from "@local/go-compat/systemd-activation";
 import { createHelperPool } from "./command/helper-pool.js";
 import { killGroup } from "./command/kill-group.js";
 import { type CommandResult, nodeSpawn, type RunRequest } from "./command/node-spawn.js";
-import { createPosixSpawn, type NativeLibrary } from "./command/posix-spawn.js";
+import { createPosixSpawn, koffiPin, type NativeLibrary, SPAWNS_IN_FLIGHT } from "./command/posix-spawn.js";
 import { main } from "./main.js";
 import { readRegularFile } from "./regular-file.js";
 import { writeFileAtomically } from "./write-file-atomically.js";
 
 let runner: Promise<(request: RunRequest) => Promise<CommandResult>> | undefined;
+let chosen: ((request: RunRequest) => Promise<CommandResult>) | undefined;
 
 /**
  * How commands start, picked on the first run (after `-setuid`/`-setgid`): libc's posix_spawn through koffi where it
@@ -25,12 +26,15 @@ async function chooseRunner(): Promise<(request: RunRequest) => Promise<CommandR
   if (process.env.WEBHOOK_NODE_SPAWN !== "1") {
     try {
       const koffi = (await import("koffi")).default;
+      // Before any library loads (koffi refuses later): a resident block for each spawn in flight.
+      koffi.config({ resident_async_pools: SPAWNS_IN_FLIGHT });
       const libc = loadLibc(koffi.load);
       return createPosixSpawn({
         libc,
         errno: () => koffi.errno(),
         onChildExit: (listener) => process.on("SIGCHLD", listener),
         killGroup,
+        pin: koffiPin(koffi),
       });
     } catch {
       // No koffi build for this platform, or a libc without posix_spawn_file_actions_addchdir_np.
@@ -70,7 +74,12 @@ process.exitCode = await main(process.argv.slice(2), {
   cwd: process.cwd(),
   command: {
     run: (request) => {
-      runner ??= chooseRunner();
+      // Once picked, called directly: a promise hop per command costs more than it reads.
+      if (chosen !== undefined) return chosen(request);
+      runner ??= chooseRunner().then((run) => {
+        chosen = run;
+        return run;
+      });
       return runner.then((run) => run(request));
     },
     tmpdir: tmpdir(),

@@ -276,7 +276,7 @@ function handlerContext(
             .toUpperCase()
             .split(",")
             .filter((m) => m !== ""),
-    command: { ...deps.command, log, env, cwd: deps.cwd },
+    command: { ...deps.command, log, env, cwd: deps.cwd, verbose: logger.verbose },
     log,
     verbose: logger.verbose,
     debug: config.debug,

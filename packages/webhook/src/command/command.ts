@@ -21,6 +21,24 @@ export interface CommandDeps {
   readonly cwd: string;
   readonly tmpdir: string;
   readonly log: (line: string) => void;
+  /** Whether `log` writes anywhere; when false, the lines with the command's arguments and output are not built. */
+  readonly verbose?: boolean;
+}
+
+const serverEnvs = new WeakMap<object, Record<string, string>>();
+
+/**
+ * The server's environment without unset variables, made once: the same object for every run without hook variables,
+ * so the spawner can keep its `KEY=value` list too (posix-spawn.ts).
+ */
+function serverEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  let defined = serverEnvs.get(env);
+  if (defined === undefined) {
+    defined = {};
+    for (const [k, v] of Object.entries(env)) if (v !== undefined) defined[k] = v;
+    serverEnvs.set(env, defined);
+  }
+  return defined;
 }
 
 /**
@@ -93,15 +111,18 @@ export async function runCommand(
     files.push(file);
     hookEnv.push(`${name}=${file}`);
   }
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(deps.env)) if (v !== undefined) env[k] = v;
-  for (const pair of hookEnv) {
-    const eq = pair.indexOf("=");
-    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  let env = serverEnv(deps.env);
+  if (hookEnv.length > 0) {
+    env = { ...env };
+    for (const pair of hookEnv) {
+      const eq = pair.indexOf("=");
+      env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
   }
-  deps.log(
-    `[${rid}] executing ${hook.executeCommand} (${path}) with arguments ${goQuoteList([hook.executeCommand, ...args])} and environment ${goList(hookEnv)} using ${workdir} as cwd`,
-  );
+  if (deps.verbose !== false)
+    deps.log(
+      `[${rid}] executing ${hook.executeCommand} (${path}) with arguments ${goQuoteList([hook.executeCommand, ...args])} and environment ${goList(hookEnv)} using ${workdir} as cwd`,
+    );
   let result: CommandResult;
   try {
     // Go's os.StartProcess checks the directory first, to name it in the error (os/exec_posix.go); in place, as the
@@ -120,11 +141,12 @@ export async function runCommand(
             ...options.control,
           });
     // Streamed output went to its reader (a response, a job's file) and is not held for the log.
-    deps.log(
-      options.control?.onOutput === undefined
-        ? `[${rid}] command output: ${result.output.toString("utf8")}`
-        : `[${rid}] command output streamed: ${result.outputBytes ?? 0} bytes`,
-    );
+    if (deps.verbose !== false)
+      deps.log(
+        options.control?.onOutput === undefined
+          ? `[${rid}] command output: ${result.output.toString("utf8")}`
+          : `[${rid}] command output streamed: ${result.outputBytes ?? 0} bytes`,
+      );
     if (result.error !== undefined) deps.log(`[${rid}] error occurred: ${result.error}`);
   } finally {
     for (const file of files) {

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import koffi from "koffi";
 import { shRequest as sh } from "../../test/support/sh-request.js";
 import { killGroup } from "./kill-group.js";
-import { createPosixSpawn, exitError } from "./posix-spawn.js";
+import { createPosixSpawn, exitError, koffiPin } from "./posix-spawn.js";
 
 const run = createPosixSpawn({
   libc: koffi.load("libc.so.6"),
@@ -47,6 +47,31 @@ test("argv[0], the environment and the signal dispositions are the child's own",
   assert.equal(lines[1], "one var");
   assert.ok(Number(lines[2]) <= 3, `env holds only what was given (and sh's own PWD), got ${lines[2]}`);
   assert.match(lines[3] ?? "", /^SigIgn:\s+0+$/);
+});
+
+test("an environment used again (copied once into fixed memory) reaches every run whole, beside other ones", async () => {
+  const pinned = createPosixSpawn({
+    libc: koffi.load("libc.so.6"),
+    errno: () => koffi.errno(),
+    onChildExit: (listener) => process.on("SIGCHLD", listener),
+    killGroup,
+    pin: koffiPin(koffi),
+  });
+  const env = { PATH: "/usr/bin:/bin", A: "1", B: "two words", EMPTY: "" };
+  const script = "env | grep -E '^(A|B|EMPTY|C)=' | sort";
+  const outputs: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    outputs.push((await pinned(sh(script, { env }))).output.toString());
+    outputs.push((await pinned(sh(script, { env: { ...env, C: `${i}` } }))).output.toString());
+  }
+  const common = "A=1\nB=two words\nEMPTY=\n";
+  assert.deepEqual(
+    outputs,
+    [0, 1, 2, 3].flatMap((i) => [common, `A=1\nB=two words\nC=${i}\nEMPTY=\n`]),
+  );
+  const bad = { A: "x\u0000y" };
+  for (let i = 0; i < 3; i++)
+    assert.equal((await pinned(sh("true", { env: bad }))).error, "fork/exec /bin/sh: invalid argument");
 });
 
 test("arguments reach the program unchanged: no shell", async () => {

@@ -23,6 +23,11 @@ export interface PosixSpawnDeps {
   readonly onChildExit: (listener: () => void) => void;
   /** Signals a whole process group (a negative-pid `kill`), for the command timeout. */
   readonly killGroup: (pid: number, signal: NodeJS.Signals) => void;
+  /**
+   * Copies a null-terminated list of strings into memory that never moves nor is freed (`koffi.alloc` and
+   * `koffi.encode`), to be passed where a `const char **` goes; without it, lists are converted on every call.
+   */
+  readonly pin?: (list: readonly (string | null)[]) => unknown;
 }
 
 // Linux values (glibc and musl alike, every architecture node runs on).
@@ -34,8 +39,17 @@ const POSIX_SPAWN_SETSIGMASK = 0x08;
 const WNOHANG = 1;
 /** The errno reported when koffi itself fails the call. */
 const EIO = constants.errno.EIO;
-/** Spawns handed to the thread pool at once (koffi allows 64 asynchronous calls). */
-const MAX_SPAWNING = 16;
+/**
+ * Spawns handed to the thread pool at once. koffi keeps at most 8 memory blocks for asynchronous calls resident
+ * (`resident_async_pools`, which the caller raises to this, see cli.ts); every call beyond them maps and unmaps a
+ * fresh 768 KiB, whose unmapping interrupts every core for a TLB flush (bench/webhook/README.md). One at a time was
+ * slower on a busy machine (0.75x against 1.3x of the peer's requests/s): each start waits for its child to exec.
+ */
+export const SPAWNS_IN_FLIGHT = 8;
+/** Environments copied once for good (see `pin`): the server's own, and a few to spare. */
+const PINNED_ENVS = 4;
+/** File actions kept for reuse (write end × working directory). */
+const KEPT_FILE_ACTIONS = 64;
 // Opaque libc structures, sized generously: glibc's are 80 (file actions), 336 (attributes) and 128 bytes (sigset).
 const FILE_ACTIONS_SIZE = 256;
 const ATTR_SIZE = 512;
@@ -103,14 +117,14 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
     for (const pid of [...exits.keys()]) reap(pid);
   });
 
-  // koffi refuses more than 64 asynchronous calls at once; the thread pool runs four anyway, so runs beyond a few
-  // wait here for their turn to spawn (not to finish).
+  // Runs beyond SPAWNS_IN_FLIGHT wait here for their turn to spawn (not to finish).
   let spawning = 0;
   const queued: (() => void)[] = [];
-  const turn = (): Promise<void> => {
-    if (spawning < MAX_SPAWNING) {
+  /** Undefined when this run may spawn at once (no promise to wait for), else its turn. */
+  const turn = (): Promise<void> | undefined => {
+    if (spawning < SPAWNS_IN_FLIGHT) {
       spawning++;
-      return Promise.resolve();
+      return undefined;
     }
     return new Promise((resolve) => queued.push(resolve));
   };
@@ -120,14 +134,71 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
     else next();
   };
 
+  /**
+   * File actions by the pipe's write end and the working directory: stdin from /dev/null, stdout and stderr to the
+   * pipe, the directory. posix_spawn only reads them, and building them takes six libc calls, three of which ask the
+   * kernel for the descriptor limit (glibc checks each descriptor): kept, since descriptors are reused, a few entries
+   * serve every run.
+   */
+  const actionsKept = new Map<string, Buffer>();
+  const fileActions = (writeEnd: number, cwd: string): { actions: Buffer; kept: boolean } => {
+    const key = `${writeEnd}\0${cwd}`;
+    const kept = actionsKept.get(key);
+    if (kept !== undefined) return { actions: kept, kept: true };
+    const actions = Buffer.alloc(FILE_ACTIONS_SIZE);
+    c.fileActionsInit(actions);
+    c.addOpen(actions, 0, "/dev/null", O_RDONLY, 0);
+    c.addDup2(actions, writeEnd, 1);
+    c.addDup2(actions, writeEnd, 2);
+    c.addChdir(actions, cwd);
+    if (actionsKept.size >= KEPT_FILE_ACTIONS) return { actions, kept: false };
+    actionsKept.set(key, actions);
+    return { actions, kept: true };
+  };
+  /**
+   * The `KEY=value` list of each environment seen, null-terminated as posix_spawn takes it (undefined when a C string
+   * cannot hold it). An environment seen again (the server's own, for every hook without variables of its own) is
+   * copied once into memory that stays put, where koffi would convert each of its strings on every run.
+   */
+  const envLists = new WeakMap<object, { list: (string | null)[] | undefined; pinned?: unknown }>();
+  let pinnedLists = 0;
+  const envList = (env: Readonly<Record<string, string>>): unknown => {
+    const known = envLists.get(env);
+    if (known !== undefined) {
+      if (
+        known.pinned === undefined &&
+        known.list !== undefined &&
+        deps.pin !== undefined &&
+        pinnedLists < PINNED_ENVS
+      ) {
+        pinnedLists++;
+        known.pinned = deps.pin(known.list);
+      }
+      return known.pinned ?? known.list;
+    }
+    const envp: (string | null)[] = [];
+    let valid = true;
+    for (const [k, v] of Object.entries(env)) {
+      const pair = `${k}=${v}`;
+      // A C string ends at NUL; Go's exec refuses such an environment with EINVAL.
+      if (pair.includes("\0")) valid = false;
+      envp.push(pair);
+    }
+    envp.push(null);
+    const list = valid ? envp : undefined;
+    envLists.set(env, { list });
+    return list;
+  };
+
   return async (request) => {
-    const { path, args, env } = request;
-    const envp = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    const { path, args } = request;
+    const envp = envList(request.env);
     // A C string ends at NUL; Go's exec refuses such an argv or environment with EINVAL.
-    if ([path, request.argv0, request.cwd, ...args, ...envp].some((s) => s.includes("\0"))) {
+    if (envp === undefined || [path, request.argv0, request.cwd, ...args].some((s) => s.includes("\0"))) {
       return { output: Buffer.alloc(0), error: `fork/exec ${path}: invalid argument` };
     }
-    await turn();
+    const waiting = turn();
+    if (waiting !== undefined) await waiting;
     return new Promise((resolve) => {
       const fds = new Int32Array(2);
       if (c.pipe2(fds, O_CLOEXEC) !== 0) {
@@ -136,18 +207,15 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
         return;
       }
       const [readEnd, writeEnd] = fds as unknown as [number, number];
-      const actions = Buffer.alloc(FILE_ACTIONS_SIZE);
-      c.fileActionsInit(actions);
-      c.addOpen(actions, 0, "/dev/null", O_RDONLY, 0);
-      c.addDup2(actions, writeEnd, 1);
-      c.addDup2(actions, writeEnd, 2);
-      c.addChdir(actions, request.cwd);
+      const { actions, kept } = fileActions(writeEnd, request.cwd);
       const attr = needsGroup(request) ? groupAttr : plainAttr;
       const pidOut = new Int32Array(1);
       const spawned = (rc: number) => {
-        done();
-        c.fileActionsDestroy(actions);
+        if (!kept) c.fileActionsDestroy(actions);
         c.close(writeEnd);
+        // The write end closed first: a child started meanwhile copies every open descriptor until its exec, and would
+        // hold this run's pipe open past the command's exit.
+        done();
         if (rc !== 0) {
           c.close(readEnd);
           resolve({ output: Buffer.alloc(0), error: `fork/exec ${path}: ${errnoText(rc)}` });
@@ -171,7 +239,7 @@ export function createPosixSpawn(deps: PosixSpawnDeps): (request: RunRequest) =>
           actions,
           attr,
           [request.argv0, ...args, null],
-          [...envp, null],
+          envp,
           (error: unknown, rc: number) => spawned(error === null || error === undefined ? rc : EIO),
         );
       } catch {
@@ -211,8 +279,7 @@ function collectOutput(
     let held = false;
     let poll: NodeJS.Timeout | undefined;
     c.fcntl(fd, F_SETFL, "int", O_NONBLOCK);
-    // Fewer wake-ups for a command that writes a lot; refused (EPERM) past the system's limit, which is fine.
-    c.fcntl(fd, F_SETPIPE_SZ, "int", PIPE_SIZE);
+    let enlarged = false;
     /** Reads what is there; true when something was. */
     const drain = (): boolean => {
       let got = false;
@@ -221,6 +288,12 @@ function collectOutput(
       for (let reads = 0; !eof && !held && reads < 64; reads++) {
         const n = Number(c.read(fd, readBuffer, READ_SIZE));
         if (n > 0) {
+          if (!enlarged) {
+            // Fewer wake-ups for a command that writes a lot, asked once it writes at all (most write little or
+            // nothing); refused (EPERM) past the system's limit, which is fine.
+            enlarged = true;
+            c.fcntl(fd, F_SETPIPE_SZ, "int", PIPE_SIZE);
+          }
           const chunk = Buffer.from(readBuffer.subarray(0, n));
           bytes += n;
           got = true;
@@ -283,8 +356,26 @@ function collectOutput(
         poll = setTimeout(check, 1);
       }
     });
-    check();
+    // Its exit may have come before it was listed here (then reaped now); its output is read at the exit, or by the
+    // poll while it runs.
+    if (!reap(pid)) poll = setTimeout(check, DRAIN_MS);
   });
+}
+
+/** The part of koffi that {@link koffiPin} uses. */
+export interface NativeMemory {
+  alloc(type: string, length: number): unknown;
+  array(type: string, length: number): unknown;
+  encode(ref: unknown, type: unknown, value: unknown): void;
+}
+
+/** {@link PosixSpawnDeps.pin} with koffi: an array of `char *` from `koffi.alloc`, its strings owned by koffi. */
+export function koffiPin(koffi: NativeMemory): (list: readonly (string | null)[]) => unknown {
+  return (list) => {
+    const memory = koffi.alloc("char *", list.length);
+    koffi.encode(memory, koffi.array("char *", list.length), list);
+    return memory;
+  };
 }
 
 /** The libc functions used, bound once. */
