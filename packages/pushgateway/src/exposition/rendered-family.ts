@@ -185,6 +185,19 @@ export function seriesKey(m: Metric): string {
 }
 
 /**
+ * The labels of a series back from its {@link seriesKey}, or undefined when a NUL inside a label value or name makes
+ * the key ambiguous.
+ */
+export function seriesKeyLabels(key: string): Map<string, string> | undefined {
+  const parts = key.split("\0");
+  const count = Number(parts[0]);
+  if (parts.length !== 1 + 2 * count) return undefined;
+  const labels = new Map<string, string>();
+  for (let i = 1; i <= count; i++) labels.set(parts[count + i] as string, parts[i] as string);
+  return labels;
+}
+
+/**
  * The families a scrape shows, in client_golang's exposition order: by name, empty ones left out, each with the
  * indexes of its series sorted by their sort key (`seriesKey`). Every scrape format writes in this order.
  */
