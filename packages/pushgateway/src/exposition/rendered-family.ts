@@ -8,9 +8,10 @@ import { goUint64 } from "./write-protobuf.js";
 
 /**
  * A family in the columnar form the store keeps and the scrape writes: per series only its exposition line(s),
- * rendered once, and its sort key, which is also its identity. No object per series: at 100k series this is what
- * keeps the gateway's memory at upstream's (bench/pushgateway/README.md); the structured form is parsed back from
- * the lines for the rare readers that need it (JSON API, persistence).
+ * rendered once. No object per series, and no key string either (the sort key and identity are read back from the
+ * lines when needed, {@link lineSeriesKey}): at 100k series this is what keeps the gateway's memory under upstream's
+ * (bench/pushgateway/README.md); the structured form is parsed back from the lines for the rare readers that need it
+ * (JSON API, persistence).
  */
 export interface RenderedFamily {
   readonly name: string;
@@ -18,8 +19,6 @@ export interface RenderedFamily {
   readonly type: MetricType;
   /** Per series: its lines as `GET /metrics` writes them (several for summaries and histograms). */
   readonly lines: readonly string[];
-  /** Per series: `seriesKey` of its labels. */
-  readonly keys: readonly string[];
   /**
    * Per series: its `protoValue` (native histogram, exemplars: what the lines cannot hold), present only when some
    * series of the family has one.
@@ -29,8 +28,24 @@ export interface RenderedFamily {
   readonly utf8?: true;
 }
 
+/**
+ * A family as a push carries it, rendered: with each series' `seriesKey`, which the checks of the push use and the
+ * Redis log carries to every replica. The store keeps it without the keys ({@link storedForm}).
+ */
+export interface KeyedFamily extends RenderedFamily {
+  /** Per series: `seriesKey` of its labels. */
+  readonly keys: readonly string[];
+}
+
+/** `family` without its series keys, as the store keeps it. */
+export function storedForm(family: RenderedFamily | KeyedFamily): RenderedFamily {
+  if (!("keys" in family)) return family;
+  const { keys: _keys, ...stored } = family;
+  return stored;
+}
+
 /** Renders every series of a family once; the strings are flat copies (no ropes or slices of the push body). */
-export function renderFamily(family: MetricFamily): RenderedFamily {
+export function renderFamily(family: MetricFamily): KeyedFamily {
   const f =
     family.type === "histogram" && family.metrics.some(lacksInfBucket) ? withPushedBuckets(family) : family;
   const lines = new Array<string>(f.metrics.length);
@@ -107,20 +122,13 @@ export function mergeFamilies(families: Iterable<RenderedFamily>): RenderedFamil
     let total = 0;
     for (const p of parts) total += p.lines.length;
     const lines = new Array<string>(total);
-    const keys = new Array<string>(total);
     let at = 0;
-    for (const p of parts) {
-      const { lines: l, keys: k } = p;
-      for (let i = 0; i < l.length; i++) {
-        lines[at] = l[i] as string;
-        keys[at] = k[i] as string;
-        at++;
-      }
+    for (const { lines: l } of parts) {
+      for (let i = 0; i < l.length; i++) lines[at++] = l[i] as string;
     }
     const merged = {
       ...first,
       lines,
-      keys,
       // One group's UTF-8 label names make the merged lines need UTF-8 parsing and escaping.
       ...(parts.some((p) => p.utf8) ? { utf8: true as const } : {}),
     };
@@ -137,7 +145,7 @@ export function mergeFamilies(families: Iterable<RenderedFamily>): RenderedFamil
  * round-trip, label escapes are reversible). A histogram pushed without a `+Inf` bucket comes back with the one the
  * exposition adds.
  */
-export function parseRenderedFamily(f: Omit<RenderedFamily, "keys">): MetricFamily {
+export function parseRenderedFamily(f: RenderedFamily): MetricFamily {
   const metrics =
     f.lines.length === 0
       ? []
@@ -160,16 +168,18 @@ export function parseRenderedFamily(f: Omit<RenderedFamily, "keys">): MetricFami
 export function escapedFamily(f: RenderedFamily, scheme: EscapingScheme): RenderedFamily {
   if (f.utf8 !== true || scheme === "allow-utf-8") return f;
   const parsed = parseRenderedFamily(f);
-  return renderFamily({
-    ...parsed,
-    name: escapeName(parsed.name, scheme),
-    metrics: parsed.metrics.map((m) => ({
-      ...m,
-      labels: m.labels.map(
-        ([k, v]) => [isLegacyMetricName(k) ? k : escapeName(k, scheme), v] as [string, string],
-      ),
-    })),
-  });
+  return storedForm(
+    renderFamily({
+      ...parsed,
+      name: escapeName(parsed.name, scheme),
+      metrics: parsed.metrics.map((m) => ({
+        ...m,
+        labels: m.labels.map(
+          ([k, v]) => [isLegacyMetricName(k) ? k : escapeName(k, scheme), v] as [string, string],
+        ),
+      })),
+    }),
+  );
 }
 
 /**
@@ -182,6 +192,60 @@ export function seriesKey(m: Metric): string {
   for (const [, v] of m.labels) key += `\0${v}`;
   for (const [k] of m.labels) key += `\0${k}`;
   return key;
+}
+
+/**
+ * {@link seriesKey} of a series from its rendered line(s) ({@link renderFamily}): the last line (the only one, or a
+ * summary's or histogram's `_count`) carries exactly the series' labels, in name order, names quoted when outside the
+ * classic set and values escaped as render-metric.ts writes them.
+ */
+export function lineSeriesKey(lines: string): string {
+  const line = lines.slice(lines.lastIndexOf("\n") + 1);
+  const values: string[] = [];
+  const names: string[] = [];
+  let at = line.indexOf("{");
+  // A legacy metric name has no brace, and nothing before the value's space has one outside the label set.
+  if (at < 0 || at > line.indexOf(" ")) return "0000";
+  if (at === 0) {
+    // A name outside the classic set goes first inside the braces, quoted; the labels follow, if any.
+    at++;
+    at = quotedEnd(line, at);
+    if (line[at] === ",") at++;
+  } else at++;
+  while (at < line.length && line[at] !== "}") {
+    let name: string;
+    if (line[at] === '"') {
+      const end = quotedEnd(line, at);
+      name = unescaped(line.slice(at + 1, end - 1));
+      at = end;
+    } else {
+      const end = line.indexOf("=", at);
+      name = line.slice(at, end);
+      at = end;
+    }
+    // `="`, the value, its closing quote.
+    const end = quotedEnd(line, at + 1);
+    values.push(unescaped(line.slice(at + 2, end - 1)));
+    names.push(name);
+    at = line[end] === "," ? end + 1 : end;
+  }
+  let key = String(names.length).padStart(4, "0");
+  for (const v of values) key += `\0${v}`;
+  for (const k of names) key += `\0${k}`;
+  return key;
+}
+
+/** The index just past the closing quote of the quoted string starting at `start` (escapes skipped). */
+function quotedEnd(line: string, start: number): number {
+  let i = start + 1;
+  while (i < line.length && line[i] !== '"') i += line[i] === "\\" ? 2 : 1;
+  return i + 1;
+}
+
+/** A quoted string's content back: `\\`, `\"` and `\n` as render-metric.ts escaped them. */
+function unescaped(s: string): string {
+  if (!s.includes("\\")) return s;
+  return s.replace(/\\(.)/g, (_m, c: string) => (c === "n" ? "\n" : c));
 }
 
 /**
@@ -210,7 +274,8 @@ export function expositionOrder(
     .map((family) => {
       let order = ORDERS.get(family);
       if (order === undefined) {
-        const { keys } = family;
+        // The keys live only while sorting: kept per series they were a quarter of a 100k-series store.
+        const keys = family.lines.map(lineSeriesKey);
         order = Array.from(keys, (_k, i) => i).sort((a, b) => compareStrings(keys[a] ?? "", keys[b] ?? ""));
         ORDERS.set(family, order);
       }

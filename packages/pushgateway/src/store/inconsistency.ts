@@ -1,3 +1,4 @@
+import { lineSeriesKey } from "../exposition/rendered-family.js";
 import { collectedBefore, notOfType, seriesAt } from "./consistency-check.js";
 import type { Group } from "./metric-store.js";
 import type { SeriesIndex } from "./series-index.js";
@@ -22,7 +23,8 @@ export function findInconsistency(groups: Iterable<Group>, index: SeriesIndex): 
     for (const group of all) {
       const f = group.families.get(name);
       if (f === undefined) continue;
-      for (const [i, id] of f.keys.entries()) {
+      for (const [i, line] of f.lines.entries()) {
+        const id = lineSeriesKey(line);
         if (!seen.has(id)) {
           seen.add(id);
           continue;

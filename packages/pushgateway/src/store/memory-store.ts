@@ -2,11 +2,14 @@ import { addFamily } from "../aggregate/add-family.js";
 import { AggregationError } from "../errors.js";
 import type { Metric, MetricFamily } from "../exposition/metric-family.js";
 import {
+  type KeyedFamily,
+  lineSeriesKey,
   mergeFamilies,
   parseRenderedFamily,
   type RenderedFamily,
   renderFamily,
   seriesKeyLabels,
+  storedForm,
 } from "../exposition/rendered-family.js";
 import { parseGroupSelector, selectorMatches } from "../group-selector.js";
 import { type GroupingLabels, groupKey } from "../grouping-key.js";
@@ -155,7 +158,10 @@ export class MemoryStore implements MetricStore {
       if (family.name === PUSH_TIME || family.name === FAILURE_TIME) continue;
       const old = replaced?.get(family.name) ?? group.families.get(family.name);
       replaced?.delete(family.name);
-      group.families.set(family.name, this.#index.reindex({ old, family }));
+      // Stored without the series keys (rendered-family.ts): the push's keys die young.
+      const stored = storedForm(family);
+      this.#index.reindex({ old, family: stored });
+      group.families.set(family.name, stored);
       group.pushedAt.set(family.name, request.now.getTime());
     }
     for (const f of replaced?.values() ?? []) this.#index.unindex(f);
@@ -280,8 +286,8 @@ export class MemoryStore implements MetricStore {
       const group: Group = {
         labels: g.labels,
         families: new Map([
-          ...g.families.map((f) => [f.name, renderFamily(f)] as const),
-          ...(g.rendered ?? []).map((f) => [f.name, f] as const),
+          ...g.families.map((f) => [f.name, storedForm(renderFamily(f))] as const),
+          ...(g.rendered ?? []).map((f) => [f.name, storedForm(f)] as const),
         ]),
         pushedAt: new Map(Object.entries(g.pushedAt)),
         pushTime: g.pushTime,
@@ -309,7 +315,7 @@ export class MemoryStore implements MetricStore {
    * verdict ({@link invalidity}) first, then the family's type and series against other groups (by series key).
    */
   #check(
-    families: readonly RenderedFamily[],
+    families: readonly KeyedFamily[],
     options: {
       key: string;
       labels: GroupingLabels;
@@ -320,12 +326,13 @@ export class MemoryStore implements MetricStore {
     },
   ): string | undefined {
     const { invalid, sanitized, addedInf } = options;
-    const series = (family: number, f: RenderedFamily, i: number) =>
+    const series = (family: number, f: KeyedFamily, i: number) =>
       sanitized?.[family]?.metrics[i] ??
       pushedSeries(f, i, { addedInf: addedInf?.[family]?.includes(i) === true });
     // Each other group's family looked up is made a set of its series keys once per push.
     const ids = new Map<RenderedFamily, Set<string>>();
-    const heldIds = (held: RenderedFamily) => ids.get(held) ?? ids.set(held, new Set(held.keys)).get(held);
+    const heldIds = (held: RenderedFamily) =>
+      ids.get(held) ?? ids.set(held, new Set(held.lines.map(lineSeriesKey))).get(held);
     for (const [family, f] of families.entries()) {
       if (invalid !== undefined && invalid.family <= family) return invalid.message;
       if (!options.check) continue;
@@ -364,11 +371,11 @@ export class MemoryStore implements MetricStore {
     if (this.#maxSeries <= 0) return undefined;
     let delta = 0;
     if (group !== undefined && options.replace) {
-      for (const f of group.families.values()) delta -= f.keys.length;
+      for (const f of group.families.values()) delta -= f.lines.length;
     }
     for (const f of families) {
-      delta += f.keys.length;
-      if (group !== undefined && !options.replace) delta -= group.families.get(f.name)?.keys.length ?? 0;
+      delta += f.lines.length;
+      if (group !== undefined && !options.replace) delta -= group.families.get(f.name)?.lines.length ?? 0;
     }
     const count = this.#index.count;
     if (delta > 0 && count + delta > this.#maxSeries) {
@@ -429,14 +436,14 @@ function seriesLabels(key: string, parsed: () => Metric | undefined): ReadonlyMa
 
 /** A push as {@link MemoryStore.pushRendered} takes it: rendered, with its state-free verdict. */
 export interface RenderedPush extends Omit<PushRequest, "families"> {
-  readonly families: readonly RenderedFamily[];
+  readonly families: readonly KeyedFamily[];
   readonly invalid: PushInvalidity | undefined;
 }
 
 /** A group's push or failure time gauge, labelled like its pushed series (the grouping labels, `instance`). */
 function timeFamily(name: string, group: Group, value: number): RenderedFamily {
   const help = name === PUSH_TIME ? PUSH_TIME_HELP : FAILURE_TIME_HELP;
-  return renderFamily(
-    sanitize({ name, help, type: "gauge", metrics: [{ labels: [], value }] }, group.labels),
+  return storedForm(
+    renderFamily(sanitize({ name, help, type: "gauge", metrics: [{ labels: [], value }] }, group.labels)),
   );
 }

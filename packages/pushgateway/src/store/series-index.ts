@@ -44,21 +44,16 @@ export class SeriesIndex {
     this.#count = 0;
   }
 
-  /**
-   * Indexes `family` of a group in place of `old`, the group's previous family of that name, and returns what to
-   * store. A push repeating the group's series (the usual periodic push: new values, same labels) keeps the stored
-   * key strings: the new ones die young instead of being kept.
-   */
-  reindex(options: { old: RenderedFamily | undefined; family: RenderedFamily }): RenderedFamily {
-    const { old, family } = options;
-    if (old !== undefined) this.unindex(old);
-    this.index(family);
-    return old !== undefined && sameSeries(old, family) ? { ...family, keys: old.keys } : family;
+  /** Indexes `family` of a group in place of `old`, the group's previous family of that name. */
+  reindex(options: { old: RenderedFamily | undefined; family: RenderedFamily }): void {
+    if (options.old !== undefined) this.unindex(options.old);
+    this.index(options.family);
   }
 
   index(family: RenderedFamily): void {
-    this.#count += family.keys.length;
-    this.#familySeries.set(family.name, (this.#familySeries.get(family.name) ?? 0) + family.keys.length);
+    const series = family.lines.length;
+    this.#count += series;
+    this.#familySeries.set(family.name, (this.#familySeries.get(family.name) ?? 0) + series);
     let types = this.#types.get(family.name);
     if (types === undefined) {
       types = new Map();
@@ -68,8 +63,9 @@ export class SeriesIndex {
   }
 
   unindex(family: RenderedFamily): void {
-    this.#count -= family.keys.length;
-    const total = (this.#familySeries.get(family.name) ?? 0) - family.keys.length;
+    const series = family.lines.length;
+    this.#count -= series;
+    const total = (this.#familySeries.get(family.name) ?? 0) - series;
     if (total > 0) this.#familySeries.set(family.name, total);
     else this.#familySeries.delete(family.name);
     const types = this.#types.get(family.name);
@@ -78,11 +74,4 @@ export class SeriesIndex {
     else types?.delete(family.type);
     if (types?.size === 0) this.#types.delete(family.name);
   }
-}
-
-/** Whether `family` has the same series keys, in the same order, as `old`. */
-function sameSeries(old: RenderedFamily, family: RenderedFamily): boolean {
-  if (old.keys.length !== family.keys.length) return false;
-  for (let i = 0; i < old.keys.length; i++) if (old.keys[i] !== family.keys[i]) return false;
-  return true;
 }
