@@ -4,8 +4,6 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import { createSecureServer } from "node:http2";
-import { createServer as createHttpsServer } from "node:https";
 import type { Duplex } from "node:stream";
 import { constants, gzipSync } from "node:zlib";
 import { cleanPath } from "@local/go-compat/clean-path";
@@ -16,7 +14,7 @@ import { decodeUtf8Lossless } from "../exposition/lossless-utf8.js";
 import type { GatewayContext } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
 import type { WebGuard } from "../web/web-guard.js";
-import { serveTls, type TlsServer, tlsServerOptions } from "./serve-tls.js";
+import type { TlsServer } from "./serve-tls.js";
 import { writeGzipped } from "./write-gzipped.js";
 
 /** How long a streamed answer runs before it gives other requests a turn of the event loop. */
@@ -48,7 +46,7 @@ const GO_RESPONSE_BUFFER = 4096;
  * Starts the server on `host`:`port`, or on an inherited listening socket `fd` (systemd socket activation); `prefix`
  * is the route prefix (`--web.route-prefix`), without a trailing slash.
  */
-export function startServer(options: {
+export async function startServer(options: {
   host: string;
   port: number;
   fd?: number;
@@ -80,7 +78,11 @@ export function startServer(options: {
   };
   const tls = options.web?.config.initialTls;
   let server: Server;
+  // TLS modules loaded only when TLS is configured: node:http2, node:https and node:tls cost a plain server about
+  // 2 MiB of resident memory (bench/pushgateway/README.md).
   if (options.web !== undefined && tls !== undefined && options.web.config.initial.http2) {
+    const { serveTls, tlsServerOptions } = await import("./serve-tls.js");
+    const { createSecureServer } = await import("node:http2");
     // http_server_config.http2 (upstream's default): HTTP/2 offered by ALPN, HTTP/1.1 for the clients that do not
     // ask for it, as Go's server. node's HTTP/2 server hands HTTP/1.1 connections to http.Server's connection
     // handling, which reads these properties of the server it is given.
@@ -95,6 +97,8 @@ export function startServer(options: {
       log: options.web.log,
     });
   } else if (options.web !== undefined && tls !== undefined) {
+    const { serveTls, tlsServerOptions } = await import("./serve-tls.js");
+    const { createServer: createHttpsServer } = await import("node:https");
     server = serveTls(createHttpsServer({ ...tlsServerOptions(tls), ...GO_PARSER_LIMITS }, listener), {
       config: options.web.config,
       initial: tls,
