@@ -2,14 +2,17 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { xorshift32 } from "../../test/support/xorshift.js";
 import { formatText } from "./format-text.js";
-import type { MetricType } from "./metric-family.js";
+import type { MetricFamily, MetricType } from "./metric-family.js";
 import { parseText } from "./parse-text.js";
 import {
+  expositionOrder,
   lineSeriesKey,
   mergeFamilies,
   parseRenderedFamily,
+  type RenderedFamily,
   renderFamily,
   seriesKey,
+  storedForm,
 } from "./rendered-family.js";
 
 test("a family rendered once parses back to the same series", () => {
@@ -85,5 +88,32 @@ test("lineSeriesKey() reads back from the rendered lines the seriesKey of every 
           : { labels, value: random() };
     const [line] = renderFamily({ name, help: undefined, type, metrics: [metric] }).lines;
     assert.equal(lineSeriesKey(line ?? ""), seriesKey(metric), JSON.stringify(line));
+  }
+});
+
+test("merged groups' families come out in seriesKey order, whether their sorted runs interleave or not", () => {
+  const group = (labels: string, shards: readonly string[]) =>
+    storedForm(
+      renderFamily(parseText(shards.map((s) => `m{${labels},shard="${s}"} 1\n`).join(""))[0] as MetricFamily),
+    );
+  const expected = (parts: readonly RenderedFamily[]) =>
+    parts
+      .flatMap((p) => p.lines)
+      .sort((a, b) =>
+        lineSeriesKey(a) < lineSeriesKey(b) ? -1 : lineSeriesKey(a) > lineSeriesKey(b) ? 1 : 0,
+      );
+  const shards = ["9", "10", "1", "2"];
+  // instance (a grouping label) sorts first among the names: each group's series form one run.
+  const runs = [group('instance="b"', shards), group('instance="a"', shards), group('instance="c"', ["5"])];
+  // a sorts before instance: the groups' series interleave.
+  const mixed = [group('a="x",instance="b"', shards), group('a="y",instance="a"', shards)];
+  const mixed2 = [group('a="y",instance="a"', ["3"]), group('a="x",instance="b"', shards)];
+  for (const parts of [runs, mixed, mixed2]) {
+    const [merged] = mergeFamilies(parts);
+    const [ordered] = expositionOrder([merged as RenderedFamily]);
+    assert.deepEqual(
+      Array.from(ordered?.order ?? [], (i) => merged?.lines[i]),
+      expected(parts),
+    );
   }
 });

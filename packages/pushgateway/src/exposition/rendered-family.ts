@@ -40,7 +40,18 @@ export interface KeyedFamily extends RenderedFamily {
 /** `family` without its series keys, as the store keeps it. */
 export function storedForm(family: RenderedFamily | KeyedFamily): RenderedFamily {
   if (!("keys" in family)) return family;
-  const { keys: _keys, ...stored } = family;
+  const { keys, ...stored } = family;
+  // Its series' order, sorted now while the keys exist: a scrape then merges groups' sorted runs without reading
+  // their keys back (mergeFamilies).
+  if (keys.length > 1) {
+    const order = (keys.length < 65536 ? new Uint16Array(keys.length) : new Uint32Array(keys.length)).map(
+      (_v, i) => i,
+    );
+    ORDERS.set(
+      stored,
+      order.sort((a, b) => compareStrings(keys[a] ?? "", keys[b] ?? "") || a - b),
+    );
+  }
   return stored;
 }
 
@@ -132,12 +143,44 @@ export function mergeFamilies(families: Iterable<RenderedFamily>): RenderedFamil
       // One group's UTF-8 label names make the merged lines need UTF-8 parsing and escaping.
       ...(parts.some((p) => p.utf8) ? { utf8: true as const } : {}),
     };
+    const order = runsInOrder(parts, total);
+    if (order !== undefined) ORDERS.set(merged, order);
     if (!parts.some((p) => p.protoValues !== undefined)) return merged;
     const protoValues = parts.flatMap(
       (p) => p.protoValues ?? new Array<undefined>(p.lines.length).fill(undefined),
     );
     return { ...merged, protoValues };
   });
+}
+
+/**
+ * The exposition order of same-named families merged in the order given, from each one's own order, when their
+ * sorted runs do not interleave (the usual case: a grouping label's value comes first in every key of a group);
+ * undefined when they do, or a part's order is unknown (the scrape then reads every key back and sorts).
+ */
+function runsInOrder(parts: readonly RenderedFamily[], total: number): Uint32Array | undefined {
+  const runs: { offset: number; order: ArrayLike<number>; first: string; last: string }[] = [];
+  let offset = 0;
+  for (const p of parts) {
+    const n = p.lines.length;
+    const order = n === 1 ? [0] : ORDERS.get(p);
+    if (n > 0 && order === undefined) return undefined;
+    if (order !== undefined && n > 0) {
+      const first = lineSeriesKey(p.lines[order[0] as number] as string);
+      const last = n === 1 ? first : lineSeriesKey(p.lines[order[n - 1] as number] as string);
+      runs.push({ offset, order, first, last });
+    }
+    offset += n;
+  }
+  runs.sort((a, b) => compareStrings(a.first, b.first));
+  for (let i = 1; i < runs.length; i++) {
+    if (!((runs[i - 1] as { last: string }).last < (runs[i] as { first: string }).first)) return undefined;
+  }
+  const order = new Uint32Array(total);
+  let at = 0;
+  for (const run of runs)
+    for (let j = 0; j < run.order.length; j++) order[at++] = run.offset + (run.order[j] as number);
+  return order;
 }
 
 /**
@@ -201,45 +244,53 @@ export function seriesKey(m: Metric): string {
  */
 export function lineSeriesKey(lines: string): string {
   const line = lines.slice(lines.lastIndexOf("\n") + 1);
-  const values: string[] = [];
-  const names: string[] = [];
   let at = line.indexOf("{");
   // A legacy metric name has no brace, and nothing before the value's space has one outside the label set.
   if (at < 0 || at > line.indexOf(" ")) return "0000";
+  // Count, values, names: joined once into a flat string (appending made a rope each comparison of the sort then
+  // flattened). A scrape reads back every series' key after a change, so this is kept to indexOf and slices.
+  const parts = [""];
+  const names: string[] = [];
   if (at === 0) {
     // A name outside the classic set goes first inside the braces, quoted; the labels follow, if any.
-    at++;
-    at = quotedEnd(line, at);
-    if (line[at] === ",") at++;
+    at = quotedEnd(line, at + 1);
+    if (line.charCodeAt(at) === COMMA) at++;
   } else at++;
-  while (at < line.length && line[at] !== "}") {
-    let name: string;
-    if (line[at] === '"') {
-      const end = quotedEnd(line, at);
-      name = unescaped(line.slice(at + 1, end - 1));
-      at = end;
+  while (at < line.length && line.charCodeAt(at) !== CLOSE) {
+    let end: number;
+    if (line.charCodeAt(at) === QUOTE) {
+      end = quotedEnd(line, at);
+      names.push(unescaped(line.slice(at + 1, end - 1)));
     } else {
-      const end = line.indexOf("=", at);
-      name = line.slice(at, end);
-      at = end;
+      end = line.indexOf("=", at);
+      names.push(line.slice(at, end));
     }
     // `="`, the value, its closing quote.
-    const end = quotedEnd(line, at + 1);
-    values.push(unescaped(line.slice(at + 2, end - 1)));
-    names.push(name);
-    at = line[end] === "," ? end + 1 : end;
+    at = quotedEnd(line, end + 1);
+    if (at <= end) break; // not a line this renderer wrote: no closing quote
+    parts.push(unescaped(line.slice(end + 2, at - 1)));
+    if (line.charCodeAt(at) === COMMA) at++;
   }
-  let key = String(names.length).padStart(4, "0");
-  for (const v of values) key += `\0${v}`;
-  for (const k of names) key += `\0${k}`;
-  return key;
+  parts[0] = String(names.length).padStart(4, "0");
+  for (const name of names) parts.push(name);
+  return parts.join("\0");
 }
 
-/** The index just past the closing quote of the quoted string starting at `start` (escapes skipped). */
+const COMMA = 0x2c;
+const CLOSE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The index just past the closing quote of the quoted string starting at `start`. */
 function quotedEnd(line: string, start: number): number {
-  let i = start + 1;
-  while (i < line.length && line[i] !== '"') i += line[i] === "\\" ? 2 : 1;
-  return i + 1;
+  let i = line.indexOf('"', start + 1);
+  // A quote after an odd number of backslashes is escaped.
+  for (;;) {
+    let backslashes = 0;
+    while (line.charCodeAt(i - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0 || i < 0) return i + 1;
+    i = line.indexOf('"', i + 1);
+  }
 }
 
 /** A quoted string's content back: `\\`, `\"` and `\n` as render-metric.ts escaped them. */
@@ -267,12 +318,12 @@ export function seriesKeyLabels(key: string): Map<string, string> | undefined {
  */
 export function expositionOrder(
   families: readonly RenderedFamily[],
-): { readonly family: RenderedFamily; readonly order: readonly number[] }[] {
+): { readonly family: RenderedFamily; readonly order: SeriesOrder }[] {
   return families
     .filter((f) => f.lines.length > 0)
     .sort((a, b) => compareStrings(a.name, b.name))
     .map((family) => {
-      let order = ORDERS.get(family);
+      let order = family.lines.length === 1 ? SINGLE : ORDERS.get(family);
       if (order === undefined) {
         // The keys live only while sorting: kept per series they were a quarter of a 100k-series store.
         const keys = family.lines.map(lineSeriesKey);
@@ -284,10 +335,16 @@ export function expositionOrder(
 }
 
 /**
- * Each family's order, computed once per family object: the store hands out the same merged families until it
+ * Each family's order, computed once per family object: a stored family's when it is stored ({@link storedForm}), a
+ * merged one's from its parts' or else at its first scrape. The store hands out the same merged families until it
  * changes, so concurrent and repeated scrapes of an unchanged store sort once and share the result.
  */
-const ORDERS = new WeakMap<RenderedFamily, readonly number[]>();
+const ORDERS = new WeakMap<RenderedFamily, SeriesOrder>();
+
+/** Indexes of a family's series in exposition order. */
+export type SeriesOrder = ArrayLike<number> & Iterable<number>;
+
+const SINGLE: SeriesOrder = [0];
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
