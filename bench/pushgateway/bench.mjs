@@ -13,6 +13,9 @@ const SERIES = 100;
 const PUTS = arg("puts", 200);
 const SCRAPES = arg("scrapes", 10);
 const AGGREGATES = arg("aggregates", 200);
+// Scrapes each right after a PUT (after the RSS reading): a store that changed since the last scrape, as when jobs
+// push between Prometheus' scrapes; ours then merges and orders its families again.
+const CHANGED_SCRAPES = arg("changed-scrapes", 5);
 const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
 
 const freePort = () =>
@@ -114,6 +117,18 @@ async function measure(name, command, args, options = {}) {
     const scrapeCpuMs = (cpuMs(child.pid) - scrapeCpu) / SCRAPES;
     // RSS first: the aggregated groups below add 1,000 series the peer does not hold.
     const rss = rssMiB(child.pid);
+    const changed = [];
+    let changedCpuMs = 0;
+    for (let i = 0; i < CHANGED_SCRAPES; i++) {
+      await (
+        await fetch(`${base}/metrics/job/bench/instance/i${i % GROUPS}`, { method: "PUT", body: body(i + 1) })
+      ).arrayBuffer();
+      const cpu = cpuMs(child.pid);
+      const t = performance.now();
+      await (await fetch(`${base}/metrics`)).text();
+      changed.push(performance.now() - t);
+      changedCpuMs += cpuMs(child.pid) - cpu;
+    }
     return {
       name,
       putMedian: quantile(put, 0.5),
@@ -123,6 +138,8 @@ async function measure(name, command, args, options = {}) {
       scrapeCpuMs,
       bytes,
       rss,
+      changedScrapeMedian: quantile(changed, 0.5),
+      changedScrapeCpuMs: changedCpuMs / CHANGED_SCRAPES,
       aggregateMedian: options.aggregate ? await aggregated(base) : undefined,
     };
   } finally {
@@ -148,6 +165,9 @@ console.log(row(peer));
 console.log(row(ours));
 console.log(
   `\nours: aggregating POST of ${SERIES} counters, median ${ours.aggregateMedian.toFixed(2)} ms (${AGGREGATES} pushes)`,
+);
+console.log(
+  `\nscrape right after a PUT (${CHANGED_SCRAPES}): peer median ${peer.changedScrapeMedian.toFixed(1)} ms (CPU ${peer.changedScrapeCpuMs.toFixed(1)}), ours ${ours.changedScrapeMedian.toFixed(1)} ms (CPU ${ours.changedScrapeCpuMs.toFixed(1)}): ${(ours.changedScrapeMedian / peer.changedScrapeMedian).toFixed(2)}× (CPU ${(ours.changedScrapeCpuMs / peer.changedScrapeCpuMs).toFixed(2)}×)`,
 );
 console.log(
   `\nratios (ours/peer): PUT ${(ours.putMedian / peer.putMedian).toFixed(3)}× (target ≤0.05), scrape ${(ours.scrapeMedian / peer.scrapeMedian).toFixed(2)}× (target ≤0.5; CPU ${(ours.scrapeCpuMs / peer.scrapeCpuMs).toFixed(2)}×), RSS ${(ours.rss / peer.rss).toFixed(2)}× (target ≤0.6), aggregating POST / peer PUT ${(ours.aggregateMedian / peer.putMedian).toFixed(3)}× (target ≤0.1)`,

@@ -8,7 +8,7 @@ import { startServer } from "./http/server.js";
 import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics, type OwnMetrics } from "./own-metrics.js";
 import { type OpenedStore, openStore } from "./store/open-store.js";
-import { openWebGuard, type WebGuard } from "./web/web-guard.js";
+import type { WebGuard } from "./web/web-guard.js";
 
 /** The version `--version` reports. */
 export const VERSION = "1.11.0";
@@ -74,6 +74,8 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   let web: WebGuard | undefined;
   if (config.webConfigFile !== "") {
     try {
+      // Loaded only for a web config: the TLS and auth modules behind it (node:tls, yaml) cost idle memory.
+      const { openWebGuard } = await import("./web/web-guard.js");
       web = await openWebGuard(config.webConfigFile, {
         exemptProbes: config.authExemptProbes,
         log,

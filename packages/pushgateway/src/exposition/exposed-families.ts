@@ -10,8 +10,8 @@ export function exposedFamilies(families: readonly RenderedFamily[]): MetricFami
   return expositionOrder(families).map(({ family: f, order }) =>
     parseRenderedFamily({
       ...f,
-      lines: order.map((i) => f.lines[i] ?? ""),
-      ...(f.protoValues === undefined ? {} : { protoValues: order.map((i) => f.protoValues?.[i]) }),
+      lines: Array.from(order, (i) => f.lines[i] ?? ""),
+      ...(f.protoValues === undefined ? {} : { protoValues: Array.from(order, (i) => f.protoValues?.[i]) }),
     }),
   );
 }

@@ -1,8 +1,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { xorshift32 } from "../../test/support/xorshift.js";
 import { formatText } from "./format-text.js";
+import type { MetricFamily, MetricType } from "./metric-family.js";
 import { parseText } from "./parse-text.js";
-import { mergeFamilies, parseRenderedFamily, renderFamily, seriesKey } from "./rendered-family.js";
+import {
+  expositionOrder,
+  lineSeriesKey,
+  mergeFamilies,
+  parseRenderedFamily,
+  type RenderedFamily,
+  renderFamily,
+  seriesKey,
+  storedForm,
+} from "./rendered-family.js";
 
 test("a family rendered once parses back to the same series", () => {
   const [f] = parseText(
@@ -41,17 +52,68 @@ test("formatText sorts families by name and series by key, HELP only when set", 
 });
 
 test("mergeFamilies keeps the first HELP and TYPE, joins series in order, and leaves a lone family as it is", () => {
-  const a = { name: "a", help: "first", type: "gauge" as const, lines: ["a 1"], keys: ["k1"] };
-  const b = { name: "b", help: undefined, type: "counter" as const, lines: ["b 1"], keys: ["kb"] };
-  const a2 = { name: "a", help: "second", type: "counter" as const, lines: ["a 2"], keys: ["k2"] };
+  const a = { name: "a", help: "first", type: "gauge" as const, lines: ["a 1"] };
+  const b = { name: "b", help: undefined, type: "counter" as const, lines: ["b 1"] };
+  const a2 = { name: "a", help: "second", type: "counter" as const, lines: ["a 2"] };
   const [merged, lone] = mergeFamilies([a, b, a2]);
   assert.deepEqual(merged, {
     name: "a",
     help: "first",
     type: "gauge",
     lines: ["a 1", "a 2"],
-    keys: ["k1", "k2"],
   });
   assert.equal(lone, b);
   assert.deepEqual(a.lines, ["a 1"]);
+});
+
+test("lineSeriesKey() reads back from the rendered lines the seriesKey of every type, escape and name form", () => {
+  const random = xorshift32(38);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
+  // Label names and values a scrape must order: classic and UTF-8 names, escapes, NUL, commas, braces, spaces.
+  const names = ["a", "job", "instance", "le_x", "z9", "dotted.name", 'q"uote', "sp ace", "b\\s", "nl\nx"];
+  const values = ["", "x", "a,b", "}{", 'say "hi"', "back\\slash", "two\nlines", "nul\u0000in", "ü ✓", "= ="];
+  const types: MetricType[] = ["gauge", "counter", "untyped", "summary", "histogram"];
+  for (let n = 0; n < 500; n++) {
+    const labelNames = [
+      ...new Set(Array.from({ length: Math.floor(random() * 5) }, () => pick(names))),
+    ].sort();
+    const labels = labelNames.map((k): [string, string] => [k, pick(values)]);
+    const type = pick(types);
+    const name = pick(["m", "m.dotted", "m_total"]);
+    const metric =
+      type === "summary"
+        ? { labels, quantiles: random() < 0.5 ? [] : [[0.5, 1] as [number, number]], sum: 2, count: 3 }
+        : type === "histogram"
+          ? { labels, buckets: [[1, 1] as [number, number]], sum: 2, count: 3 }
+          : { labels, value: random() };
+    const [line] = renderFamily({ name, help: undefined, type, metrics: [metric] }).lines;
+    assert.equal(lineSeriesKey(line ?? ""), seriesKey(metric), JSON.stringify(line));
+  }
+});
+
+test("merged groups' families come out in seriesKey order, whether their sorted runs interleave or not", () => {
+  const group = (labels: string, shards: readonly string[]) =>
+    storedForm(
+      renderFamily(parseText(shards.map((s) => `m{${labels},shard="${s}"} 1\n`).join(""))[0] as MetricFamily),
+    );
+  const expected = (parts: readonly RenderedFamily[]) =>
+    parts
+      .flatMap((p) => p.lines)
+      .sort((a, b) =>
+        lineSeriesKey(a) < lineSeriesKey(b) ? -1 : lineSeriesKey(a) > lineSeriesKey(b) ? 1 : 0,
+      );
+  const shards = ["9", "10", "1", "2"];
+  // instance (a grouping label) sorts first among the names: each group's series form one run.
+  const runs = [group('instance="b"', shards), group('instance="a"', shards), group('instance="c"', ["5"])];
+  // a sorts before instance: the groups' series interleave.
+  const mixed = [group('a="x",instance="b"', shards), group('a="y",instance="a"', shards)];
+  const mixed2 = [group('a="y",instance="a"', ["3"]), group('a="x",instance="b"', shards)];
+  for (const parts of [runs, mixed, mixed2]) {
+    const [merged] = mergeFamilies(parts);
+    const [ordered] = expositionOrder([merged as RenderedFamily]);
+    assert.deepEqual(
+      Array.from(ordered?.order ?? [], (i) => merged?.lines[i]),
+      expected(parts),
+    );
+  }
 });

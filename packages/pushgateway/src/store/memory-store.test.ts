@@ -98,6 +98,21 @@ test("a series held by two groups (pushed with the check off) is looked up again
   assert.match(refused?.message ?? "", /was collected before with the same name and label values$/);
 });
 
+test("a series is found in a group of other grouping label names, even with a NUL in a label value", () => {
+  const store = new MemoryStore();
+  const pushTo = (labels: Record<string, string>, body: string) =>
+    store.push({ labels, families: parseText(body), replace: true, now: at(100), check: true });
+  // Three sets of grouping label names in use; the series of {job="j"} below carries x and y.
+  assert.equal(pushTo({ job: "j", y: "b" }, "n 1\n"), undefined);
+  assert.equal(pushTo({ job: "j" }, 'm{x="a\u0000b",y="b"} 1\n'), undefined);
+  assert.match(pushTo({ job: "j", x: "a\u0000b" }, 'm{y="b"} 2\n')?.message ?? "", /was collected before/);
+  assert.match(pushTo({ job: "j", y: "b" }, 'm{x="a\u0000b"} 2\n')?.message ?? "", /was collected before/);
+  // Another value, or a label the series does not carry, is another series.
+  assert.equal(pushTo({ job: "j", x: "a" }, 'm{y="b"} 2\n'), undefined);
+  assert.equal(pushTo({ job: "j", z: "c" }, 'm{x="a\u0000b",y="b"} 2\n'), undefined);
+  assert.equal(store.inconsistency(), undefined);
+});
+
 test("beyond upstream: group TTL drops groups after their last successful push", () => {
   let now = 100_000;
   const store = new MemoryStore({ groupTtlMs: 60_000, now: () => now });

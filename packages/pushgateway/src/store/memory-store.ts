@@ -1,11 +1,15 @@
 import { addFamily } from "../aggregate/add-family.js";
 import { AggregationError } from "../errors.js";
-import type { MetricFamily } from "../exposition/metric-family.js";
+import type { Metric, MetricFamily } from "../exposition/metric-family.js";
 import {
+  type KeyedFamily,
+  lineSeriesKey,
   mergeFamilies,
   parseRenderedFamily,
   type RenderedFamily,
   renderFamily,
+  seriesKeyLabels,
+  storedForm,
 } from "../exposition/rendered-family.js";
 import { parseGroupSelector, selectorMatches } from "../group-selector.js";
 import { type GroupingLabels, groupKey } from "../grouping-key.js";
@@ -16,8 +20,9 @@ import {
   type PushInvalidity,
   pushedSeries,
   pushInvalidity,
-  seriesAt,
 } from "./consistency-check.js";
+import { candidateGroup, GroupingNameSets } from "./grouping-name-sets.js";
+import { findInconsistency } from "./inconsistency.js";
 import {
   type AggregateRequest,
   FAILURE_TIME,
@@ -64,6 +69,10 @@ export class MemoryStore implements MetricStore {
   #merged: { readonly version: number; readonly families: RenderedFamily[] } | undefined;
   /** What the groups hold, by family and series: the consistency check's lookups and the series limit's count. */
   readonly #index = new SeriesIndex();
+  /** The sets of grouping label names in use: which groups the check looks in for a pushed series. */
+  readonly #nameSets = new GroupingNameSets();
+  /** {@link inconsistency}'s answer, and for which version. */
+  #problem: { readonly version: number; readonly problem: string | undefined } | undefined;
   #own: OwnFamilies;
   #ttlMs: number;
   #maxGroups: number;
@@ -126,10 +135,7 @@ export class MemoryStore implements MetricStore {
     let group = this.#groups.get(key);
     const error = this.#check(rendered, { ...request, ...options, key });
     if (error !== undefined) {
-      if (group === undefined) {
-        group = newGroup(request.labels);
-        this.#groups.set(key, group);
-      }
+      if (group === undefined) group = this.#newGroup(key, request.labels);
       group.failureTime = nowSeconds;
       return { kind: "inconsistent", message: error };
     }
@@ -139,10 +145,7 @@ export class MemoryStore implements MetricStore {
       if (group !== undefined) group.failureTime = nowSeconds;
       return { kind: "limit", message: limit };
     }
-    if (group === undefined) {
-      group = newGroup(request.labels);
-      this.#groups.set(key, group);
-    }
+    if (group === undefined) group = this.#newGroup(key, request.labels);
     // PUT: the group's families not pushed again leave the index after the loop; those pushed again are re-indexed
     // against their previous version (#reindex), in push order as before.
     let replaced: Map<string, RenderedFamily> | undefined;
@@ -155,10 +158,13 @@ export class MemoryStore implements MetricStore {
       if (family.name === PUSH_TIME || family.name === FAILURE_TIME) continue;
       const old = replaced?.get(family.name) ?? group.families.get(family.name);
       replaced?.delete(family.name);
-      group.families.set(family.name, this.#index.reindex(key, { old, family }));
+      // Stored without the series keys (rendered-family.ts): the push's keys die young.
+      const stored = storedForm(family);
+      this.#index.reindex({ old, family: stored });
+      group.families.set(family.name, stored);
       group.pushedAt.set(family.name, request.now.getTime());
     }
-    for (const f of replaced?.values() ?? []) this.#index.unindex(key, f);
+    for (const f of replaced?.values() ?? []) this.#index.unindex(f);
     group.pushTime = nowSeconds;
     return undefined;
   }
@@ -213,6 +219,7 @@ export class MemoryStore implements MetricStore {
     this.#version++;
     this.#groups.clear();
     this.#index.clear();
+    this.#nameSets.clear();
   }
 
   /** Series held by all groups (the limit's measure; the timestamp gauges are not counted). */
@@ -235,34 +242,14 @@ export class MemoryStore implements MetricStore {
     return families;
   }
 
-  /**
-   * With the consistency check off (`--push.disable-consistency-check`) the store can hold what a gather rejects;
-   * upstream then fails every scrape with the gatherer's error (research §4). This finds the first such problem: a
-   * family held with two types, or a series held by two groups.
-   */
+  /** With the consistency check off, the first problem a gather would fail on (inconsistency.ts), if any. */
   inconsistency(): string | undefined {
-    for (const [name, held] of this.#index.typeClashes()) {
-      for (const group of this.#groups.values()) {
-        const f = group.families.get(name);
-        if (f === undefined || f.type === held || f.lines.length === 0) continue;
-        return notOfType(f, { metric: seriesAt(f, 0), held });
-      }
-    }
-    for (const name of this.#index.sharedSeries()) {
-      const seen = new Set<string>();
-      for (const group of this.#groups.values()) {
-        const f = group.families.get(name);
-        if (f === undefined) continue;
-        for (const [i, id] of f.keys.entries()) {
-          if (!seen.has(id)) {
-            seen.add(id);
-            continue;
-          }
-          return collectedBefore(f, seriesAt(f, i));
-        }
-      }
-    }
-    return undefined;
+    if (this.#problem?.version !== this.#version)
+      this.#problem = {
+        version: this.#version,
+        problem: findInconsistency(this.#groups.values(), this.#index),
+      };
+    return this.#problem.problem;
   }
 
   groups(): Group[] {
@@ -295,18 +282,20 @@ export class MemoryStore implements MetricStore {
     this.#version++;
     for (const g of groups) {
       const key = groupKey(g.labels);
+      this.#remove(key);
       const group: Group = {
         labels: g.labels,
         families: new Map([
-          ...g.families.map((f) => [f.name, renderFamily(f)] as const),
-          ...(g.rendered ?? []).map((f) => [f.name, f] as const),
+          ...g.families.map((f) => [f.name, storedForm(renderFamily(f))] as const),
+          ...(g.rendered ?? []).map((f) => [f.name, storedForm(f)] as const),
         ]),
         pushedAt: new Map(Object.entries(g.pushedAt)),
         pushTime: g.pushTime,
         failureTime: g.failureTime,
       };
       this.#groups.set(key, group);
-      for (const f of group.families.values()) this.#index.index(key, f);
+      this.#nameSets.add(group.labels);
+      for (const f of group.families.values()) this.#index.index(f);
     }
   }
 
@@ -326,9 +315,10 @@ export class MemoryStore implements MetricStore {
    * verdict ({@link invalidity}) first, then the family's type and series against other groups (by series key).
    */
   #check(
-    families: readonly RenderedFamily[],
+    families: readonly KeyedFamily[],
     options: {
       key: string;
+      labels: GroupingLabels;
       check: boolean;
       invalid: PushInvalidity | undefined;
       sanitized?: readonly MetricFamily[] | undefined;
@@ -336,9 +326,13 @@ export class MemoryStore implements MetricStore {
     },
   ): string | undefined {
     const { invalid, sanitized, addedInf } = options;
-    const series = (family: number, f: RenderedFamily, i: number) =>
+    const series = (family: number, f: KeyedFamily, i: number) =>
       sanitized?.[family]?.metrics[i] ??
       pushedSeries(f, i, { addedInf: addedInf?.[family]?.includes(i) === true });
+    // Each other group's family looked up is made a set of its series keys once per push.
+    const ids = new Map<RenderedFamily, Set<string>>();
+    const heldIds = (held: RenderedFamily) =>
+      ids.get(held) ?? ids.set(held, new Set(held.lines.map(lineSeriesKey))).get(held);
     for (const [family, f] of families.entries()) {
       if (invalid !== undefined && invalid.family <= family) return invalid.message;
       if (!options.check) continue;
@@ -348,13 +342,18 @@ export class MemoryStore implements MetricStore {
         if (type !== f.type && count - (mine?.type === type ? 1 : 0) > 0)
           return notOfType(f, { metric: series(family, f, 0), held: type });
       }
-      const held = this.#index.holders(f.name);
-      if (held === undefined) continue;
-      // The group's own series again: in a family no two groups share a series of, each is held by this group.
-      if (mine !== undefined && this.#index.repeats(mine, f)) continue;
+      // Another group holding one of the series: only a group whose grouping label names another group uses can
+      // (grouping-name-sets.ts); with a single set of names (the usual fleet) there is nothing to look up.
+      const others = this.#nameSets.others(options.labels);
+      if (others.length === 0 || this.#index.types(f.name) === undefined) continue;
       for (const [i, id] of f.keys.entries()) {
-        const holder = held.get(id);
-        if (holder !== undefined && holder !== options.key) return collectedBefore(f, series(family, f, i));
+        const labels = seriesLabels(id, () => series(family, f, i));
+        for (const names of others) {
+          const candidate = candidateGroup(names, labels);
+          const held =
+            candidate === undefined ? undefined : this.#groups.get(candidate)?.families.get(f.name);
+          if (held !== undefined && heldIds(held)?.has(id)) return collectedBefore(f, series(family, f, i));
+        }
       }
     }
     return invalid?.message;
@@ -372,11 +371,11 @@ export class MemoryStore implements MetricStore {
     if (this.#maxSeries <= 0) return undefined;
     let delta = 0;
     if (group !== undefined && options.replace) {
-      for (const f of group.families.values()) delta -= f.keys.length;
+      for (const f of group.families.values()) delta -= f.lines.length;
     }
     for (const f of families) {
-      delta += f.keys.length;
-      if (group !== undefined && !options.replace) delta -= group.families.get(f.name)?.keys.length ?? 0;
+      delta += f.lines.length;
+      if (group !== undefined && !options.replace) delta -= group.families.get(f.name)?.lines.length ?? 0;
     }
     const count = this.#index.count;
     if (delta > 0 && count + delta > this.#maxSeries) {
@@ -413,29 +412,38 @@ export class MemoryStore implements MetricStore {
     }
   }
 
+  #newGroup(key: string, labels: GroupingLabels): Group {
+    const group: Group = { labels, families: new Map(), pushedAt: new Map(), pushTime: 0, failureTime: 0 };
+    this.#groups.set(key, group);
+    this.#nameSets.add(labels);
+    return group;
+  }
+
   #remove(key: string): void {
     const group = this.#groups.get(key);
     if (group === undefined) return;
     this.#version++;
-    for (const f of group.families.values()) this.#index.unindex(key, f);
+    for (const f of group.families.values()) this.#index.unindex(f);
     this.#groups.delete(key);
+    this.#nameSets.remove(group.labels);
   }
 }
 
-function newGroup(labels: GroupingLabels): Group {
-  return { labels, families: new Map(), pushedAt: new Map(), pushTime: 0, failureTime: 0 };
+/** The labels of a series from its key ({@link seriesKey}), or from `parsed` when the key is ambiguous. */
+function seriesLabels(key: string, parsed: () => Metric | undefined): ReadonlyMap<string, string> {
+  return seriesKeyLabels(key) ?? new Map(parsed()?.labels ?? []);
 }
 
 /** A push as {@link MemoryStore.pushRendered} takes it: rendered, with its state-free verdict. */
 export interface RenderedPush extends Omit<PushRequest, "families"> {
-  readonly families: readonly RenderedFamily[];
+  readonly families: readonly KeyedFamily[];
   readonly invalid: PushInvalidity | undefined;
 }
 
 /** A group's push or failure time gauge, labelled like its pushed series (the grouping labels, `instance`). */
 function timeFamily(name: string, group: Group, value: number): RenderedFamily {
   const help = name === PUSH_TIME ? PUSH_TIME_HELP : FAILURE_TIME_HELP;
-  return renderFamily(
-    sanitize({ name, help, type: "gauge", metrics: [{ labels: [], value }] }, group.labels),
+  return storedForm(
+    renderFamily(sanitize({ name, help, type: "gauge", metrics: [{ labels: [], value }] }, group.labels)),
   );
 }

@@ -1,6 +1,6 @@
 import type { GaugeMode } from "../aggregate/add-family.js";
 import type { MetricFamily } from "../exposition/metric-family.js";
-import type { RenderedFamily } from "../exposition/rendered-family.js";
+import type { KeyedFamily, RenderedFamily } from "../exposition/rendered-family.js";
 import type { GroupingLabels } from "../grouping-key.js";
 
 /** The two gauges every group carries (upstream storage/interface.go), exposed and listed by the API alike. */
@@ -30,7 +30,7 @@ export interface PersistedGroup {
   readonly pushedAt: Record<string, number>;
   readonly families: MetricFamily[];
   /** More families, already in the stored form (the persistence reader's fast path, disk/simple-families.ts). */
-  readonly rendered?: readonly RenderedFamily[];
+  readonly rendered?: readonly (RenderedFamily | KeyedFamily)[];
 }
 
 /** A push to apply. */

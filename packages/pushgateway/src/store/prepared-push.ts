@@ -1,5 +1,5 @@
 import type { MetricFamily } from "../exposition/metric-family.js";
-import { type RenderedFamily, renderFamily } from "../exposition/rendered-family.js";
+import { type KeyedFamily, renderFamily } from "../exposition/rendered-family.js";
 import type { GroupingLabels } from "../grouping-key.js";
 import type { PushRequest } from "./metric-store.js";
 
@@ -8,7 +8,7 @@ export interface PreparedPush {
   /** The pushed families with the grouping labels (and an empty `instance`) applied, labels sorted. */
   readonly sanitized: readonly MetricFamily[];
   /** The same, rendered: the store keeps only lines and keys, and a scrape sorts and joins. */
-  readonly rendered: readonly RenderedFamily[];
+  readonly rendered: readonly KeyedFamily[];
 }
 
 /** Applies the grouping labels to a push's families and renders their lines; pure, so it can run ahead. */

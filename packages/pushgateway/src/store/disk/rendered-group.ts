@@ -21,7 +21,7 @@ export function renderedGroup(g: Group): RenderedGroup {
     pushTime: g.pushTime,
     failureTime: g.failureTime,
     pushedAt: Object.fromEntries(g.pushedAt),
-    // Without the series keys: the worker does not need them, and they would double what is copied to it.
-    families: [...g.families.values()].map(({ keys: _keys, ...f }) => f),
+    // As stored, without series keys: the worker does not need them, and they would double what is copied to it.
+    families: [...g.families.values()],
   };
 }

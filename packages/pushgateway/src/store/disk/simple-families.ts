@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { formatGoFloat } from "../../exposition/go-float.js";
 import type { MetricType } from "../../exposition/metric-family.js";
 import { isLegacyLabelName, isLegacyMetricName } from "../../exposition/metric-names.js";
-import type { RenderedFamily } from "../../exposition/rendered-family.js";
+import type { KeyedFamily, RenderedFamily } from "../../exposition/rendered-family.js";
 import { PlainSeries } from "./plain-series.js";
 import { ProtoWriter } from "./proto-writer.js";
 
@@ -28,7 +28,7 @@ const TYPE_BY_NUMBER = new Map<number, MetricType>([
  * The `MetricFamily` protobuf message of a stored family, from its lines; undefined when the family is not simple
  * (see above) or a line is not as the store renders it.
  */
-export function encodeSimpleFamily(f: Omit<RenderedFamily, "keys">): Buffer | undefined {
+export function encodeSimpleFamily(f: RenderedFamily): Buffer | undefined {
   const type = TYPES[f.type];
   if (type === undefined || f.protoValues !== undefined || f.utf8 === true) return undefined;
   const out = new ProtoWriter();
@@ -62,7 +62,7 @@ export function encodeSimpleFamily(f: Omit<RenderedFamily, "keys">): Buffer | un
 }
 
 /** The stored form of a simple family's protobuf message; undefined when it is not simple (see above). */
-export function decodeSimpleFamily(message: Uint8Array): RenderedFamily | undefined {
+export function decodeSimpleFamily(message: Uint8Array): KeyedFamily | undefined {
   // Offsets into the message, no view or object per field: reading 1e6 series made them by the ten million, and the
   // collector spent more time on them than the decoding did.
   const buf = Buffer.from(message.buffer, message.byteOffset, message.byteLength);

@@ -1,6 +1,11 @@
 import type { GaugeMode } from "../../aggregate/add-family.js";
 import type { MetricFamily } from "../../exposition/metric-family.js";
-import { parseRenderedFamily, type RenderedFamily } from "../../exposition/rendered-family.js";
+import {
+  type KeyedFamily,
+  parseRenderedFamily,
+  type RenderedFamily,
+  storedForm,
+} from "../../exposition/rendered-family.js";
 import type { GroupingLabels } from "../../grouping-key.js";
 import type { PushInvalidity } from "../consistency-check.js";
 import type { Group, PersistedGroup } from "../metric-store.js";
@@ -72,7 +77,7 @@ export type LogOp =
       readonly nowMs: number;
       readonly check: boolean;
       readonly invalid?: PushInvalidity | undefined;
-      readonly families: readonly RenderedFamily[];
+      readonly families: readonly KeyedFamily[];
     }
   | {
       /** A push as earlier versions logged it (the parsed families): still applied when read from an older log. */
@@ -197,7 +202,7 @@ const KINDS: readonly string[] = [
  *
  * @throws {Error} when the entry is not an op of this format (another program, or a newer version, wrote it)
  */
-export function decodeOp(text: string, options: { families?: readonly RenderedFamily[] } = {}): LogOp {
+export function decodeOp(text: string, options: { families?: readonly KeyedFamily[] } = {}): LogOp {
   const cut =
     options.families === undefined || !text.startsWith('{"kind":"rendered-push"')
       ? -1
@@ -214,9 +219,6 @@ export function decodeOp(text: string, options: { families?: readonly RenderedFa
   return { ...op, families };
 }
 
-/** A family in a version 2 snapshot: the stored columnar form without the series keys (derived from the lines). */
-type SnapshotFamily = Omit<RenderedFamily, "keys">;
-
 /**
  * The snapshot's `data` field (version 2): the groups with each family as the store holds it, its exposition lines.
  * Writing the lines as they are costs a JSON serialisation; the persistence file's structured shape (version 1)
@@ -231,7 +233,7 @@ export function encodeSnapshot(groups: readonly Group[]): string {
       pushTime: g.pushTime,
       failureTime: g.failureTime,
       pushedAt: Object.fromEntries(g.pushedAt),
-      families: Array.from(g.families.values(), ({ keys: _keys, ...family }): SnapshotFamily => family),
+      families: Array.from(g.families.values(), storedForm),
     })),
   });
 }
@@ -249,7 +251,7 @@ export function decodeSnapshot(text: string | null): PersistedGroup[] {
     throw new Error("not a pushgateway snapshot");
   if (doc.version === undefined) return doc.groups as PersistedGroup[];
   if (doc.version !== 2) throw new Error(`pushgateway snapshot version ${String(doc.version)} is not known`);
-  const groups = doc.groups as (Omit<PersistedGroup, "families"> & { families: SnapshotFamily[] })[];
+  const groups = doc.groups as (Omit<PersistedGroup, "families"> & { families: RenderedFamily[] })[];
   return groups.map((g) => ({ ...g, families: g.families.map(parseRenderedFamily) }));
 }
 
