@@ -1,8 +1,33 @@
 import { readFileSync } from "node:fs";
-import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { createRequire } from "node:module";
+import type * as PromClient from "prom-client";
 import type { MetricFamily } from "./exposition/metric-family.js";
 import { parseText } from "./exposition/parse-text.js";
 import { type Objective, WindowedSummary } from "./windowed-summary.js";
+
+// prom-client's modules by path, not its index: the index also loads its push client (node:https, node:tls), its
+// cluster aggregator (node:cluster) and every nodejs_* collector (a GC observer, an event-loop-delay histogram) that
+// the scrape filters out anyway: 4.5 MiB of resident memory at start (bench/pushgateway/README.md). The package has
+// no `exports` map, and these files have kept their paths and signatures since prom-client 11; a release that moved
+// them fails at start, in every test that starts the gateway.
+const requirePromClient = createRequire(import.meta.url);
+const Registry = requirePromClient("prom-client/lib/registry.js") as typeof PromClient.Registry;
+const Counter = requirePromClient("prom-client/lib/counter.js") as typeof PromClient.Counter;
+const Gauge = requirePromClient("prom-client/lib/gauge.js") as typeof PromClient.Gauge;
+/** client_golang's process collector as prom-client's default metrics render it, in `collectDefaultMetrics`' order. */
+const PROCESS_COLLECTORS = [
+  "processCpuTotal",
+  "processStartTime",
+  "osMemoryHeap",
+  "processOpenFileDescriptors",
+  "processMaxFileDescriptors",
+].map(
+  (name) =>
+    requirePromClient(`prom-client/lib/metrics/${name}.js`) as (
+      registry: PromClient.Registry,
+      config: PromClient.DefaultMetricsCollectorConfiguration<PromClient.RegistryContentType>,
+    ) => void,
+);
 
 /** The gateway's own metrics: build info, HTTP request counts by handler, and process metrics (prom-client). */
 export interface OwnMetrics {
@@ -19,7 +44,7 @@ export interface OwnMetrics {
 /** Creates the registry; the build's version and runtime go into `pushgateway_build_info`. */
 export function createOwnMetrics(build: { version: string; goVersion: string }): OwnMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  for (const collector of PROCESS_COLLECTORS) collector(registry, {});
   const info = new Gauge({
     name: "pushgateway_build_info",
     help: "A metric with a constant '1' value labeled by version, revision, branch, goversion from which pushgateway was built, and the goos and goarch for the build.",

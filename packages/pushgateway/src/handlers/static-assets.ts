@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { shortHash } from "../short-hash.js";
 import type { GatewayRequest, GatewayResponse } from "./responses.js";
 import { textError } from "./responses.js";
 
@@ -27,7 +27,7 @@ function asset(name: string): Asset | undefined {
   let found = loaded.get(name);
   if (found === undefined) {
     const body = readFileSync(new URL(name, STATIC_DIR));
-    found = { body, type, version: createHash("sha256").update(body).digest("hex").slice(0, 16) };
+    found = { body, type, version: shortHash(body) };
     loaded.set(name, found);
   }
   return found;

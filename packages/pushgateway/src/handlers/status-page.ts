@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { escapeHtml } from "../escape-html.js";
 import { formatGoFloat } from "../exposition/go-float.js";
 import { expositionOrder, type RenderedFamily } from "../exposition/rendered-family.js";
 import { type FilterTerm, matchesFilter, parseGroupFilter } from "../group-filter.js";
 import { type GroupSelection, groupSelection } from "../group-selection.js";
+import { shortHash } from "../short-hash.js";
 import {
   FAILURE_TIME,
   FAILURE_TIME_HELP,
@@ -177,7 +177,7 @@ function groupHtml(
 ): string {
   const { nowMs } = options;
   // A stable id per grouping key, so the script can keep a group expanded across reloads.
-  const id = `group-${createHash("sha256").update(options.path).digest("hex").slice(0, 16)}`;
+  const id = `group-${shortHash(options.path)}`;
   const names = sortedNames(g);
   const badges = names
     .map((k) => {
