@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { test } from "node:test";
 import koffi from "koffi";
 import { shRequest as sh } from "../../test/support/sh-request.js";
+import { koffiPin } from "./bind-libc.js";
 import { killGroup } from "./kill-group.js";
-import { createPosixSpawn, exitError, koffiPin } from "./posix-spawn.js";
+import { createPosixSpawn, exitError } from "./posix-spawn.js";
 
 const run = createPosixSpawn({
   libc: koffi.load("libc.so.6"),
