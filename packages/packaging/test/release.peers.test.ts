@@ -295,7 +295,7 @@ test("the toolmgr single executable works with no node reachable: list, lock, sy
   const project = await toolmgrWorks((args, cwd) => hidden(join(bin, "toolmgr"), args, cwd), user);
   const shim = readFileSync(join(shims(user), "hello"), "utf8");
   // The shim hands a project-local source to the executable itself, not to `node <script>`.
-  assert.match(shim, new RegExp(`exec '${join(bin, "toolmgr")}' exec "\\$cmd"`));
+  assert.match(shim, new RegExp(`exec '${join(bin, "toolmgr")}' exec "\\$_tm_cmd"`));
   for (const [tool, expected] of [
     ["hello", "hello 1.0.0 a b\n"],
     ["medusa", "medusa 1.0.0 a b\n"],
