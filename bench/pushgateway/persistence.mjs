@@ -7,9 +7,9 @@
 // --load=quiet instead pushes one marker every 2 s and asks nothing else (the write alone); --load=scrapes adds a
 // push of a 1000-series group every 200 ms and a scrape of the whole /metrics every 5 s.
 // Usage: node bench/pushgateway/persistence.mjs [--groups=1000] [--series=1000] [--window=30] [--only=ours|peer]
-//   [--load=probes|quiet|scrapes]
+//   [--load=probes|quiet|scrapes]; env PG_BENCH_BIN, PG_BENCH_NODE_ARGS, PG_BENCH_TRACE (below)
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +22,13 @@ const WINDOW = Number(arg("window", 30));
 const ONLY = arg("only", "");
 const LOAD = arg("load", "probes");
 const PROBE = fileURLToPath(new URL("./event-loop-probe.mjs", import.meta.url));
-const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
+// PG_BENCH_BIN: another launcher or build to measure as ours (A/B); PG_BENCH_TRACE: a file for ours' stdout and
+// stderr (with PG_BENCH_NODE_ARGS=--trace-gc, what each collection was).
+const OURS =
+  process.env.PG_BENCH_BIN ??
+  fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
+const NODE_ARGS = (process.env.PG_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const TRACE = process.env.PG_BENCH_TRACE;
 const dir = mkdtempSync(join(tmpdir(), "pgw-persist-bench-"));
 
 const freePort = () =>
@@ -36,10 +42,12 @@ const freePort = () =>
 async function start(command, args, env = {}) {
   const port = await freePort();
   const started = performance.now();
+  const traceFd = TRACE && command === process.execPath ? openSync(TRACE, "a") : undefined;
   const child = spawn(command, [...args, `--web.listen-address=127.0.0.1:${port}`], {
-    stdio: "ignore",
+    stdio: traceFd === undefined ? "ignore" : ["ignore", traceFd, traceFd],
     env: { ...process.env, ...env },
   });
+  if (traceFd !== undefined) closeSync(traceFd);
   for (let i = 0; i < 6000; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/-/ready`)).ok)
@@ -207,7 +215,7 @@ async function measure(name, command, extra) {
 const rows = [];
 try {
   if (ONLY !== "ours") rows.push(await measure("peer", "/usr/bin/prometheus-pushgateway", []));
-  if (ONLY !== "peer") rows.push(await measure("ours", process.execPath, [OURS]));
+  if (ONLY !== "peer") rows.push(await measure("ours", process.execPath, [...NODE_ARGS, OURS]));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
