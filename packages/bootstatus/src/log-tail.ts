@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { fileTypeName } from "./read-state-file.js";
+import { closeSync, readSync } from "node:fs";
+import { openWithoutBlocking } from "./read-state-file.js";
 
 /** The most bytes read from the end of cloud-init.log for `--explain`: 8 MiB, a few boots of a busy machine. */
 export const LOG_TAIL_LIMIT = 8 * 1024 * 1024;
@@ -16,18 +16,12 @@ export type LogTail =
  * is dropped; invalid UTF-8 becomes U+FFFD (a log is read, not trusted).
  */
 export function readLogTail(file: string, limit: number = LOG_TAIL_LIMIT): LogTail {
-  let fd: number;
+  const opened = openWithoutBlocking(file);
+  if (opened.kind === "not-regular")
+    return { kind: "refused", reason: `it is ${opened.type}, not a regular file` };
+  if (opened.kind !== "open") return opened;
+  const { fd, stats } = opened;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "";
-    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-    return { kind: "refused", reason: code === "EACCES" ? "permission denied" : code || String(error) };
-  }
-  try {
-    const stats = fstatSync(fd);
-    const type = fileTypeName(stats);
-    if (type !== undefined) return { kind: "refused", reason: `it is ${type}, not a regular file` };
     const start = Math.max(0, stats.size - limit);
     const buffer = Buffer.allocUnsafe(Math.min(limit, stats.size));
     let filled = 0;

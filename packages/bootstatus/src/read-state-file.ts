@@ -56,25 +56,11 @@ export function readStateFile(file: string, options: { limit?: number } = {}): S
   const limit = options.limit ?? STATE_FILE_LIMIT;
   // Most config files looked for do not exist: asking first spares building an ENOENT exception for each.
   if (!existsSync(file)) return { kind: "missing" };
-  let fd: number;
+  const opened = openWithoutBlocking(file);
+  if (opened.kind === "not-regular") return notRegular(opened.type);
+  if (opened.kind !== "open") return opened;
+  const { fd, stats } = opened;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "";
-    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-    // open(2) on a Unix socket fails with ENXIO: name the type instead of the errno.
-    if (code === "ENXIO") {
-      try {
-        const type = fileTypeName(statSync(file));
-        if (type !== undefined) return notRegular(type);
-      } catch {}
-    }
-    return { kind: "refused", reason: ERRNO_REASONS[code] ?? (code || String(error)) };
-  }
-  try {
-    const stats = fstatSync(fd);
-    const type = fileTypeName(stats);
-    if (type !== undefined) return notRegular(type);
     if (stats.size > limit) return tooLarge(limit);
     const chunks: Buffer[] = [];
     let total = 0;
@@ -88,9 +74,53 @@ export function readStateFile(file: string, options: { limit?: number } = {}): S
     }
     return { kind: "ok", bytes: Buffer.concat(chunks, total) };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "";
-    return { kind: "refused", reason: ERRNO_REASONS[code] ?? (code || String(error)) };
+    return { kind: "refused", reason: errnoReason(error) };
   } finally {
     closeSync(fd);
   }
+}
+
+/** A file opened for reading without blocking, or why not: absent, not a regular file (by type), or an errno. */
+export type OpenedFile =
+  | { kind: "open"; fd: number; stats: Stats }
+  | { kind: "missing" }
+  | { kind: "not-regular"; type: string }
+  | { kind: "refused"; reason: string };
+
+/**
+ * Opens `file` with O_NONBLOCK (a FIFO with no writer opens at once) and keeps it only if it is a regular file; the
+ * caller closes `fd`. Shared by the state files and the logs, which word the refusals each their own way.
+ */
+export function openWithoutBlocking(file: string): OpenedFile {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+    // open(2) on a Unix socket fails with ENXIO: name the type instead of the errno.
+    if (code === "ENXIO") {
+      try {
+        const type = fileTypeName(statSync(file));
+        if (type !== undefined) return { kind: "not-regular", type };
+      } catch {}
+    }
+    return { kind: "refused", reason: errnoReason(error) };
+  }
+  try {
+    const stats = fstatSync(fd);
+    const type = fileTypeName(stats);
+    if (type === undefined) return { kind: "open", fd, stats };
+    closeSync(fd);
+    return { kind: "not-regular", type };
+  } catch (error) {
+    closeSync(fd);
+    return { kind: "refused", reason: errnoReason(error) };
+  }
+}
+
+/** How a refusal names a failed call: in words for the errnos a reader meets, else the errno's name. */
+function errnoReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  return ERRNO_REASONS[code] ?? (code || String(error));
 }
