@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
@@ -92,12 +92,13 @@ for (const [args, env, code] of midWaitRows) {
     const dots = afterDots(2);
     const waiting = runCli([...args, "--root", dir], { env, onStdout: dots.onStdout });
     await Promise.race([dots.reached, waiting]);
-    // Finish boot the way cloud-init does: status.json, then result.json.
-    writeFileSync(
+    // Finish boot the way cloud-init does (atomic_helper.write_json: a temporary file renamed over the old one, so the
+    // waiting reader never sees a half-written file): status.json, then result.json.
+    writeAtomically(
       path.join(dir, "run/cloud-init/status.json"),
       readFileSync(path.join(root("degraded-done"), "run/cloud-init/status.json")),
     );
-    writeFileSync(path.join(dir, "run/cloud-init/result.json"), '{"v1": {"errors": []}}');
+    writeAtomically(path.join(dir, "run/cloud-init/result.json"), '{"v1": {"errors": []}}');
     const run = await waiting;
     assert.equal(run.code, code, run.stderr);
     assert.match(run.stdout, /^\.{2,}status: done\n$/);
@@ -220,3 +221,8 @@ test("the summary's paths follow BOOTSTATUS_ROOT like every other read", async (
   assert.equal(run.stdout, "status: error\n");
   assert.match(run.stderr, new RegExp(`^ {2}${root("error-done")}/var/log/cloud-init-output\\.log$`, "m"));
 });
+
+function writeAtomically(file: string, data: string | Buffer): void {
+  writeFileSync(`${file}.tmp`, data);
+  renameSync(`${file}.tmp`, file);
+}
