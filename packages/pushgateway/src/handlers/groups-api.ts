@@ -32,7 +32,7 @@ export function apiGroups(req: GatewayRequest, ctx: GatewayContext): GatewayResp
 /**
  * Beyond upstream, behind `--web.enable-admin-api`: `DELETE /api/v1/admin/groups?match[]=<selector>` deletes the
  * groups one of the selectors selects and answers 202 `{"status":"success","data":{"deleted":N,"groups":[…labels…]}}`;
- * with `dry_run=true` it answers 200 with the same body and deletes nothing. A selector that selects everything
+ * with `dry_run=true` it answers the same (202, the same body) and deletes nothing. A selector that selects everything
  * (`{}`, or one an empty label set passes) is refused unless `all=true`, which alone deletes every group. Queued
  * behind the writes before it; the store decides the groups when it applies the delete (in Redis mode, every
  * replica at the same place in the log).
@@ -59,7 +59,7 @@ export function adminDeleteGroups(req: GatewayRequest, ctx: GatewayContext): Pro
     return Promise.resolve(apiError(error));
   }
   return ctx.writes.run(() => {
-    if (dryRun) return deletedAnswer(200, selected(ctx, match));
+    if (dryRun) return deletedAnswer(202, selected(ctx, match));
     let deleted: ReturnType<GatewayContext["store"]["deleteMatching"]>;
     try {
       deleted = ctx.store.deleteMatching(match);
