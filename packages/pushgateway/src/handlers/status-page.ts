@@ -228,7 +228,7 @@ ${gauges}
 
 function familyHtml(f: RenderedFamily, pushedAtMs: number | undefined, nowMs: number): string {
   const [ordered] = expositionOrder([f]);
-  const lines = Array.from(ordered?.order ?? [], (i) => (f.lines[i] ?? "").split("\n")).flat();
+  const lines = Array.from(ordered?.order ?? [], (i) => (f.lines.at(i) ?? "").split("\n")).flat();
   const pushed =
     pushedAtMs === undefined ? "" : ` <span class="pushed">last pushed ${timeHtml(pushedAtMs, nowMs)}</span>`;
   return familyBlock({ name: f.name, help: f.help, type: f.type, lines, extra: pushed });
