@@ -19,6 +19,17 @@ test("PackedLines reads back each series' lines, joins and iterates as the array
   assert.equal(packed.join(" | "), LINES.join(" | "));
   assert.equal(JSON.stringify({ lines: packed }), JSON.stringify({ lines: LINES }));
   assert.ok(packed.ends instanceof Uint16Array);
+  // Nothing in common here; below, the metric name and first label.
+  assert.equal(packed.prefix, "");
+  const group = ['m{a="1",b="2"} 1', 'm{a="1",b="3"} 2', 'm{a="1",b="20"} 3'];
+  const shared = PackedLines.of(group);
+  assert.equal(shared.prefix, 'm{a="1",b="');
+  assert.deepEqual([...shared], group);
+  // A common start is not cut between the halves of a surrogate pair.
+  const emoji = ['m{a="\u{1F600}"} 1', 'm{a="\u{1F601}"} 2'];
+  const split = PackedLines.of(emoji);
+  assert.equal(split.prefix, 'm{a="');
+  assert.deepEqual([...split], emoji);
   assert.equal(PackedLines.of([]).length, 0);
   assert.deepEqual([...PackedLines.of([])], []);
 });
