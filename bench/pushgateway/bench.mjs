@@ -16,7 +16,10 @@ const AGGREGATES = arg("aggregates", 200);
 // Scrapes each right after a PUT (after the RSS reading): a store that changed since the last scrape, as when jobs
 // push between Prometheus' scrapes; ours then merges and orders its families again.
 const CHANGED_SCRAPES = arg("changed-scrapes", 5);
-const OURS = fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
+// PG_BENCH_BIN: another launcher or build to measure as ours (A/B of two builds, as persistence.mjs).
+const OURS =
+  process.env.PG_BENCH_BIN ??
+  fileURLToPath(new URL("../../packages/pushgateway/bin/pushgateway.js", import.meta.url));
 
 const freePort = () =>
   new Promise((resolve) => {

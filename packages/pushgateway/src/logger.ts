@@ -1,3 +1,5 @@
+import { isoTime } from "./iso-time.js";
+
 /** Severity levels of `--log.level`, lowest first. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -19,7 +21,7 @@ export function createLogger(options: {
   const min = LOG_LEVELS.indexOf(options.level);
   return (level, msg, fields = {}) => {
     if (LOG_LEVELS.indexOf(level) < min) return;
-    const ts = options.now().toISOString();
+    const ts = isoTime(options.now().getTime());
     if (options.format === "json") {
       options.write(`${JSON.stringify({ ts, level, msg, ...fields })}\n`);
       return;

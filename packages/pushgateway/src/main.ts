@@ -5,6 +5,7 @@ import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import type { GatewayContext } from "./handlers/responses.js";
 import { WriteQueue } from "./handlers/write-queue.js";
 import { startServer } from "./http/server.js";
+import { isoTime } from "./iso-time.js";
 import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics, type OwnMetrics } from "./own-metrics.js";
 import { type OpenedStore, openStore } from "./store/open-store.js";
@@ -207,7 +208,7 @@ function gatewayContext(
         version: VERSION,
       },
       flags: flagValues(config),
-      start_time: parts.started.toISOString(),
+      start_time: isoTime(parts.started.getTime()),
     }),
     quit: parts.quit,
     maxBodyBytes: config.maxBodyBytes,

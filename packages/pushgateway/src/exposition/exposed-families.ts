@@ -10,7 +10,7 @@ export function exposedFamilies(families: readonly RenderedFamily[]): MetricFami
   return expositionOrder(families).map(({ family: f, order }) =>
     parseRenderedFamily({
       ...f,
-      lines: Array.from(order, (i) => f.lines[i] ?? ""),
+      lines: Array.from(order, (i) => f.lines.at(i) ?? ""),
       ...(f.protoValues === undefined ? {} : { protoValues: Array.from(order, (i) => f.protoValues?.[i]) }),
     }),
   );

@@ -23,7 +23,7 @@ export function* formatText(families: readonly RenderedFamily[]): Generator<stri
     batch.push(`# TYPE ${name(f)} ${f.type}`);
     const { lines } = f;
     for (const i of order) {
-      const line = lines[i] as string;
+      const line = lines.at(i) as string;
       batch.push(line);
       length += line.length + 1;
       if (length >= 65536) {

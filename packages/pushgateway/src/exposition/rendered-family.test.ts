@@ -56,12 +56,17 @@ test("mergeFamilies keeps the first HELP and TYPE, joins series in order, and le
   const b = { name: "b", help: undefined, type: "counter" as const, lines: ["b 1"] };
   const a2 = { name: "a", help: "second", type: "counter" as const, lines: ["a 2"] };
   const [merged, lone] = mergeFamilies([a, b, a2]);
-  assert.deepEqual(merged, {
-    name: "a",
-    help: "first",
-    type: "gauge",
-    lines: ["a 1", "a 2"],
-  });
+  assert.deepEqual(
+    { ...merged, lines: [...(merged?.lines ?? [])] },
+    {
+      name: "a",
+      help: "first",
+      type: "gauge",
+      lines: ["a 1", "a 2"],
+    },
+  );
+  assert.equal(merged?.lines.at(1), "a 2");
+  assert.equal(merged?.lines.join("\n"), "a 1\na 2");
   assert.equal(lone, b);
   assert.deepEqual(a.lines, ["a 1"]);
 });
@@ -98,7 +103,7 @@ test("merged groups' families come out in seriesKey order, whether their sorted 
     );
   const expected = (parts: readonly RenderedFamily[]) =>
     parts
-      .flatMap((p) => p.lines)
+      .flatMap((p) => [...p.lines])
       .sort((a, b) =>
         lineSeriesKey(a) < lineSeriesKey(b) ? -1 : lineSeriesKey(a) > lineSeriesKey(b) ? 1 : 0,
       );
@@ -112,7 +117,7 @@ test("merged groups' families come out in seriesKey order, whether their sorted 
     const [merged] = mergeFamilies(parts);
     const [ordered] = expositionOrder([merged as RenderedFamily]);
     assert.deepEqual(
-      Array.from(ordered?.order ?? [], (i) => merged?.lines[i]),
+      Array.from(ordered?.order ?? [], (i) => merged?.lines.at(i)),
       expected(parts),
     );
   }

@@ -4,6 +4,7 @@ import { escapeName, isLegacyLabelName, isLegacyMetricName, quoteName } from "./
 import type { EscapingScheme } from "./negotiate.js";
 import { parseText } from "./parse-text.js";
 import { renderMetric } from "./render-metric.js";
+import { JoinedLines, PackedLines, type SeriesLines } from "./series-lines.js";
 import { goUint64 } from "./write-protobuf.js";
 
 /**
@@ -17,8 +18,11 @@ export interface RenderedFamily {
   readonly name: string;
   readonly help: string | undefined;
   readonly type: MetricType;
-  /** Per series: its lines as `GET /metrics` writes them (several for summaries and histograms). */
-  readonly lines: readonly string[];
+  /**
+   * Per series: its lines as `GET /metrics` writes them (several for summaries and histograms); packed into one
+   * string per family in the store ({@link storedForm}).
+   */
+  readonly lines: SeriesLines;
   /**
    * Per series: its `protoValue` (native histogram, exemplars: what the lines cannot hold), present only when some
    * series of the family has one.
@@ -33,14 +37,26 @@ export interface RenderedFamily {
  * Redis log carries to every replica. The store keeps it without the keys ({@link storedForm}).
  */
 export interface KeyedFamily extends RenderedFamily {
+  readonly lines: readonly string[];
   /** Per series: `seriesKey` of its labels. */
   readonly keys: readonly string[];
 }
 
-/** `family` without its series keys, as the store keeps it. */
+/** `family` without its series keys and with its lines packed ({@link PackedLines}), as the store keeps it. */
 export function storedForm(family: RenderedFamily | KeyedFamily): RenderedFamily {
   if (!("keys" in family)) return family;
-  const { keys, ...stored } = family;
+  const { keys, lines, protoValues, utf8 } = family;
+  // Built with its properties named, not spread from a rest object: those each got a hidden class of their own
+  // (0.2 KB per family in a heap snapshot). A single series stays an array of one: packing it would only add the
+  // offsets (the push-time gauges of every group are such families).
+  const stored: RenderedFamily = {
+    name: family.name,
+    help: family.help,
+    type: family.type,
+    lines: lines.length > 1 ? PackedLines.of(lines) : lines,
+    ...(protoValues === undefined ? {} : { protoValues }),
+    ...(utf8 === undefined ? {} : { utf8 }),
+  };
   // Its series' order, sorted now while the keys exist: a scrape then merges groups' sorted runs without reading
   // their keys back (mergeFamilies).
   if (keys.length > 1) {
@@ -128,15 +144,9 @@ export function mergeFamilies(families: Iterable<RenderedFamily>): RenderedFamil
   return Array.from(byName.values(), (parts) => {
     const [first, ...rest] = parts as [RenderedFamily, ...RenderedFamily[]];
     if (rest.length === 0) return first;
-    // Copied by index into arrays of the final size: flatMap over a thousand groups' families took ten times as long
-    // and was most of a 100k-series scrape's merge (bench/pushgateway/README.md).
-    let total = 0;
-    for (const p of parts) total += p.lines.length;
-    const lines = new Array<string>(total);
-    let at = 0;
-    for (const { lines: l } of parts) {
-      for (let i = 0; i < l.length; i++) lines[at++] = l[i] as string;
-    }
+    // The parts' lines read through, not copied: a copy was an array of every series for each merged view.
+    const lines = new JoinedLines(parts.map((p) => p.lines));
+    const total = lines.length;
     const merged = {
       ...first,
       lines,
@@ -166,8 +176,8 @@ function runsInOrder(parts: readonly RenderedFamily[], total: number): Uint32Arr
     const order = n === 1 ? [0] : ORDERS.get(p);
     if (n > 0 && order === undefined) return undefined;
     if (order !== undefined && n > 0) {
-      const first = lineSeriesKey(p.lines[order[0] as number] as string);
-      const last = n === 1 ? first : lineSeriesKey(p.lines[order[n - 1] as number] as string);
+      const first = lineSeriesKey(p.lines.at(order[0] as number) as string);
+      const last = n === 1 ? first : lineSeriesKey(p.lines.at(order[n - 1] as number) as string);
       runs.push({ offset, order, first, last });
     }
     offset += n;
@@ -326,7 +336,7 @@ export function expositionOrder(
       let order = family.lines.length === 1 ? SINGLE : ORDERS.get(family);
       if (order === undefined) {
         // The keys live only while sorting: kept per series they were a quarter of a 100k-series store.
-        const keys = family.lines.map(lineSeriesKey);
+        const keys = Array.from(family.lines, lineSeriesKey);
         order = Array.from(keys, (_k, i) => i).sort((a, b) => compareStrings(keys[a] ?? "", keys[b] ?? ""));
         ORDERS.set(family, order);
       }

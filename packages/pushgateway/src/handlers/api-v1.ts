@@ -9,6 +9,7 @@ import {
 } from "../exposition/native-buckets.js";
 import { parseRenderedFamily } from "../exposition/rendered-family.js";
 import { goUint64 } from "../exposition/write-protobuf.js";
+import { isoTime } from "../iso-time.js";
 import {
   FAILURE_TIME,
   FAILURE_TIME_HELP,
@@ -57,12 +58,11 @@ function metricGroups(ctx: GatewayContext): unknown[] {
  * `last_push_successful`. Without `families` it is the group as `/api/v1/groups` lists it (handlers/groups-api.ts).
  */
 export function groupEntry(g: Group, options: { families: boolean }): Record<string, unknown> {
-  const iso = (ms: number) => new Date(ms).toISOString();
   const entry: Record<string, unknown> = { labels: g.labels };
   for (const [name, rendered] of options.families ? g.families : []) {
     const f = parseRenderedFamily(rendered);
     entry[name] = goStruct({
-      time_stamp: iso(g.pushedAt.get(name) ?? 0),
+      time_stamp: isoTime(g.pushedAt.get(name) ?? 0),
       type: f.type.toUpperCase(),
       ...(f.help === undefined ? {} : { help: f.help }),
       metrics: f.metrics.map((m) => encodableMetric(f.type, m)),
@@ -71,13 +71,13 @@ export function groupEntry(g: Group, options: { families: boolean }): Record<str
   const labels = { ...g.labels, instance: g.labels.instance ?? "" };
   const lastChange = Math.max(g.pushTime, g.failureTime) * 1000;
   entry[PUSH_TIME] = goStruct({
-    time_stamp: iso(g.pushTime * 1000 || lastChange),
+    time_stamp: isoTime(g.pushTime * 1000 || lastChange),
     type: "GAUGE",
     help: PUSH_TIME_HELP,
     metrics: [{ labels, value: formatGoFloat(g.pushTime) }],
   });
   entry[FAILURE_TIME] = goStruct({
-    time_stamp: iso(lastChange),
+    time_stamp: isoTime(lastChange),
     type: "GAUGE",
     help: FAILURE_TIME_HELP,
     metrics: [{ labels, value: formatGoFloat(g.failureTime) }],

@@ -3,6 +3,7 @@ import { formatGoFloat } from "../exposition/go-float.js";
 import { expositionOrder, type RenderedFamily } from "../exposition/rendered-family.js";
 import { type FilterTerm, matchesFilter, parseGroupFilter } from "../group-filter.js";
 import { type GroupSelection, groupSelection } from "../group-selection.js";
+import { isoTime } from "../iso-time.js";
 import { shortHash } from "../short-hash.js";
 import {
   FAILURE_TIME,
@@ -227,7 +228,7 @@ ${gauges}
 
 function familyHtml(f: RenderedFamily, pushedAtMs: number | undefined, nowMs: number): string {
   const [ordered] = expositionOrder([f]);
-  const lines = Array.from(ordered?.order ?? [], (i) => (f.lines[i] ?? "").split("\n")).flat();
+  const lines = Array.from(ordered?.order ?? [], (i) => (f.lines.at(i) ?? "").split("\n")).flat();
   const pushed =
     pushedAtMs === undefined ? "" : ` <span class="pushed">last pushed ${timeHtml(pushedAtMs, nowMs)}</span>`;
   return familyBlock({ name: f.name, help: f.help, type: f.type, lines, extra: pushed });
@@ -272,7 +273,7 @@ function familyBlock(options: {
 
 /** A date-time (ISO 8601, UTC) and how long ago it was; the script keeps the "ago" current. */
 function timeHtml(ms: number, nowMs: number): string {
-  const iso = new Date(ms).toISOString();
+  const iso = isoTime(ms);
   return `<time datetime="${iso}" data-ms="${Math.round(ms)}">${iso}</time> <span class="ago">(${formatDuration(nowMs - ms)} ago)</span>`;
 }
 

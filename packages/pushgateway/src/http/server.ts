@@ -14,6 +14,7 @@ import { decodeUtf8Lossless } from "../exposition/lossless-utf8.js";
 import type { GatewayContext } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
 import type { WebGuard } from "../web/web-guard.js";
+import { DatedResponse } from "./dated-response.js";
 import type { TlsServer } from "./serve-tls.js";
 import { writeGzipped } from "./write-gzipped.js";
 
@@ -89,7 +90,10 @@ export async function startServer(options: {
     // The listener gets node's HTTP/1.1 request and response objects, or their HTTP/2 compatibility counterparts,
     // which offer the same calls serve() makes (headers, url, body iteration, writeHead/write/end, streams); node's
     // types describe only the HTTP/2 ones, hence the cast.
-    const h2 = createSecureServer({ ...tlsServerOptions(tls), allowHTTP1: true }, listener as never);
+    const h2 = createSecureServer(
+      { ...tlsServerOptions(tls), allowHTTP1: true, Http1ServerResponse: DatedResponse },
+      listener as never,
+    );
     Object.assign(h2, GO_PARSER_LIMITS);
     server = serveTls(h2 as unknown as TlsServer, {
       config: options.web.config,
@@ -99,13 +103,19 @@ export async function startServer(options: {
   } else if (options.web !== undefined && tls !== undefined) {
     const { serveTls, tlsServerOptions } = await import("./serve-tls.js");
     const { createServer: createHttpsServer } = await import("node:https");
-    server = serveTls(createHttpsServer({ ...tlsServerOptions(tls), ...GO_PARSER_LIMITS }, listener), {
-      config: options.web.config,
-      initial: tls,
-      log: options.web.log,
-    });
+    server = serveTls(
+      createHttpsServer(
+        { ...tlsServerOptions(tls), ...GO_PARSER_LIMITS, ServerResponse: DatedResponse },
+        listener,
+      ),
+      {
+        config: options.web.config,
+        initial: tls,
+        log: options.web.log,
+      },
+    );
   } else {
-    server = createHttpServer(GO_PARSER_LIMITS, listener);
+    server = createHttpServer({ ...GO_PARSER_LIMITS, ServerResponse: DatedResponse }, listener);
   }
   // Go's refusal of a request it cannot read, then its closeWriteAndWait (go-compat, shared with webhook).
   server.on("clientError", (error: Error & { code?: string; reason?: string }, socket: Duplex) =>

@@ -144,7 +144,7 @@ export function notOfType(family: Named, options: { metric: Metric | undefined; 
 
 /** One stored series back in structured form (only an error text needs it). */
 export function seriesAt(f: RenderedFamily, i: number): Metric | undefined {
-  return parseRenderedFamily({ ...f, lines: [f.lines[i] ?? ""] }).metrics[0];
+  return parseRenderedFamily({ ...f, lines: [f.lines.at(i) ?? ""] }).metrics[0];
 }
 
 /** A series as pushed, from its lines: {@link seriesAt} without the `+Inf` bucket rendering added, if it did. */

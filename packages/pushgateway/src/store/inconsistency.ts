@@ -23,8 +23,8 @@ export function findInconsistency(groups: Iterable<Group>, index: SeriesIndex): 
     for (const group of all) {
       const f = group.families.get(name);
       if (f === undefined) continue;
-      for (const [i, line] of f.lines.entries()) {
-        const id = lineSeriesKey(line);
+      for (let i = 0; i < f.lines.length; i++) {
+        const id = lineSeriesKey(f.lines.at(i) as string);
         if (!seen.has(id)) {
           seen.add(id);
           continue;

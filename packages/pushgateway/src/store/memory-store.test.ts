@@ -27,7 +27,10 @@ test("POST replaces only the named families, PUT the whole group", () => {
   assert.equal(push(store, "a 3\n", { replace: false }), undefined);
   const names = () => store.families().map((f) => f.name);
   assert.deepEqual(names().sort(), ["a", "b", "push_failure_time_seconds", "push_time_seconds"]);
-  assert.deepEqual(store.families().find((f) => f.name === "a")?.lines, ['a{instance="",job="j"} 3']);
+  assert.deepEqual(
+    [...(store.families().find((f) => f.name === "a")?.lines ?? [])],
+    ['a{instance="",job="j"} 3'],
+  );
   push(store, "c 1\n");
   assert.deepEqual(names().sort(), ["c", "push_failure_time_seconds", "push_time_seconds"]);
   assert.equal(store.seriesCount(), 1);
@@ -68,10 +71,10 @@ test("a push repeating a group's series leaves them indexed: another group still
   // Same series, new values: PUT, then POST of that family only.
   assert.equal(pushTo({ job: "j" }, 'm{x="1"} 3\nm{x="2"} 4\n'), undefined);
   assert.equal(pushTo({ job: "j" }, 'm{x="1"} 5\nm{x="2"} 6\n', false), undefined);
-  assert.deepEqual(store.families().find((f) => f.name === "m")?.lines, [
-    'm{instance="",job="j",x="1"} 5',
-    'm{instance="",job="j",x="2"} 6',
-  ]);
+  assert.deepEqual(
+    [...(store.families().find((f) => f.name === "m")?.lines ?? [])],
+    ['m{instance="",job="j",x="1"} 5', 'm{instance="",job="j",x="2"} 6'],
+  );
   // The group {job="j",x="1"} pushing m would hold a series of {job="j"}: still refused.
   const refused = pushTo({ job: "j", x: "1" }, "m 7\n");
   assert.match(refused?.message ?? "", /was collected before with the same name and label values$/);

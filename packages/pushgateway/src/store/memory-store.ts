@@ -332,7 +332,7 @@ export class MemoryStore implements MetricStore {
     // Each other group's family looked up is made a set of its series keys once per push.
     const ids = new Map<RenderedFamily, Set<string>>();
     const heldIds = (held: RenderedFamily) =>
-      ids.get(held) ?? ids.set(held, new Set(held.lines.map(lineSeriesKey))).get(held);
+      ids.get(held) ?? ids.set(held, new Set(Array.from(held.lines, lineSeriesKey))).get(held);
     for (const [family, f] of families.entries()) {
       if (invalid !== undefined && invalid.family <= family) return invalid.message;
       if (!options.check) continue;

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
 import { parentPort } from "node:worker_threads";
 import { parseRenderedFamily } from "../../exposition/rendered-family.js";
+import { PackedLines } from "../../exposition/series-lines.js";
 import type { RenderedGroup } from "./rendered-group.js";
 import { encodeSimpleFamily } from "./simple-families.js";
 import { type EncodableGroup, encodeUpstreamPersistence } from "./upstream-persistence.js";
@@ -29,7 +30,9 @@ port.on("message", (job: PersistenceJob) => {
         failureTime: g.failureTime,
         pushedAt: g.pushedAt,
         // The common family encoded from its lines directly (simple-families.ts), any other parsed back first.
-        families: g.families.map((f) => {
+        families: g.families.map((sent) => {
+          // Structured cloning kept the packed lines' fields, not their class.
+          const f = { ...sent, lines: PackedLines.revived(sent.lines) };
           const proto = encodeSimpleFamily(f);
           return proto === undefined ? parseRenderedFamily(f) : { name: f.name, proto };
         }),

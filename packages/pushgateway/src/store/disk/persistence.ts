@@ -1,7 +1,6 @@
 import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { getHeapStatistics } from "node:v8";
-import { Worker } from "node:worker_threads";
 import { goPathError } from "@local/go-compat/os-error";
 import { PersistenceError } from "../../errors.js";
 import { readRegularFile } from "../../regular-file.js";
@@ -35,6 +34,8 @@ const SLICE_MS = 4;
 export async function writePersistence(path: string, groups: readonly Group[]): Promise<void> {
   // A large young generation: the worker makes short-lived objects by the million (the launcher sizes V8 for memory,
   // which shrinks it to a few MB and made the write several times slower).
+  // Loaded at the first write: a gateway without --persistence.file never needs node:worker_threads.
+  const { Worker } = await import("node:worker_threads");
   const worker = new Worker(new URL("./persistence-worker.js", import.meta.url), {
     resourceLimits: { maxYoungGenerationSizeMb: 64 },
   });

@@ -46,7 +46,7 @@ const request = (body: string, options: { job?: string; replace?: boolean } = {}
 /** The stored lines of family `name` on a replica after it caught up. */
 async function lines(store: RedisStore, name: string): Promise<readonly string[]> {
   await store.refresh();
-  return store.families().find((f) => f.name === name)?.lines ?? [];
+  return [...(store.families().find((f) => f.name === name)?.lines ?? [])];
 }
 
 test("a push answered by one replica is in the next read of another (read after write)", async () => {
@@ -152,7 +152,10 @@ test("a replica follows another's pushes without being read (blocking read of th
   const deadline = Date.now() + 3000;
   while (b.families().every((f) => f.name !== "m") && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.deepEqual(b.families().find((f) => f.name === "m")?.lines, ['m{instance="",job="j"} 1']);
+  assert.deepEqual(
+    [...(b.families().find((f) => f.name === "m")?.lines ?? [])],
+    ['m{instance="",job="j"} 1'],
+  );
 });
 
 test("--push.group-ttl: a group whose deadline passed is dropped by every replica alike; a pushed one stays", async () => {
