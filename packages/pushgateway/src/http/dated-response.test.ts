@@ -35,6 +35,7 @@ async function listening(server: Server): Promise<number> {
 test("a DatedResponse sends the current Date where node's sendDate puts it, or the handler's own", async (t) => {
   const server = createServer({ ServerResponse: DatedResponse }, (req, res) => {
     if (req.url === "/own") res.writeHead(200, { Date: "Thu, 01 Jan 1970 00:00:00 GMT" }).end();
+    else if (req.url === "/raw") res.writeHead(200, ["Content-Type", "text/plain"]).end("ok");
     else if (req.url === "/implicit") {
       res.setHeader("X-A", "1");
       res.end("ok");
@@ -61,4 +62,6 @@ test("a DatedResponse sends the current Date where node's sendDate puts it, or t
   const own = await headersOf(port, "/own");
   assert.equal(own.date, "Thu, 01 Jan 1970 00:00:00 GMT");
   assert.equal(own.names.filter((n) => n === "Date").length, 1);
+  const raw = await headersOf(port, "/raw");
+  assert.ok(Date.parse(raw.date) >= Math.floor(before / 1000) * 1000, `raw headers keep a Date: ${raw.date}`);
 });

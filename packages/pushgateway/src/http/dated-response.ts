@@ -44,7 +44,10 @@ export class DatedResponse<
       if (typeof last === "object" && last !== null && !Array.isArray(last)) {
         if (!Object.keys(last).some((k) => k.toLowerCase() === "date"))
           rest[rest.length - 1] = { ...last, Date: now() };
-      } else if (!Array.isArray(last)) this.setHeader("Date", now());
+      } else if (Array.isArray(last)) {
+        // Raw headers (a flat list) cannot take one more here: node adds its own Date, as it would have.
+        this.sendDate = true;
+      } else this.setHeader("Date", now());
     }
     return (super.writeHead as (code: number, ...args: unknown[]) => this)(statusCode, ...rest);
   }
