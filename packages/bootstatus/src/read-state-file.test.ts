@@ -54,14 +54,25 @@ test("a file that keeps growing while it is read is cut off at the limit", async
   const dir = tempDir(t);
   const file = path.join(dir, "growing");
   writeFileSync(file, "");
-  // A writer that appends as fast as it can; the reader must stop at its limit instead of chasing it.
+  // A writer that appends as fast as it can; the reader must stop at its limit instead of chasing it. The writer
+  // bounds itself (256 MiB, 30 s, its parent gone): killed by a test runner that never ran t.after, an unbounded one
+  // filled the disk.
   const writer = spawn(process.execPath, [
     "-e",
-    `const fs=require("node:fs");const b=Buffer.alloc(1<<16,120);for(;;)fs.appendFileSync(${JSON.stringify(file)},b)`,
+    `const fs=require("node:fs");const b=Buffer.alloc(1<<16,120);const p=process.ppid,end=Date.now()+30000;` +
+      `for(let n=0;n<256<<20&&Date.now()<end&&process.ppid===p;n+=b.length)fs.appendFileSync(${JSON.stringify(file)},b)`,
   ]);
-  t.after(() => writer.kill("SIGKILL"));
-  const deadline = Date.now() + 10_000;
-  while (statSync(file).size < 4 << 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  const read = readStateFile(file, { limit: 1 << 20 });
-  assert.equal(read.kind, "refused");
+  // Stopped before the directory is removed (t.after hooks run in order, and a writer that recreates the file
+  // made the removal fail, which skipped the hook that killed it).
+  const exited = new Promise((resolve) => writer.once("exit", resolve));
+  try {
+    const deadline = Date.now() + 10_000;
+    while (statSync(file).size < 4 << 20 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    const read = readStateFile(file, { limit: 1 << 20 });
+    assert.equal(read.kind, "refused");
+  } finally {
+    writer.kill("SIGKILL");
+    await exited;
+  }
 });

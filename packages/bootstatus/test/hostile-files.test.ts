@@ -116,12 +116,21 @@ test("a status.json that grows while read gives a report, never a hang", async (
   writeFileSync(file, '{"v1": {"init": {"start": 1, "errors": [');
   const writer = spawn(process.execPath, [
     "-e",
-    `const fs=require("node:fs");setInterval(()=>fs.appendFileSync(${JSON.stringify(file)},'"e",'.repeat(1000)),1)`,
+    // Bounded (30 s, its parent gone) like every writer a test leaves running: an orphan would fill the disk.
+    `const fs=require("node:fs");const p=process.ppid,end=Date.now()+30000;` +
+      `const t=setInterval(()=>{if(Date.now()>end||process.ppid!==p)clearInterval(t);` +
+      `else fs.appendFileSync(${JSON.stringify(file)},'"e",'.repeat(1000))},1)`,
   ]);
-  t.after(() => writer.kill("SIGKILL"));
-  const run = await runCli(["--long", "--root", root]);
-  assert.equal(run.code, 1);
-  assert.match(run.stdout, /status\.json: not valid JSON/);
+  // Stopped before the tree is removed: a writer that recreates the file made the removal fail.
+  const exited = new Promise((resolve) => writer.once("exit", resolve));
+  try {
+    const run = await runCli(["--long", "--root", root]);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, /status\.json: not valid JSON/);
+  } finally {
+    writer.kill("SIGKILL");
+    await exited;
+  }
 });
 
 test("a stage with 125,000 errors prints every one in each format", async (t) => {
