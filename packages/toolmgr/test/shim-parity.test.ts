@@ -162,6 +162,28 @@ test("a shim, like toolmgr exec, needs a lock beside the project file and every 
   assert.match(unlocked.stderr, /^toolmgr: Cannot find .*toolmgr\.lock: run `toolmgr lock` first\n$/);
 });
 
+test("a completion marker that is not a regular file is no marker, for the shim as for toolmgr exec", async () => {
+  const p = await project(`platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n${HELLO("2")}`);
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  assert.equal((await p.both("medusa")).code, 0);
+
+  const [install = ""] = await readdir(join(p.home, "tools", "hello"));
+  const marker = join(p.home, "tools", "hello", install, ".toolmgr-install");
+  await rm(marker);
+  await mkdir(marker);
+  const damaged = await p.both("medusa");
+  assert.equal(damaged.code, 1);
+  assert.match(
+    damaged.stderr,
+    /^toolmgr: "hello" 2\.0\.0 is damaged: its completion marker is missing; run `toolmgr sync`\n$/,
+  );
+  // sync takes it for the damage it is and installs the tool again.
+  assert.equal((await p.cli("sync")).code, 0);
+  assert.equal((await stat(marker)).isFile(), true);
+  assert.equal((await p.both("medusa")).code, 0);
+});
+
 test("a project reached through a symbolic link is recorded under the path the shell uses too", async () => {
   const base = await tempDir("toolmgr-parity-real-");
   const real = join(base, "real");

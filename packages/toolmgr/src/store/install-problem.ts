@@ -11,7 +11,8 @@ export async function installProblem(
   tool: Pick<LockedTool, "bin">,
 ): Promise<string | undefined> {
   if (!exists(dir)) return "not installed";
-  if (!exists(join(dir, INSTALL_MARKER))) return "damaged: its completion marker is missing";
+  // A regular file, as the shim's `[ -f ]` wants it (shims.ts): a directory or FIFO of that name is no marker.
+  if (!isFile(join(dir, INSTALL_MARKER))) return "damaged: its completion marker is missing";
   for (const bin of tool.bin) {
     try {
       accessSync(join(dir, bin), constants.X_OK);
@@ -25,6 +26,14 @@ export async function installProblem(
 function exists(path: string): boolean {
   try {
     return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
   } catch {
     return false;
   }
