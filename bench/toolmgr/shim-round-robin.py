@@ -9,7 +9,7 @@ wait4, median and mean) with ratios against the tool run directly.
 Run: KEEP=1 RUNS=1 node bench/toolmgr/hot-path-bench.mjs   (prints "kept <project>")
      python3 bench/toolmgr/shim-round-robin.py <project> [rounds] [more executables to compare, e.g. shim variants]
 Every command gets `--version` and runs in <project>/a/b/c/d/e (five directories below the project), as in
-hot-path-bench.mjs.
+hot-path-bench.mjs; SUBDIR=<path below the project> runs them elsewhere (SUBDIR= for the project directory itself).
 """
 import glob
 import os
@@ -28,7 +28,7 @@ commands = [
     ("its shim", [os.path.join(home, "shims", "tool0")]),
 ] + [(os.path.basename(p), [os.path.abspath(p)]) for p in sys.argv[3:]]
 env = dict(os.environ, TOOLMGR_HOME=home, XDG_CONFIG_HOME=os.path.join(project, ".config"))
-cwd = os.path.join(project, "a", "b", "c", "d", "e")
+cwd = os.path.join(project, os.environ.get("SUBDIR", "a/b/c/d/e"))
 devnull = os.open(os.devnull, os.O_WRONLY)
 wall = [[] for _ in commands]
 cpu = [[] for _ in commands]
