@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run release` (after `npm ci`; the npm script builds first): writes release/ (README "Install", issue 33):
+// `npm run release` (after `npm ci`; the npm script builds first): writes release/ (README "Install"):
 //   <tool>-<version>.tgz          an npm tarball of each tool, installable with `npm install -g ./<file>` on a machine
 //                                 that has Node >= 20 and nothing of this repository: a workspace dependency
 //                                 (@local/go-compat) travels inside it as a bundled dependency, the others come

@@ -35,7 +35,7 @@ export interface BootStatus {
   bootStatusCode: BootStatusCode;
   detail: string;
   errors: string[];
-  /** Where `errors` came from, for the stderr summary (issue 32): the stages that have errors, in `errors` order. */
+  /** Where `errors` came from, for the stderr summary (summary.ts): the stages that have errors, in `errors` order. */
   stageErrors: StageErrors[];
   /** Errors of ours that no stage recorded (a malformed status.json, a time past year 9999), in `errors` order. */
   problems: string[];

@@ -38,7 +38,8 @@ export interface BootCheck {
  */
 export async function checkBoot(flags: Flags, deps: CheckDeps): Promise<BootCheck> {
   const root = flags.root ?? (deps.env.BOOTSTATUS_ROOT || "/");
-  // For pipelines that cannot change the command line (issue 32); a value we cannot read is refused up front.
+  // For pipelines that cannot change the command line (README "In pipelines"); a value we cannot read is refused
+  // up front.
   const allowDegraded =
     flags.allowDegraded || parseEnvSwitch("BOOTSTATUS_ALLOW_DEGRADED", deps.env.BOOTSTATUS_ALLOW_DEGRADED);
   const deadline = flags.timeout === undefined ? undefined : deps.now() + flags.timeout * 1000;

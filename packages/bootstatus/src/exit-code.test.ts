@@ -16,7 +16,7 @@ test("exitCodeForError() gives 2 for usage errors like argparse, 1 for every oth
   assert.equal(EXIT_TIMEOUT, 3);
 });
 
-test("exitCodeFor() with allowDegraded turns only degraded's 2 into 0 (issue 32)", () => {
+test("exitCodeFor() with allowDegraded turns only degraded's 2 into 0", () => {
   assert.equal(exitCodeFor("degraded", { allowDegraded: true }), 0);
   assert.equal(exitCodeFor("error", { allowDegraded: true }), 1);
   assert.equal(exitCodeFor("healthy", { allowDegraded: true }), 0);

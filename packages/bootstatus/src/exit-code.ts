@@ -18,7 +18,7 @@ export const EXIT_REPORT_FAILED = 4;
 
 /**
  * cloud-init's exit code for a condition (status.py handle_status_args): 1 on error, 2 when degraded, else 0.
- * `allowDegraded` (ours, `--allow-degraded`, issue 32) turns only the 2 into 0.
+ * `allowDegraded` (ours, `--allow-degraded`, opt-in for pipelines) turns only the 2 into 0.
  */
 export function exitCodeFor(condition: Condition, options: { allowDegraded?: boolean } = {}): number {
   if (condition === "error") return EXIT_ERROR;

@@ -1,9 +1,9 @@
 import path from "node:path";
 import type { BootStatus } from "./boot-status.js";
 
-// The stderr summary of issue 32: when `status --wait` fails in a pipeline, the job log shows `status: error` and
-// nothing else (canonical/cloud-init#5340, bpg/terraform-provider-proxmox#2171), so people add a step to dump the
-// logs. This says why, after the normal output, on stderr only: stdout stays cloud-init's, byte for byte.
+// The stderr summary (README "Why, on stderr"): when `status --wait` fails in a pipeline, the job log shows `status:
+// error` and nothing else (canonical/cloud-init#5340, bpg/terraform-provider-proxmox#2171), so people add a step to
+// dump the logs. This says why, after the normal output, on stderr only: stdout stays cloud-init's, byte for byte.
 
 /** How the status command ended: cloud-init's verdict, or a `--timeout` that ran out first. */
 export type Outcome =

@@ -118,7 +118,7 @@ export async function systemdFailed(run: RunSystemctl, options: QueryOptions): P
     const unitFileState = states.get("UnitFileState") ?? "";
     const active = states.get("ActiveState") ?? "";
     const sub = states.get("SubState") ?? "";
-    // Kept for the stderr summary (issue 32): which unit is the cause, not only that one is.
+    // Kept for the stderr summary (summary.ts): which unit is the cause, not only that one is.
     const failedUnit = (reason: FailedUnit["reason"]): UnitVerdict => ({
       failed: true,
       warning: undefined,

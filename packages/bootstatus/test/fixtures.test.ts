@@ -69,7 +69,7 @@ for (const fixture of cases) {
         fixture.exitCode,
         `${fixture.name}: ${flags.join(" ")} exit code (stderr: ${run.stderr})`,
       );
-      // The summary of issue 32 is the same whatever the format: it never depends on what stdout shows.
+      // The stderr summary is the same whatever the format: it never depends on what stdout shows.
       assert.equal(run.stderr, fixture.expectedStderr(root), `${fixture.name}: ${flags.join(" ")} stderr`);
     }
   });

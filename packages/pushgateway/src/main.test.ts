@@ -40,7 +40,7 @@ test("Redis mode gives up V8's --optimize-for-size and the fixed young generatio
   }
 });
 
-test("the single process keeps V8 sized for memory (issue 7's RSS target) and its young generation fixed, both off only while it loads the file", async () => {
+test("the single process keeps V8 sized for memory (our RSS goal) and its young generation fixed, both off only while it loads the file", async () => {
   const dir = await mkdtemp(join(tmpdir(), "pg-main-"));
   try {
     const { deps, flags, log } = fakeDeps();

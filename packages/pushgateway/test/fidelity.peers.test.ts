@@ -1,4 +1,4 @@
-// Fidelity beside Debian's prometheus-pushgateway 1.5.1 (issue 30 item 5): histogram buckets listed by
+// Fidelity beside Debian's prometheus-pushgateway 1.5.1: histogram buckets listed by
 // /api/v1/metrics as pushed, and --web.listen-address given more than once.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";

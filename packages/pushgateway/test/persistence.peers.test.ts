@@ -1,4 +1,4 @@
-// Migration both ways beside Debian's prometheus-pushgateway 1.5.1 (issue 30 item 4): push to 1.5.1 with
+// Migration both ways beside Debian's prometheus-pushgateway 1.5.1: push to 1.5.1 with
 // persistence, stop it, start ours on its file (everything there, push times included); push to ours, stop it, start
 // 1.5.1 on the file ours wrote (everything there).
 import assert from "node:assert/strict";

@@ -144,7 +144,7 @@ describe("protobuf exposition beside 1.5.1", () => {
 });
 
 describe("where we differ from 1.5.1", () => {
-  test("(no longer a difference, issue 30 item 5) a histogram pushed as text without +Inf: its buckets as pushed", async () => {
+  test("(no longer a difference) a histogram pushed as text without +Inf: its buckets as pushed", async () => {
     const body = '# TYPE hn histogram\nhn_bucket{le="1"} 1\nhn_sum 3\nhn_count 4\n';
     for (const side of [peer, ours])
       assert.equal((await send(side, "PUT", "/metrics/job/noinf", {}, body)).status, 200);

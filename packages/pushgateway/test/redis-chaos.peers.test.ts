@@ -1,9 +1,9 @@
-// Beyond upstream: the failures of issue 19 one after another, under load. Twelve clients keep changing their own
-// groups (PUT, POST, DELETE) through random replicas of three on one real redis-server while a replica is killed with
-// SIGKILL, Redis hangs (SIGSTOP) and Redis restarts empty (the clients then change other groups, so that what was
-// answered before the restart is checked after it). Afterwards the replicas must agree, and every group must
-// hold its last change answered 200/202, or a change after it that was refused as unconfirmed (503, a dropped
-// connection: "may not have been stored").
+// Beyond upstream: the failures a Redis-backed replica set must survive, one after another, under load. Twelve clients
+// keep changing their own groups (PUT, POST, DELETE) through random replicas of three on one real redis-server while a
+// replica is killed with SIGKILL, Redis hangs (SIGSTOP) and Redis restarts empty (the clients then change other groups,
+// so that what was answered before the restart is checked after it). Afterwards the replicas must agree, and every
+// group must hold its last change answered 200/202, or a change after it that was refused as unconfirmed (503, a
+// dropped connection: "may not have been stored").
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { after, test } from "node:test";

@@ -68,7 +68,7 @@ bin = ["duo"]
   assert.match(first.stdout, new RegExp(`stamped  locked pre-release-${commit}\\n`));
   await writeFile(join(p.dir, "toolmgr.toml"), `platforms = ["linux/amd64", "darwin/arm64"]\n${tools}`);
   const again = await p.run("lock", "duo");
-  // The one line on stderr is the channel-build warning (issue 17), naming the whole commit; no "no commit found".
+  // The one line on stderr is the channel-build warning, naming the whole commit; no "no commit found".
   assert.match(
     again.stderr,
     new RegExp(`^toolmgr: warning: stamped pre-release-${commit} is a channel build: [^\\n]*\\n$`),

@@ -141,9 +141,9 @@ test("a shim refuses a pinned tool that is not installed in exec's words, naming
   await p.run(["sync"]);
   await rm(join(p.home, "tools"), { recursive: true });
   const r = await runShim(p.home, "hello", { cwd: p.dir });
-  assert.equal(r.code, 1, "exit 1 as `toolmgr exec` (issue 10)");
-  // The project is recorded (sync ran), so this is the shim's own check without Node; issue 31 item 2 asks for
-  // exec's refusal, word for word.
+  assert.equal(r.code, 1, "exit 1 as `toolmgr exec`");
+  // The project is recorded (sync ran), so this is the shim's own check without Node; README "sync, shims, exec, which,
+  // status in detail" asks for exec's refusal, word for word.
   assert.equal(r.stderr, 'toolmgr: "hello" 1.0.0 is not installed; run `toolmgr sync`\n');
   const viaExec = await p.run(["exec", "hello"]);
   assert.equal(viaExec.code, r.code);

@@ -227,7 +227,7 @@ test("block's quirky scenarios: a target map locks v29.4 as 29.4 per platform, i
   assert.equal(existsSync(join(other.dir, "toolmgr.lock")), false);
 });
 
-// Tag lists as the registry's upstreams really write them (read from their repositories' tags, issue 31 item 1):
+// Tag lists as the registry's upstreams really write them (read from their repositories' tags):
 // grandinetech/grandine tags releases bare (`2.0.0`) and release candidates with a dot (`2.0.0.rc1`), which is no
 // version to our rules; vyperlang/vyper tags rcs and alphas with a bare suffix (`v0.4.3rc1`, `v0.5.0a1`); btcsuite/btcd
 // tagged releases up to `v0.22.0-beta` with a hyphenated suffix and rcs `-beta.rc1`. None of these is ever chosen.

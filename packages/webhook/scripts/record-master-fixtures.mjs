@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Re-records test/fixtures/master/answers.json: runs every scenario of test/support/master-scenarios.ts against a
-// build of upstream webhook master and writes what it answered (issue 34 items 1 and 2). The tests compare ours with
+// build of upstream webhook master and writes what it answered. The tests compare ours with
 // those answers; CI cannot fetch or build upstream, so the recording is committed.
 //
 //   npm run build -w packages/webhook

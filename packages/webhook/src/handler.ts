@@ -66,7 +66,7 @@ const NOT_SATISFIED = "Hook rules were not satisfied.";
 const EVAL_ERROR = "Error occurred while evaluating hook rules.";
 
 /**
- * Handles one request exactly as upstream's router and `hookHandler` (research §6): `/` answers `OK`; an unknown id
+ * Handles one request exactly as upstream's router and `hookHandler` (webhook.go): `/` answers `OK`; an unknown id
  * is 404 `Hook not found.`; a method outside the hook's list is an empty 405; unsatisfied rules are
  * `Hook rules were not satisfied.` (status from `trigger-rule-mismatch-http-response-code`); evaluation errors are
  * 500; the command's failure is 500 when its output is awaited, and only logged when it is not.

@@ -40,7 +40,7 @@ export interface TriggeredRequest {
 }
 
 /**
- * Runs a hook whose rules are satisfied and answers as upstream (research §6): with
+ * Runs a hook whose rules are satisfied and answers as upstream (webhook.go hookHandler): with
  * `include-command-output-in-response`, the output once the command ends (500 on failure); otherwise
  * `response-message` at once, the command running on. Beyond upstream, each only when configured: the output
  * streamed as it is produced (`stream-command-output`), a job per run (`-jobs-dir`), waiting runs (`queue`), and

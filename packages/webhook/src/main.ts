@@ -30,7 +30,7 @@ import { TrustedProxies } from "./request/client-address.js";
 /** How long a shutdown waits for each pid file or socket step before it exits regardless. */
 const FILE_STEP_DEADLINE_MS = 2000;
 
-/** The version `-version` prints: that of the Debian/Ubuntu package this replaces (research §0); features of 2.8.1/2.8.2 are a superset. */
+/** The version `-version` prints: that of the Debian/Ubuntu package this replaces (2.8.1/2.8.2's features too). */
 export const VERSION = "2.8.0";
 
 /** Streams and effects `main` uses; `cli.ts` passes the real ones. */

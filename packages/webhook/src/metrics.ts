@@ -1,8 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /**
- * How a request to a hook ended, one label value each (issue 34 item 5). `executed`, `command_failed` and
- * `timeout` are counted when the command has finished, also for hooks that answer before it does.
+ * How a request to a hook ended, one label value each (`-metrics`, README "Beyond upstream"). `executed`,
+ * `command_failed` and `timeout` are counted when the command has finished, also for hooks that answer before it does.
  */
 export type HookOutcome =
   | "executed"

@@ -1,4 +1,4 @@
-// Certificates that renew without a restart (issue 34 item 4, beyond upstream): with -secure, SIGHUP and SIGUSR1
+// Certificates that renew without a restart (beyond upstream): with -secure, SIGHUP and SIGUSR1
 // reload -cert/-key as they reload hooks, and with -hotreload a change of either file does; new connections get the
 // new pair, a request in flight finishes on its connection, and a broken pair keeps the old one with an error in the
 // log. Real TLS clients (node's OpenSSL) read the certificate each new connection is given.

@@ -1,6 +1,7 @@
 // Ours against upstream master's recorded answers (test/fixtures/master/answers.json, written by
-// scripts/record-master-fixtures.mjs from a build of master), byte for byte: answers, the log lines that say where
-// it serves, who asked and what failed, and the exit code (issue 34 items 1 and 2). Here: the socket-activation scenarios, started by Debian's systemd-socket-activate (package systemd); the others run in npm test (test/master-fixtures.test.ts).
+// scripts/record-master-fixtures.mjs from a build of master), byte for byte: answers, the log lines that say where it
+// serves, who asked and what failed, and the exit code. Here: the socket-activation scenarios, started by Debian's
+// systemd-socket-activate (package systemd); the others run in npm test (test/master-fixtures.test.ts).
 import { OUR_WEBHOOK } from "./support/binaries.js";
 import { compareWithMaster } from "./support/master-scenarios.js";
 

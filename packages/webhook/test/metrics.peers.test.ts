@@ -1,5 +1,5 @@
 // The -metrics scrape after traffic of every kind, checked by Debian's promtool (package prometheus): the text
-// format Prometheus reads, and its lint rules (issue 34 item 5).
+// format Prometheus reads, and its lint rules.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { after, before, test } from "node:test";

@@ -1,4 +1,4 @@
-// -metrics through the real server (issue 34 item 5): every outcome counted under its hook, unknown ids under one
+// -metrics through the real server: every outcome counted under its hook, unknown ids under one
 // label value, commands running and their durations, hooks loaded, reload failures; off by default. The scrape is
 // checked with promtool in test/metrics.peers.test.ts.
 import assert from "node:assert/strict";

@@ -10,7 +10,7 @@ import { copyServerReadable } from "./support/readable-server-copy.js";
 
 // -setuid/-setgid through the built server. Both cases need root: one to drop to another user, one to start as
 // another user who may not switch. The server runs from a copy in a temporary directory every user can
-// read: the dropped user cannot read a checkout under a 0700 directory (issue 34 item 6).
+// read: the dropped user cannot read a checkout under a 0700 directory.
 const NOBODY = 65534;
 const skip =
   process.getuid?.() === 0

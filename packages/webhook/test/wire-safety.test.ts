@@ -40,8 +40,8 @@ async function runs(): Promise<number> {
 safetyTests(() => ({ port, runs }));
 
 test("wire safety: pipelined requests whose answers are never read leave memory flat", async () => {
-  // Before issue 34 item 3 the server read on and buffered answers without limit (949 MiB in 11 s, about 90 MiB in
-  // these 4 s); it now stops reading while an answer waits, as Go's server does.
+  // Before the read-side back-pressure the server read on and buffered answers without limit (949 MiB in 11 s, about 90
+  // MiB in these 4 s); it now stops reading while an answer waits, as Go's server does.
   const { rssGrowth } = await unreadPipeline(port, { pid, warmupMs: 15_000, ms: 4000 });
   assert.ok(rssGrowth < 8 * 2 ** 20, `resident memory grew by ${(rssGrowth / 2 ** 20).toFixed(1)} MiB`);
 });

@@ -14,7 +14,7 @@ export interface FixtureCase {
   /** The expected stdout in `file` of the case's `expected/`. */
   expected(file: string): string;
   /**
-   * The expected stderr of a run with `--root <root>` (the summary of issue 32 and any systemctl warning): the
+   * The expected stderr of a run with `--root <root>` (the stderr summary and any systemctl warning): the
    * case's `expected/stderr.txt` with `<root>` replaced by `root`, or "" when the case has none.
    */
   expectedStderr(root: string): string;

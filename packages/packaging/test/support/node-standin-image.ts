@@ -13,7 +13,7 @@ import { runOk } from "./run.js";
 
 /**
  * Builds, from this machine's Node and nothing pulled, an image standing in for `node:20-bookworm-slim` with what
- * the Containerfiles may rely on (issue 33): node and npm in /usr/local (npm's bin needs /usr/bin/env), /bin/sh, the
+ * the Containerfiles may rely on: node and npm in /usr/local (npm's bin needs /usr/bin/env), /bin/sh, the
  * shared libraries those need, and the `node` user and group (uid/gid 1000) with its home. Imported from a root
  * file system tarball with `podman import`; returns the image name.
  */

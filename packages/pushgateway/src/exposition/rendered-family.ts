@@ -106,7 +106,7 @@ function lacksInfBucket(m: Metric): boolean {
 /**
  * A histogram pushed as text without a `+Inf` bucket keeps its buckets as pushed in its `protoValue`, as a protobuf
  * push does: the exposition line adds the bucket (expfmt's text writer does), while upstream's `/api/v1/metrics` and
- * protobuf scrape serve the stored message, without it (issue 30 item 5).
+ * protobuf scrape serve the stored message, without it (api/v1/api.go, expfmt's protobuf encoder).
  */
 function withPushedBuckets(f: MetricFamily): MetricFamily {
   const number = (v: number) => (Number.isFinite(v) ? v : String(v));

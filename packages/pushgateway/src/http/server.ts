@@ -121,10 +121,10 @@ export async function startServer(options: {
   server.on("clientError", (error: Error & { code?: string; reason?: string }, socket: Duplex) =>
     answerClientError(error, socket),
   );
-  // A client may send its FIN right after the request (`printf ... | nc`, health checkers). Node's http.Server ends
-  // the socket on that FIN unless `httpAllowHalfOpen` is set, and an answer written after an await (a gzip scrape,
-  // every request in Redis mode) is then lost; Go's server reads the request, answers it, then closes (issue 30
-  // item 3). With it set, node marks the in-flight response as the connection's last and ends the socket after it.
+  // A client may send its FIN right after the request (`printf ... | nc`, health checkers). Node's http.Server ends the
+  // socket on that FIN unless `httpAllowHalfOpen` is set, and an answer written after an await (a gzip scrape, every
+  // request in Redis mode) is then lost; Go's server reads the request, answers it, then closes (net/http's
+  // conn.serve). With it set, node marks the in-flight response as the connection's last and ends the socket after it.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Go's http.Server as upstream builds it has no idle timeout and sends no `Keep-Alive: timeout=5`; node's 5 s
   // default closes a pusher's or scraper's kept-alive connection under it, and a PUT or POST sent just then fails.

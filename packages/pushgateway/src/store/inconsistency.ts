@@ -4,10 +4,10 @@ import type { Group } from "./metric-store.js";
 import type { SeriesIndex } from "./series-index.js";
 
 /**
- * With the consistency check off (`--push.disable-consistency-check`) a store can hold what a gather rejects;
- * upstream then fails every scrape with the gatherer's error (research §4). This finds the first such problem among
- * `groups` (in their order): a family held with two types, or a series held by two groups. It looks at every
- * stored series, so the store keeps its answer until it changes (memory-store.ts).
+ * With the consistency check off (`--push.disable-consistency-check`) a store can hold what a gather rejects; upstream
+ * then fails every scrape with the gatherer's error (storage/diskmetricstore.go, client_golang's Gather). This finds
+ * the first such problem among `groups` (in their order): a family held with two types, or a series held by two groups.
+ * It looks at every stored series, so the store keeps its answer until it changes (memory-store.ts).
  */
 export function findInconsistency(groups: Iterable<Group>, index: SeriesIndex): string | undefined {
   const all = [...groups];

@@ -60,7 +60,7 @@ export interface MemoryStoreOptions {
 /**
  * The in-memory store. The consistency check looks only at the families a push names (and the gateway's own
  * families of those names), so its cost grows with the size of those families, not with the whole store
- * (upstream re-gathers everything on every push, research §14).
+ * (upstream re-gathers everything on every push: storage/diskmetricstore.go checkWriteRequest).
  */
 export class MemoryStore implements MetricStore {
   #groups = new Map<string, Group>();

@@ -77,7 +77,7 @@ export async function openStore(
     });
     return { store, ownFamilies: () => [], close: () => store.close() };
   }
-  // The launcher sizes V8 for memory (--optimize-for-size: issue 7's RSS target against upstream's single process).
+  // The launcher sizes V8 for memory (--optimize-for-size: our RSS goal against upstream's single process).
   // A replica applies every replica's pushes, and under that flag its collector shrinks the young generation after
   // each major collection and drops optimised code: three replicas pushed 0.62-0.66x of a single process's
   // throughput with it, 0.85-0.90x without, for 140-190 MiB per replica instead of 100-115 at 100k series

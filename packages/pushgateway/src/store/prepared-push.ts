@@ -17,7 +17,10 @@ export function preparePush(request: Pick<PushRequest, "labels" | "families">): 
   return { sanitized, rendered: sanitized.map(renderFamily) };
 }
 
-/** Grouping labels override and complete every series' labels; `instance=""` when absent; sorted (research §4). */
+/**
+ * Grouping labels override and complete every series' labels; `instance=""` when absent; sorted (upstream's
+ * sanitizeLabels, storage/diskmetricstore.go).
+ */
 export function sanitize(family: MetricFamily, grouping: GroupingLabels): MetricFamily {
   const groupingPairs = Object.entries(grouping);
   const withInstance = "instance" in grouping ? groupingPairs : [...groupingPairs, ["instance", ""]];

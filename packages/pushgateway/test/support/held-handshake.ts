@@ -1,4 +1,4 @@
-// A TLS handshake stopped half-way while the web config changes (issue 30: each connection is judged by the config
+// A TLS handshake stopped half-way while the web config changes (each connection is judged by the config
 // its handshake started with, as Go's GetConfigForClient hands each one its own).
 import { writeFile } from "node:fs/promises";
 import type { Tap } from "./tcp-tap.js";

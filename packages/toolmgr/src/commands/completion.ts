@@ -7,7 +7,7 @@ const SHELLS = ["bash", "zsh", "fish", "powershell"] as const;
 
 /**
  * `toolmgr completion <bash|zsh|fish|powershell>`: prints a completion script for commands, options, ecosystems, and
- * for `exec`/`which` the commands pinned here, in the shims' order (project, then user toolset; issue 31 item 5).
+ * for `exec`/`which` the commands pinned here, in the shims' order (project, then user toolset).
  */
 export async function completionCommand(args: CommandArgs, deps: Deps): Promise<number> {
   const shell = args.positionals[0];

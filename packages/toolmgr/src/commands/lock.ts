@@ -28,8 +28,9 @@ import { recordVerifiedProject } from "../store/verified-project.js";
 
 /**
  * Tools resolved at once. Each tool's requests form a short dependent chain, so resolving all of a typical project's
- * tools together keeps `lock` close to one chain's latency (issue 3); the HTTP client bounds the requests in flight
- * (under the code host's secondary limit of 100 concurrent requests), this only bounds the work queued behind it.
+ * tools together keeps `lock` close to one chain's latency (bench/toolmgr/README.md "lock"); the HTTP client bounds the
+ * requests in flight (under the code host's secondary limit of 100 concurrent requests), this only bounds the work
+ * queued behind it.
  */
 const CONCURRENCY = 128;
 
@@ -204,7 +205,7 @@ async function resolveTools(
 
 /**
  * Records the project in the store as `sync` does (verified-project.ts), so `prune` knows a project that was only
- * locked and keeps what its lock pins (issue 31 item 3): the artifacts this lock downloaded to compute their digests
+ * locked and keeps what its lock pins (prune.ts): the artifacts this lock downloaded to compute their digests
  * stay in the cache for the next `sync`. Shim answers only when the lock is current for this machine.
  */
 async function recordLockedProject(
@@ -331,7 +332,7 @@ function downloadProgress(deps: Deps): {
   };
 }
 
-/** Two tools providing one command would make the shim's choice depend on order: refuse it (issue 10). */
+/** Two tools providing one command would make the shim's choice depend on order: refuse it. */
 function checkCommandConflicts(
   tools: readonly { readonly name: string; readonly bin: readonly string[] }[],
 ): void {

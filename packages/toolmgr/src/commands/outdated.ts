@@ -46,7 +46,7 @@ interface HeldBack {
 
 /**
  * `toolmgr outdated [--json] [--global]`: per tool of the nearest lock, the pinned version, the newest release its
- * constraint allows and the newest stable release overall (issue 31 item 4; jdx/mise#2784). Read-only: the same
+ * constraint allows and the newest stable release overall (jdx/mise#2784). Read-only: the same
  * code-host requests and remembered answers as `lock`, and nothing is written (not even the answers learnt).
  */
 export async function outdatedCommand(args: CommandArgs, deps: Deps): Promise<number> {

@@ -69,7 +69,7 @@ export interface HttpClientOptions {
   readonly cache?: ResponseCache;
 }
 
-/** An HTTP client for the code host and downloads, with the safety rules of issue 10 built in. */
+/** An HTTP client for the code host and downloads, with the network rules of README "How lock and sync decide". */
 export interface HttpClient {
   /** GET `url`; redirects followed by hand so the token never crosses to another origin. */
   get(url: string, options?: RequestOptions): Promise<HttpResponse>;
@@ -125,8 +125,8 @@ export function networkOptionsFromEnv(
 /**
  * Creates the client. Rules: https only (plain http only on loopback, for tests and local mirrors); a redirect from
  * https to http is refused; `Authorization` goes to the API origin only, never along a redirect to another origin
- * (research §1.4: storage rejects it, and it leaks); 5xx and resets are retried with backoff; a rate limit is waited
- * out when the wait is short, else reported with the time it resets.
+ * (signed storage rejects a second credential, and it would leak: go-github's DownloadReleaseAsset); 5xx and resets are
+ * retried with backoff; a rate limit is waited out when the wait is short, else reported with the time it resets.
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const apiBase = options.apiBase.replace(/\/+$/, "");
@@ -242,7 +242,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }
       }
       if (response.status === 401 && options.token && url.origin === apiOrigin) {
-        // A stale token turns even public lookups into 401s (research §0.10, jdx/mise#2910): name the variable.
+        // A stale token turns even public lookups into 401s (jdx/mise#2910): name the variable.
         await response.discard();
         throw new HttpError(
           `Cannot query ${redact(url)}: the code host refused ${tokenVariable} (HTTP 401); renew the token, or unset it to reach public repositories without one`,

@@ -45,7 +45,7 @@ export interface CodeHost {
   commit(repo: string, ref: string): Promise<string | undefined>;
   /**
    * The commit a listed tag names: a lightweight tag's `sha` is the commit (no request); an annotated tag's is a tag
-   * object, dereferenced through `git/tags/{sha}` (research §1.1: never treat a tag object's sha as a commit).
+   * object, dereferenced through `git/tags/{sha}` (GitHub's git refs API: never treat a tag object's sha as a commit).
    */
   tagCommit(repo: string, tag: TagRef): Promise<string>;
   /** Whether the repository is private (its artifacts are then downloaded from the API with the token). */
@@ -70,7 +70,7 @@ export function createCodeHost(http: HttpClient): CodeHost {
     async matchingTags(repo, prefix) {
       const tags: TagRef[] = [];
       let url: string | undefined = `${repoUrl(repo)}/git/matching-refs/tags/${encodePath(prefix)}`;
-      // The endpoint answers every match at once (research §1.1); a `Link: rel="next"` is followed anyway, bounded.
+      // All matches come in one answer (google/go-github#1567); a `Link: rel="next"` is followed anyway, bounded.
       for (let page = 0; url !== undefined && page < MAX_PAGES; page++) {
         const response = await http.getText(url, { allowStatus: [404, 422] });
         if (response.status === 404) {

@@ -4,8 +4,9 @@ import { findProjectFile, isFile, PROJECT_FILE_NAME } from "./find-project-file.
 
 /**
  * The user toolset's `toolmgr.toml`: `$XDG_CONFIG_HOME/toolmgr/toolmgr.toml`, else `~/.config/toolmgr/toolmgr.toml`
- * (beside `config.toml`), with its `toolmgr.lock` beside it (issue 31 item 5). It is locked and installed only by
- * `lock --global` and `sync --global`; shims, `exec` and `which` use it for a command the nearest project does not pin.
+ * (beside `config.toml`), with its `toolmgr.lock` beside it (README "A toolset outside projects"). It is locked and
+ * installed only by `lock --global` and `sync --global`; shims, `exec` and `which` use it for a command the nearest
+ * project does not pin.
  */
 export function userToolsetFile(
   env: Readonly<Record<string, string | undefined>>,

@@ -18,8 +18,8 @@ let cached: RegistrySummary | undefined;
 
 /**
  * The embedded registry without parsing any source. `list` and `version` must start about as fast as `node -e 0`
- * (issue 3, "Performance"); the source model pulls in `node:crypto` for fingerprints, which alone costs more than
- * the rest of start-up. The recipes were parsed in full when the registry was linted and tested
+ * (bench/toolmgr/README.md "Start-up"); the source model pulls in `node:crypto` for fingerprints, which alone costs
+ * more than the rest of start-up. The recipes were parsed in full when the registry was linted and tested
  * (`loadRegistry()` in `registry.ts` does the full parse for `lock`), so only the three shown keys are read here.
  */
 export function registrySummary(): RegistrySummary {

@@ -4,7 +4,7 @@ import { detectPlatform, type Platform } from "../platform.js";
 
 /**
  * The platforms `lock` resolves for: the project's `platforms` list; without one, what the existing lock already
- * covers plus this machine's, so re-locking on a laptop never drops the artifact CI needs (issue 10).
+ * covers plus this machine's, so re-locking on a laptop never drops the artifact CI needs.
  */
 export function lockPlatforms(
   declared: readonly Platform[] | undefined,

@@ -104,7 +104,7 @@ type ChoiceContext = Pick<ResolveContext, "codeHost" | "pin" | "cooldown">;
 
 /**
  * The version a tool's constraint selects now, with the same requests and rules as `lock` (the cooldown too) but no
- * artifact: for `toolmgr outdated` (issue 31 item 4).
+ * artifact: for `toolmgr outdated`.
  *
  * @throws {ResolveError} when no release satisfies the constraint
  */
@@ -211,7 +211,7 @@ async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise
       };
     }
     // `29.0.0` also names a release the upstream tags with two components (`v29.0`, Bitcoin Core): look for it
-    // among the tags of `29.0` (issue 31 item 1). Any other patch has no shorter spelling.
+    // among the tags of `29.0` (Bitcoin Core tags `v29.0`). Any other patch has no shorter spelling.
     if (release !== undefined || c.parts[2] !== 0) throw noMatch(tool);
   }
 

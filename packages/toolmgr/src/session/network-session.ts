@@ -29,7 +29,7 @@ export interface CodeHostSession extends DownloadSession {
   finish(options?: { readonly remember?: boolean }): void;
 }
 
-/** Opens a download session from the environment (issue 31 item 6: `sync` and `mirror` share `lock`'s set-up). */
+/** Opens a download session from the environment (`sync` and `mirror` share `lock`'s set-up). */
 export async function openDownloadSession(
   deps: Deps,
   options: { cache?: ResponseCache } = {},

@@ -33,7 +33,7 @@ const RECORD_FILES = [
 ];
 
 /**
- * What `prune` would remove (issue 31 item 3): every install (`tools/<name>/<version>-<digest12>/`) and cached
+ * What `prune` would remove: every install (`tools/<name>/<version>-<digest12>/`) and cached
  * artifact (`cache/sha256/<digest>`) that no live project's current `toolmgr.lock` pins for any platform it
  * records, nor the user toolset's lock. Projects are known from the store's own records (`projects/<dir>/`); a
  * record whose project directory, `toolmgr.toml` or `toolmgr.lock` is gone protects nothing and is removed too, with

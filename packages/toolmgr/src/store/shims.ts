@@ -170,7 +170,7 @@ export async function isShimFile(path: string): Promise<boolean> {
  * (no forks), reads it and the `toolmgr.lock` beside it with one `awk` pass (`SHIM_AWK`), refuses a stale lock or a
  * missing or damaged install with `exec`'s messages and exit 1, and `exec`s the pinned executable with all
  * arguments. Outside a project, or for a command the project does not pin, it steps aside to the next command of
- * that name on `PATH` after the shims directory (issue 10: putting the shims on `PATH` never takes a tool away);
+ * that name on `PATH` after the shims directory (putting the shims on `PATH` never takes a tool away);
  * only when there is none it exits 127. A project file the `awk` pass cannot read exactly (project-local sources)
  * is handed to `toolmgr exec` through `launcher`. It never installs. Its first lines are the hot path (shim-record.ts:
  * the project's files unchanged since `sync`/`exec` recorded them, every install whole): sh runs the tool before it
@@ -205,10 +205,10 @@ fi
 # a command the project does not pin) comes here and decides from the start, in exec's words.
 # The store is the environment's, decided at every call as \`toolmgr exec\` decides it (layout.ts toolmgrHome; the
 # expansion above), never the one that wrote this shim: a shim runs nothing from a store TOOLMGR_HOME says not to
-# use, and a store built at one path can be used at another (issue 31 item 2).
+# use, and a store built at one path can be used at another.
 _tm_shims=$_tm_home/shims
 case $0 in */*) _tm_self=\${0%/*} ;; *) _tm_self=$_tm_shims ;; esac
-# The user toolset (\`toolmgr lock --global\`) answers for a command the nearest project does not pin (issue 31 item 5).
+# The user toolset (\`toolmgr lock --global\`) answers for a command the nearest project does not pin.
 _tm_user=\${XDG_CONFIG_HOME:-\${HOME:-}/.config}/toolmgr
 # exec's refusal of a file that is not a regular one (bounded-read.ts), in its words.
 notfile() {

@@ -8,7 +8,7 @@ import type { StoreLayout } from "./layout.js";
 
 // Who is changing the store: `sync` and `lock` (any number at once) and `prune` (alone), so that a prune beside a
 // sync never leaves a pinned tool half-removed or missing, and one beside a lock never removes what the lock
-// downloads and pins before its project is recorded (issue 31 item 3). A `lock` always runs as a marked sync
+// downloads and pins before its project is recorded (prune.ts). A `lock` always runs as a marked sync
 // (`asSync`): its downloads cannot be run again cheaply, and it writes the lock and the record anyway.
 //
 // A sync first runs optimistically, writing no marker (a second sync writes no file: nao1215/block

@@ -25,7 +25,7 @@ export interface Toolchain {
 
 /**
  * Loads the toolchain of one project file (or the user toolset's, `global`) and checks, offline, that its lock is
- * current and every tool is installed whole (issue 10: `exec` and the shims never resolve, download or install).
+ * current and every tool is installed whole (`exec` and the shims never resolve, download or install).
  * A project unchanged since `sync`/`exec` recorded it is answered from the record, as the shim answers it
  * (recorded-answers.ts); the parsers are loaded only for the full check.
  *
@@ -109,7 +109,7 @@ async function checkInstall(
   }
 }
 
-/** Where a command is pinned: the nearest project, else the user toolset (issue 31 item 5), else nowhere. */
+/** Where a command is pinned: the nearest project, else the user toolset, else nowhere. */
 export interface CommandToolchains {
   /** The nearest project's toolchain (undefined outside any project). */
   readonly project: Toolchain | undefined;
@@ -174,7 +174,7 @@ export function toolchainPath(toolchains: CommandToolchains): string[] {
 
 /**
  * Where the shim steps aside to: the first executable `command` on `path` outside the shims directory
- * (issue 10: putting the shims on `PATH` never takes a tool away).
+ * (putting the shims on `PATH` never takes a tool away).
  */
 export async function nextOnPath(
   command: string,

@@ -68,7 +68,7 @@ export function parseConstraint(text: string, tool: string): Constraint {
  * A version as an upstream tags it, after the recipe's `tag_prefix`: `1.2.3`, or two components (`29.0`, patch 0:
  * Bitcoin Core tags `v29.0` since 2022), optionally with a pre-release: `-rc.1`, or a bare alphabetic suffix after
  * the last number (`29.1rc1`). nao1215/block internal/version/version.go ("Upstreams are not uniformly semver") is
- * the model; `text` keeps the spelling, which is what URLs, the lock and the store use (issue 31 item 1).
+ * the model; `text` keeps the spelling, which is what URLs, the lock and the store use.
  */
 export interface TagVersion {
   /** The spelling after the tag prefix (`29.0`, not `29.0.0`). */

@@ -253,7 +253,7 @@ export class FakeCodeHost {
     const rel = /^releases\/tags\/(.+)$/.exec(rest);
     if (rel) {
       const release = repo.releases.get(rel[1] ?? "");
-      // Drafts are not returned by tag (research §1.2).
+      // Drafts are not returned by tag (GitHub's releases API).
       if (!release || release.draft) return notFound(res);
       const published =
         this.shape === "block" ? release.publishedAt : (release.publishedAt ?? "2026-01-01T00:00:00Z");

@@ -167,9 +167,9 @@ function argumentOrError(arg: Argument, data: RequestData): string | undefined {
 }
 
 /**
- * Finds the executable as upstream does (research §7): an absolute command, or any command when there is no working
- * directory, is looked up with `exec.LookPath` (PATH for a bare name, relative to the server's cwd otherwise);
- * otherwise it is taken relative to the working directory.
+ * Finds the executable as upstream does (webhook.go handleHook, exec.LookPath): an absolute command, or any command
+ * when there is no working directory, is looked up with `exec.LookPath` (PATH for a bare name, relative to the server's
+ * cwd otherwise); otherwise it is taken relative to the working directory.
  */
 async function lookPath(
   command: string,

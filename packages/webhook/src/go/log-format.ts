@@ -1,5 +1,5 @@
 /**
- * Go's renderings of values in upstream's log lines, so logs read the same after the swap (research §9):
+ * Go's renderings of values in upstream's log lines, so logs read the same after the swap (webhook.go):
  * `%q` of a string slice and go-humanize's `IBytes` (`time.Duration.String()` is @local/go-compat/duration's).
  */
 import { goQuote } from "@local/go-compat/quote";

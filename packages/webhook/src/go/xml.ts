@@ -8,9 +8,9 @@ type Token =
 
 /**
  * Decodes an XML payload into the map upstream builds with clbanning/mxj `NewMapXml` over Go's `encoding/xml`
- * (research §6): the root element is the only top-level key (anything after it is ignored), attributes become
- * `-<local name>`, namespace prefixes are dropped, repeated elements become lists, every value is a string, text is
- * trimmed, an element's text beside attributes or children is `#text`, and, as mxj does, text that comes before the
+ * (webhook.go hookHandler): the root element is the only top-level key (anything after it is ignored), attributes
+ * become `-<local name>`, namespace prefixes are dropped, repeated elements become lists, every value is a string, text
+ * is trimmed, an element's text beside attributes or children is `#text`, and, as mxj does, text that comes before the
  * first child makes the element that text alone. Entities are Go's five plus numeric references; unknown ones and
  * mismatched tags are errors (the payload is then absent).
  */

@@ -8,8 +8,9 @@ import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
 /**
  * Loads a hooks file. Upstream decodes every file, JSON included, as YAML 1.1 (ghodss/yaml), matches field names
  * case-insensitively, ignores unknown fields and turns numbers and booleans in string fields into strings
- * (research §3); this does the same. With `template`, the file is first expanded as a Go template supporting
- * `getenv`, `cat` and `credential` (and the `js` escaper), which is how users keep secrets out of the file.
+ * (internal/hook/hook.go Hooks.LoadFromFile); this does the same. With `template`, the file is first expanded as a Go
+ * template supporting `getenv`, `cat` and `credential` (and the `js` escaper), which is how users keep secrets out of
+ * the file.
  *
  * @throws {HooksFileError} with upstream's wording where it has one
  */

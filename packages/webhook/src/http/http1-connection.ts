@@ -57,11 +57,11 @@ const CR_OR_LF = (byte: number): boolean => byte === 0x0d || byte === 0x0a;
 const BAD_REQUEST_BYTES = goErrorResponse("400 Bad Request");
 
 /**
- * One HTTP/1.x connection served as Go's server serves it: requests read in turn by the one reader
- * (`head-scanner.ts`, `wire-request.ts`, `body-reader.ts`), each answered before the next is read, framed as Go frames answers (`answer-writer.ts`), and
- * nothing read after an answer that closes the connection (`Connection: close`, HTTP/1.0 without keep-alive, a
- * refused request, 417, a broken chunked body), so bytes that follow are never taken for another request.
- * Reading is incremental and yields between socket reads, so a slow or endless client does not hold up others.
+ * One HTTP/1.x connection served as Go's server serves it: requests read in turn by the one reader (`head-scanner.ts`,
+ * `wire-request.ts`, `body-reader.ts`), each answered before the next is read, framed as Go frames answers
+ * (`answer-writer.ts`), and nothing read after an answer that closes the connection (`Connection: close`, HTTP/1.0
+ * without keep-alive, a refused request, 417, a broken chunked body), so bytes that follow are never taken for another
+ * request. Reading is incremental and yields between socket reads, so a slow or endless client does not hold up others.
  *
  * A body that has arrived with its head is read before serving; otherwise the handler gets `readBody`, and, as
  * Go's `finishRequest`, a body the handler never read is dropped after it answered: at most 256 KiB of it is read
@@ -318,7 +318,7 @@ export class Http1Connection {
     else if (body.failed) this.#answerAndClose(ex);
     else if (head.expectContinue && !(ex.wanted && body.done)) {
       // Go's chunkWriter.writeHeader: an `Expect: 100-continue` body the handler did not read to its end closes
-      // the connection, even when the client sent it anyway (issue 34 item 3): those bytes, or what follows them,
+      // the connection, even when the client sent it anyway: those bytes, or what follows them,
       // are never another request. What arrives is read, up to 256 KiB, so the close does not reset the answer.
       this.#writeClosing(head, ex.answer);
       if (head.framing.kind === "length" && body.remaining > DISCARD_LIMIT) this.#close();
@@ -380,7 +380,7 @@ export class Http1Connection {
     const socket = this.#socket;
     if (socket.writableNeedDrain) {
       // The client is not reading its answers: read nothing more until it does, as Go's server, which blocks in
-      // the answer's write and handles one request at a time per connection (issue 34 item 3). Without this,
+      // the answer's write and handles one request at a time per connection (net/http conn.serve). Without this,
       // pipelined requests would be read and answered into an ever-growing write buffer.
       this.#awaitingDrain = true;
       socket.pause();

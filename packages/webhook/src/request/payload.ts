@@ -19,15 +19,16 @@ export interface ParsedBody {
   readonly fileFailed?: boolean;
   /** Removes what reading the body left on disk (multipart file parts past `-max-multipart-mem`). */
   readonly cleanup?: () => Promise<void>;
-  /** Multipart bodies are never read raw, so HMAC rules see an empty body (research §6). */
+  /** Multipart bodies are never read raw, so HMAC rules see an empty body (webhook.go hookHandler). */
   readonly rawBodyUnavailable?: boolean;
 }
 
 /**
  * Parses a request body by content type the way upstream picks a parser: by substring, in the order `json`,
- * `x-www-form-urlencoded`, `xml`, then the `multipart/form-data;` prefix (research §6). JSON numbers keep their
- * source text; XML becomes mxj's shape (attributes `-name`, text `#text`, all values strings). Multipart file parts
- * are read only when sent as `application/json` or named in `options.jsonParts` (payload `parse-parameters-as-json`).
+ * `x-www-form-urlencoded`, `xml`, then the `multipart/form-data;` prefix (webhook.go hookHandler). JSON numbers keep
+ * their source text; XML becomes mxj's shape (attributes `-name`, text `#text`, all values strings). Multipart file
+ * parts are read only when sent as `application/json` or named in `options.jsonParts` (payload
+ * `parse-parameters-as-json`).
  */
 export async function parseBody(
   contentType: string,

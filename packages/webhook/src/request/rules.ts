@@ -31,7 +31,7 @@ export interface RuleOptions {
 }
 
 /**
- * Evaluates a trigger rule exactly as upstream's `Rules.Evaluate` (research §4), including its quirks: `and`
+ * Evaluates a trigger rule exactly as upstream's `Rules.Evaluate` (internal/hook/hook.go), including its quirks: `and`
  * short-circuits and aborts on any error; `or` ignores a missing parameter (and, with soft failures, a bad
  * signature); `not` passes its child's error through unchanged.
  */
@@ -181,7 +181,7 @@ function ipInRange(remoteAddr: string, ranges: string): boolean {
   const family = isIP(ip);
   if (family === 0) throw new RuleError(`invalid remote address: ${remoteAddr}`);
   for (const item of ranges.split(/\s+/).filter((r) => r !== "")) {
-    // Upstream appends /32 to a bare address, even an IPv6 one (research §4).
+    // Upstream appends /32 to a bare address, even an IPv6 one (internal/hook/hook.go CheckIPWhitelist).
     const [base = "", bits = "32"] = item.includes("/") ? item.split("/") : [item, "32"];
     const rangeFamily = isIP(base);
     if (rangeFamily === 0 || !/^\d+$/.test(bits)) throw new RuleError(`invalid CIDR address: ${item}`);

@@ -1,5 +1,5 @@
-// A server started with -metrics and hooks that end in every outcome of webhook_hook_requests_total (issue 34 item
-// 5), for test/metrics.test.ts and test/metrics.peers.test.ts.
+// A server started with -metrics and hooks that end in every outcome of webhook_hook_requests_total, for
+// test/metrics.test.ts and test/metrics.peers.test.ts.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 // The copy the privilege tests run as `nobody` must be a whole server on its own (no import reaching back into the
-// checkout) and readable by every user (issue 34 item 6).
+// checkout) and readable by every user.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";

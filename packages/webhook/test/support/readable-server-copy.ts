@@ -7,8 +7,8 @@ const PACKAGE_DIR = fileURLToPath(new URL("../../../", import.meta.url));
 /**
  * Copies the built server (launcher, compiled `dist/src`, manifest) and every runtime dependency it imports into
  * `dest`, readable and traversable by every user, and returns the copied launcher. The privilege tests start the
- * server as `nobody`, who cannot read a checkout under a 0700 directory (root's home, CI's `mktemp -d`), issue 34
- * item 6. Dependencies land in `dest/node_modules`, so Node resolves them from the copy alone.
+ * server as `nobody`, who cannot read a checkout under a 0700 directory (root's home, CI's `mktemp -d`).
+ * Dependencies land in `dest/node_modules`, so Node resolves them from the copy alone.
  */
 export async function copyServerReadable(dest: string): Promise<string> {
   const app = join(dest, "webhook");

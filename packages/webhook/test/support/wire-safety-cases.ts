@@ -217,7 +217,7 @@ export function processUsage(pid: number): { rss: number; cpu: number } {
 }
 
 /**
- * Pipelines requests to an unknown hook without ever reading an answer (issue 34 item 3) and returns how much the
+ * Pipelines requests to an unknown hook without ever reading an answer and returns how much the
  * server's memory and CPU time grew over `ms` once the connection backed up. The kernel's socket buffers hold
  * several MB of requests and answers, which any server reads and answers first: the measured window starts once a
  * write of the client waited a second while the server used no CPU (or after `warmupMs` at most, for a server that

@@ -307,8 +307,8 @@ return {1, s}
  * a store created moments ago from a copy behind the caller's: still settling, nothing appended since, and seeded
  * from the same log (`from`, the epoch the copy followed) at a lower sequence number, or from no log at all (a
  * replica that never had a store). Otherwise the first replica to notice an empty Redis would decide the state,
- * although another one may already have applied writes that were answered (bench of issue 19: the test that restarts
- * Redis lost a push when the replica that had not followed it yet came first).
+ * although another one may already have applied writes that were answered (test/redis-chaos.peers.test.ts: Redis
+ * back empty under load lost a push when the replica that had not followed it yet came first).
  * KEYS: epoch, seq, log, snapshot, settling. ARGV: new epoch, seq, snapshot data, from (`` none), settle ms.
  * Returns the epoch now in force: the caller's when it created the store, else the one in Redis.
  */
