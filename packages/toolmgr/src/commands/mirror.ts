@@ -9,7 +9,7 @@ import { openDownloadSession } from "../session/network-session.js";
 import { fetchArtifact } from "../store/artifact-cache.js";
 import { storeLayout, toolmgrHome } from "../store/layout.js";
 import { parseOciReference } from "../store/mirrors.js";
-import { createOciPusher, registryCredentials } from "../store/oci-push.js";
+import { createOciPusher, registryCredentials } from "../store/oci-registry.js";
 
 /** Media types of what `mirror push` tags: the lock as the manifest's config, each artifact as a layer. */
 const LOCK_TYPE = "application/vnd.toolmgr.lock.v1+toml";

@@ -5,7 +5,7 @@ import { createFileResponseCache, type ResponseCache } from "../http/response-ca
 import { httpCacheFile } from "../store/http-cache-file.js";
 import type { StoreLayout } from "../store/layout.js";
 import { type MirrorConfig, mirrorConfig } from "../store/mirrors.js";
-import { createPullAuthorizer } from "../store/oci-push.js";
+import { createPullAuthorizer } from "../store/oci-registry.js";
 
 /**
  * What a command that downloads artifacts sets up (`sync`, `mirror push`, `lock`'s trust-on-first-use downloads):
