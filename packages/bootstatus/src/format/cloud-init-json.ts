@@ -35,7 +35,9 @@ function pythonJson(value: unknown, indent: string): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "string") return pythonString(value);
   // json.dumps (allow_nan=True) writes a float past the range, which json.loads made of 1e400, as Infinity.
-  if (typeof value === "number" && !Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    return Number.isNaN(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
+  }
   if (typeof value === "number") return pythonNumber(value);
   if (isPythonFloat(value)) return pythonNumber(value.pythonFloat, { float: true });
   if (typeof value === "boolean") return value ? "true" : "false";

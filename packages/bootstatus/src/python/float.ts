@@ -69,3 +69,35 @@ export function parseJsonKeepingFloats(text: string): unknown {
     return value;
   });
 }
+
+const NON_FINITE_MARK = "\u0000pythonNonFinite";
+const NON_FINITE = /-?Infinity|NaN/y;
+
+/**
+ * JSON as Python's json.dumps writes it (allow_nan, its default): also `NaN`, `Infinity` and `-Infinity` as bare
+ * words, which `cloud-init status --format json` prints for a status.json number past the float range (1e400).
+ * Throws SyntaxError like JSON.parse on anything else that is not JSON.
+ */
+export function parsePythonJson(text: string): unknown {
+  let out = "";
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      continue;
+    }
+    NON_FINITE.lastIndex = i;
+    const match = NON_FINITE.exec(text);
+    if (match === null) continue;
+    out += `${text.slice(last, i)}{${JSON.stringify(NON_FINITE_MARK)}:${JSON.stringify(match[0])}}`;
+    last = i + match[0].length;
+    i = last - 1;
+  }
+  out += text.slice(last);
+  return JSON.parse(out, (_key, value: unknown) => {
+    if (typeof value === "object" && value !== null && Object.hasOwn(value, NON_FINITE_MARK)) {
+      return Number((value as Record<string, unknown>)[NON_FINITE_MARK]);
+    }
+    return value;
+  });
+}
