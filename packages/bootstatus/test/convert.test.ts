@@ -20,9 +20,14 @@ for (const input of readdirSync(SAMPLES).filter((f) => f.endsWith(".json") && !f
 }
 
 // Current cloud-init's own JSON of each fixture converts back to the report bootstatus computes, except where
-// status.json's v1 deliberately shadows computed keys (cloud-init's output then carries the shadow values).
+// status.json's v1 deliberately shadows computed keys (cloud-init's output then carries the shadow values), and
+// levels-integer-like, whose init stage lists WARNING before "10": cloud-init's JSON sorts each stage's levels,
+// so the first-seen order convert rebuilds from it is the sorted one.
 const cases = readdirSync(FIXTURES).filter(
-  (c) => existsSync(path.join(FIXTURES, c, "case.json")) && !c.startsWith("v1-shadows-"),
+  (c) =>
+    existsSync(path.join(FIXTURES, c, "case.json")) &&
+    !c.startsWith("v1-shadows-") &&
+    c !== "levels-integer-like",
 );
 test("convertCloudInitJson() maps every fixture's cloud-init JSON back to its report v1", () => {
   for (const c of cases) {

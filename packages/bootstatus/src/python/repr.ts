@@ -1,4 +1,4 @@
-import { isPythonFloat } from "./float.js";
+import { isPythonFloat, orderedEntries } from "./float.js";
 
 /**
  * Python's float repr: the shortest round-trip digits (as JavaScript's), in positional notation when the decimal
@@ -73,7 +73,7 @@ export function pythonStr(value: unknown): string {
   if (typeof value === "number") return pythonNumber(value);
   if (isPythonFloat(value)) return pythonNumber(value.pythonFloat, { float: true });
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
-  const entries = Object.entries(value as Record<string, unknown>);
+  const entries = orderedEntries(value as Record<string, unknown>);
   return `{${entries.map(([k, v]) => `${pythonStringRepr(k)}: ${pythonRepr(v)}`).join(", ")}}`;
 }
 

@@ -51,6 +51,10 @@ CASES = {
     "keys-astral": ({S: v1(init=stage(), **{"\uffff": {}, "\U0001F600": {}, "\ue000": 1}), R: "{}"}, {}, {}),
     "keys-proto": ({S: v1(__proto__=stage(errors=["p"]), constructor=stage(errors=["c"]), toString=stage()), R: "{}"}, {}, {}),
     "levels-proto": ({S: v1(init=stage(recoverable_errors={"__proto__": ["x"], "constructor": ["y"]})), R: "{}"}, {}, {}),
+    "levels-integer-like": ({S: v1(init=stage(recoverable_errors={"WARNING": ["a"], "10": ["b"], "2": ["c"]}),
+                                   **{"modules-final": stage(recoverable_errors={"1": ["d"], "WARNING": ["e"]})}), R: "{}"}, {}, {}),
+    "stage-dict-integer-like": ({S: v1(stage={"b": 1, "1": [2], "0": {"z": 1, "3": 4}})}, {}, {}),
+    "shadow-integer-like": ({S: v1(errors={"x": 1, "7": 2}, recoverable_errors={"W": ["m"], "5": ["n"]}, init=stage()), R: "{}"}, {}, {}),
     # datasource and stage strings.
     "datasource-tab": ({S: v1(datasource="DataSourceEc2\tfoo bar", init=stage()), R: "{}"}, {}, {}),
     "datasource-twice": ({S: v1(datasource="MyDataSourceDataSourceX [a]", init=stage()), R: "{}"}, {}, {}),
