@@ -39,7 +39,7 @@ function isStringArray(value: unknown): value is string[] {
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  if (isPythonFloat(value)) return `number ${value.pythonFloat}`;
+  if (isPythonFloat(value)) return `number ${value.pythonInt ?? value.pythonFloat}`;
   return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
 }
 

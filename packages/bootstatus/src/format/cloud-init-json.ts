@@ -39,7 +39,7 @@ function pythonJson(value: unknown, indent: string): string {
     return Number.isNaN(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
   }
   if (typeof value === "number") return pythonNumber(value);
-  if (isPythonFloat(value)) return pythonNumber(value.pythonFloat, { float: true });
+  if (isPythonFloat(value)) return value.pythonInt ?? pythonNumber(value.pythonFloat, { float: true });
   if (typeof value === "boolean") return value ? "true" : "false";
   const inner = `${indent}  `;
   if (Array.isArray(value)) {

@@ -5,6 +5,11 @@
  */
 export interface PythonFloat {
   readonly pythonFloat: number;
+  /**
+   * Set for an integer past 2^53 instead (`9007199254740993`): Python's int keeps every digit, a JavaScript
+   * number does not, so the digits as written are kept for printing and `pythonFloat` holds the nearest number.
+   */
+  readonly pythonInt?: string;
 }
 
 /** True for the values parseJsonKeepingFloats() makes of integral floats. */
@@ -51,7 +56,7 @@ export function orderedEntries(value: Record<string, unknown>): [string, unknown
 }
 
 /**
- * JSON.parse, except that integral numbers written as floats become PythonFloat values, and objects with
+ * JSON.parse, except that integral numbers written as floats (and integers past 2^53) become PythonFloat values, and objects with
  * integer-like keys remember the file's key order (orderedKeys). Throws SyntaxError like JSON.parse on invalid JSON.
  */
 export function parseJsonKeepingFloats(text: string): unknown {
@@ -101,8 +106,10 @@ export function parseJsonKeepingFloats(text: string): unknown {
     const match = NUMBER.exec(text);
     if (match === null) continue;
     const token = match[0];
-    if ((match[1] !== undefined || match[2] !== undefined) && Number.isInteger(Number(token))) {
-      parts.push(`${text.slice(last, i)}{${MARK_JSON}:${token}}`);
+    const floatSyntax = match[1] !== undefined || match[2] !== undefined;
+    if (floatSyntax ? Number.isInteger(Number(token)) : !Number.isSafeInteger(Number(token))) {
+      // An integral float goes through as a number, an integer too big for one as its digits (a string).
+      parts.push(`${text.slice(last, i)}{${MARK_JSON}:${floatSyntax ? token : JSON.stringify(token)}}`);
       last = i + token.length;
     }
     i += token.length - 1;
@@ -111,7 +118,9 @@ export function parseJsonKeepingFloats(text: string): unknown {
   return JSON.parse(parts.join(""), (_key, value: unknown) => {
     if (typeof value !== "object" || value === null) return value;
     if (Object.hasOwn(value, MARK)) {
-      return { pythonFloat: Number((value as Record<string, unknown>)[MARK]) } satisfies PythonFloat;
+      const raw = (value as Record<string, unknown>)[MARK];
+      if (typeof raw === "string") return { pythonFloat: Number(raw), pythonInt: raw } satisfies PythonFloat;
+      return { pythonFloat: Number(raw) } satisfies PythonFloat;
     }
     if (Object.hasOwn(value, ORDER_MARK)) {
       const record = value as Record<string, unknown>;

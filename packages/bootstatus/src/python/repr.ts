@@ -71,7 +71,7 @@ export function pythonStr(value: unknown): string {
   if (value === true) return "True";
   if (value === false) return "False";
   if (typeof value === "number") return pythonNumber(value);
-  if (isPythonFloat(value)) return pythonNumber(value.pythonFloat, { float: true });
+  if (isPythonFloat(value)) return value.pythonInt ?? pythonNumber(value.pythonFloat, { float: true });
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
   const entries = orderedEntries(value as Record<string, unknown>);
   return `{${entries.map(([k, v]) => `${pythonStringRepr(k)}: ${pythonRepr(v)}`).join(", ")}}`;

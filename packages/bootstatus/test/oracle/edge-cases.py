@@ -43,6 +43,7 @@ CC = "ro cc: system_info: {paths: {run_dir: /run/ci2}} end_cc\n"
 CASES = {
     # Numbers as Python's json reads and prints them.
     "float-repr": ({S: v1(init=stage(start=123.0), x={"a": 1e16, "b": 1e-7, "c": 2**60, "d": 0.1 + 0.2}), R: "{}"}, {}, {}),
+    "integer-past-2-53": ({S: '{"v1": {"stage": [9007199254740993], "init": {"start": 1, "finished": null, "n": -123456789012345678901}}}'}, {}, {}),
     "float-past-range": ({S: '{"v1": {"stage": 1e400, "init": {"start": 1, "finished": null, "x": [1E400, -1e999]}}}'}, {}, {}),
     "time-rounds-up": ({S: v1(init=stage(start=0, finished=59.9999995)), R: "{}"}, {}, {}),
     "time-tiny": ({S: v1(init=stage(start=0, finished=1e-300)), R: "{}"}, {}, {}),
