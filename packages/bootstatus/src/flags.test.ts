@@ -45,6 +45,41 @@ const bad: [string[], RegExp][] = [
   [["report"], /the report command needs --to URL/],
   [["schema", "--explain"], /argument --explain: only the status and report commands take it/],
 ];
+// argparse's own words for the options `cloud-init status` has (Python 3.11's argparse over status.py's
+// get_parser, as Debian's cloud-init runs it): stderr differs only in the program name.
+const argparseErrors: [string, string][] = [
+  ["-lx", "argument -l/--long: ignored explicit argument 'x'"],
+  ["-lwx", "argument -w/--wait: ignored explicit argument 'x'"],
+  ["-lxw", "argument -l/--long: ignored explicit argument 'xw'"],
+  ["-l=x", "argument -l/--long: ignored explicit argument 'x'"],
+  ["-xl", "unrecognized arguments: -xl"],
+  ["-w=", "argument -w/--wait: ignored explicit argument ''"],
+  ["-lw=x", "argument -w/--wait: ignored explicit argument '=x'"],
+  ["--long=", "argument -l/--long: ignored explicit argument ''"],
+  ["--wai=1", "argument -w/--wait: ignored explicit argument '1'"],
+  ["-h=x", "argument -h/--help: ignored explicit argument 'x'"],
+];
+for (const [arg, message] of argparseErrors) {
+  test(`parseFlags() refuses ${arg} with argparse's message`, () => {
+    assert.throws(
+      () => parseFlags([arg]),
+      (e: unknown) => e instanceof UsageError && e.message === message,
+    );
+  });
+}
+
+test("parseFlags() reads the abbreviations cloud-init accepts as cloud-init does, though --wait-for-reboot shares them", () => {
+  for (const prefix of ["--w", "--wa", "--wai"]) {
+    const flags = parseFlags([prefix]);
+    assert.equal(flags.wait, true, prefix);
+    assert.equal(flags.waitForReboot, true, prefix);
+  }
+  assert.equal(parseFlags(["--l", "--f", "json"]).long, true);
+  assert.equal(parseFlags(["--wait-", "no", "-w"]).waitForReboot, false);
+  // Between options of ours alone an abbreviation stays ambiguous, as argparse has it.
+  assert.throws(() => parseFlags(["--t", "1"]), /ambiguous option: --t could match --timeout, --to/);
+});
+
 for (const [argv, message] of bad) {
   test(`parseFlags() rejects ${JSON.stringify(argv)} with a usage error`, () => {
     assert.throws(

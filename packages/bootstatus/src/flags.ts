@@ -193,6 +193,18 @@ export function usageLine(): string {
   return `usage: bootstatus ${opts.join(" ")} [{status,schema,validate,convert,report}] [FILE]\n`;
 }
 
+// The options of `cloud-init status` itself (cloudinit/cmd/status.py get_parser, plus argparse's -h).
+const CLOUD_INIT_OPTIONS = ["help", "format", "long", "wait"];
+
+/** How argparse names an option in its messages: `-l/--long` when it has a short form. */
+function optionName(spec: FlagSpec): string {
+  return spec.short === undefined ? `--${spec.name}` : `-${spec.short}/--${spec.name}`;
+}
+
+function ignoredArgument(spec: FlagSpec, explicit: string): UsageError {
+  return new UsageError(`argument ${optionName(spec)}: ignored explicit argument '${explicit}'`);
+}
+
 function findLong(name: string): FlagSpec {
   const exact = FLAG_SPECS.find((s) => s.name === name);
   if (exact !== undefined) return exact;
@@ -200,11 +212,36 @@ function findLong(name: string): FlagSpec {
   const matches = FLAG_SPECS.filter((s) => s.name.startsWith(name));
   const [only] = matches;
   if (matches.length === 1 && only !== undefined && name !== "") return only;
+  // A prefix cloud-init accepts keeps its meaning there (`--wai` is --wait), although an option of ours
+  // (--wait-for-reboot) shares it: a command line written for cloud-init works unchanged.
+  const [theirs, ...more] = matches.filter((s) => CLOUD_INIT_OPTIONS.includes(s.name));
+  if (theirs !== undefined && more.length === 0 && name !== "") return theirs;
   if (matches.length > 1) {
     const names = matches.map((s) => `--${s.name}`).join(", ");
     throw new UsageError(`ambiguous option: --${name} could match ${names}`);
   }
   throw new UsageError(`unrecognized arguments: --${name}`);
+}
+
+/**
+ * A bundle of short switches as argparse's consume_optional reads it (`-lw`; `-l=x` gives -l the argument `x`):
+ * the first letter must be an option, and the rest that is not is an argument the last switch cannot take.
+ */
+function parseShorts(arg: string, use: (spec: FlagSpec) => void): void {
+  const findShort = (ch: string | undefined) => FLAG_SPECS.find((s) => ch !== undefined && s.short === ch);
+  const eq = arg.indexOf("=");
+  let spec = findShort(arg[1]);
+  if (spec === undefined) throw new UsageError(`unrecognized arguments: ${arg}`);
+  let explicit = eq === 2 ? arg.slice(3) : arg.slice(2);
+  if (eq === 2 && explicit === "") throw ignoredArgument(spec, explicit);
+  for (;;) {
+    use(spec);
+    if (explicit === "") return;
+    const next = findShort(explicit[0]);
+    if (next === undefined) throw ignoredArgument(spec, explicit);
+    spec = next;
+    explicit = explicit.slice(1);
+  }
 }
 
 /** Parses argv like argparse: flags anywhere, `--name value` or `--name=value`, bundled short flags. */
@@ -239,8 +276,7 @@ export function parseFlags(argv: readonly string[]): Flags {
       const spec = findLong(eq === -1 ? arg.slice(2) : arg.slice(2, eq));
       given.add(spec);
       if (spec.metavar === undefined) {
-        if (eq !== -1)
-          throw new UsageError(`argument --${spec.name}: ignored explicit argument '${arg.slice(eq + 1)}'`);
+        if (eq !== -1) throw ignoredArgument(spec, arg.slice(eq + 1));
         spec.apply(flags, "");
       } else if (eq !== -1) {
         spec.apply(flags, arg.slice(eq + 1));
@@ -254,12 +290,10 @@ export function parseFlags(argv: readonly string[]): Flags {
       continue;
     }
     if (arg.startsWith("-") && arg !== "-") {
-      for (const ch of arg.slice(1)) {
-        const spec = FLAG_SPECS.find((s) => s.short === ch);
-        if (spec === undefined) throw new UsageError(`unrecognized arguments: ${arg}`);
+      parseShorts(arg, (spec) => {
         given.add(spec);
         spec.apply(flags, "");
-      }
+      });
       continue;
     }
     positionals.push(arg);

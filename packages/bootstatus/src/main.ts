@@ -99,7 +99,12 @@ function inputName(file: string | undefined): string {
   return file === undefined || file === "-" ? "<stdin>" : file;
 }
 
-async function readJson(file: string | undefined, io: Io, action: string): Promise<unknown> {
+async function readJson(
+  file: string | undefined,
+  io: Io,
+  options: { action: string; parse(text: string): unknown },
+): Promise<unknown> {
+  const { action } = options;
   const name = inputName(file);
   let text: string;
   try {
@@ -108,7 +113,7 @@ async function readJson(file: string | undefined, io: Io, action: string): Promi
     throw new InputError(`Cannot ${action} "${name}": ${(error as Error).message}`, { cause: error });
   }
   try {
-    return JSON.parse(text);
+    return options.parse(text);
   } catch (error) {
     throw new InputError(`Cannot ${action} "${name}": not valid JSON: ${(error as Error).message}`, {
       cause: error,
@@ -117,7 +122,7 @@ async function readJson(file: string | undefined, io: Io, action: string): Promi
 }
 
 async function runValidate(flags: Flags, io: Io): Promise<number> {
-  const doc = await readJson(flags.file, io, "validate");
+  const doc = await readJson(flags.file, io, { action: "validate", parse: JSON.parse });
   const { validateReport } = await import("./validate.js");
   const violations = validateReport(doc);
   const name = inputName(flags.file);
@@ -134,7 +139,9 @@ async function runConvert(flags: Flags, io: Io): Promise<number> {
   if (format !== "json" && format !== "yaml") {
     throw new UsageError(`argument --format: convert prints json or yaml, not '${format}'`);
   }
-  const doc = await readJson(flags.file, io, "convert");
+  // cloud-init's JSON is Python's: json.dumps writes a float past the range as Infinity.
+  const { parsePythonJson } = await import("./python/float.js");
+  const doc = await readJson(flags.file, io, { action: "convert", parse: parsePythonJson });
   const { convertCloudInitJson } = await import("./convert.js");
   const report = convertCloudInitJson(doc);
   io.stdout.write(format === "json" ? formatJson(report) : await formatYaml(report));

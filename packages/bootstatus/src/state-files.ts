@@ -43,12 +43,25 @@ export interface StateDeps {
  * is not a regular file or is over the size limit is refused without blocking, with a warning naming it.
  */
 function readText(file: string, warnings?: string[]): string | undefined {
+  return readBytes(file, warnings)?.toString("utf8");
+}
+
+function readBytes(file: string, warnings?: string[]): Buffer | undefined {
   const read = readStateFile(file);
-  if (read.kind === "ok") return read.bytes.toString("utf8");
+  if (read.kind === "ok") return read.bytes;
   if (read.kind === "refused" && warnings !== undefined && !read.reason.startsWith("permission")) {
     warnings.push(`bootstatus: ignoring ${file}: ${read.reason}`);
   }
   return undefined;
+}
+
+/**
+ * A command line file as cloudinit/util.py _get_cmdline reads it: load_text_file decodes strictly, and the
+ * UnicodeDecodeError of a byte that is not UTF-8 is caught with every other failure, so such a line counts as "".
+ */
+function readCmdlineFile(file: string, warnings: string[]): string {
+  const bytes = readBytes(file, warnings);
+  return bytes !== undefined && isUtf8(bytes) ? bytes.toString("utf8") : "";
 }
 
 function isDirectory(file: string): boolean {
@@ -117,12 +130,12 @@ function isContainer(at: (p: string) => string, warnings: string[]): boolean {
 
 /**
  * cloudinit/util.py _get_cmdline: in a container PID 1's command line (NULs to spaces, last byte dropped, so an
- * LXD container does not see the host's `cloud-init=disabled`), else /proc/cmdline stripped; "" when unreadable.
+ * LXD container does not see the host's `cloud-init=disabled`), else /proc/cmdline stripped; "" when unreadable or not UTF-8.
  */
 function kernelCmdline(at: (p: string) => string, warnings: string[]): string {
   if (isContainer(at, warnings))
-    return (readText(at("/proc/1/cmdline"), warnings) ?? "").replaceAll("\0", " ").slice(0, -1);
-  return (readText(at("/proc/cmdline"), warnings) ?? "").trim();
+    return readCmdlineFile(at("/proc/1/cmdline"), warnings).replaceAll("\0", " ").slice(0, -1);
+  return readCmdlineFile(at("/proc/cmdline"), warnings).trim();
 }
 
 /**

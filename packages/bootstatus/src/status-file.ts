@@ -1,4 +1,4 @@
-import { isPythonFloat, parseJsonKeepingFloats } from "./python/float.js";
+import { isPythonFloat, orderedEntries, parseJsonKeepingFloats } from "./python/float.js";
 import { pythonStr, pythonTruthy } from "./python/repr.js";
 
 /** One stage entry of status.json's `v1` (every object-valued entry is a stage, unknown keys included). */
@@ -39,7 +39,7 @@ function isStringArray(value: unknown): value is string[] {
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  if (isPythonFloat(value)) return `number ${value.pythonFloat}`;
+  if (isPythonFloat(value)) return `number ${value.pythonInt ?? value.pythonFloat}`;
   return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
 }
 
@@ -70,7 +70,8 @@ function parseStage(key: string, entry: Record<string, unknown>, problems: strin
     );
     return stage;
   }
-  for (const [level, messages] of Object.entries(recoverable)) {
+  // In the file's order, as Python's dict keeps it, integer-like level names included.
+  for (const [level, messages] of orderedEntries(recoverable)) {
     if (isStringArray(messages)) stage.recoverableErrors.push([level, messages]);
     else
       problems.push(

@@ -34,8 +34,12 @@ function pythonString(text: string): string {
 function pythonJson(value: unknown, indent: string): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "string") return pythonString(value);
+  // json.dumps (allow_nan=True) writes a float past the range, which json.loads made of 1e400, as Infinity.
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    return Number.isNaN(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
+  }
   if (typeof value === "number") return pythonNumber(value);
-  if (isPythonFloat(value)) return pythonNumber(value.pythonFloat, { float: true });
+  if (isPythonFloat(value)) return value.pythonInt ?? pythonNumber(value.pythonFloat, { float: true });
   if (typeof value === "boolean") return value ? "true" : "false";
   const inner = `${indent}  `;
   if (Array.isArray(value)) {

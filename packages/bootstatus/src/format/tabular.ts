@@ -1,13 +1,12 @@
 import type { BootStatus } from "../boot-status.js";
-import { recoverableByLevel } from "../boot-status.js";
-import { isPythonFloat } from "../python/float.js";
+import { isPythonFloat, orderedEntries, orderedKeys } from "../python/float.js";
 import { pythonStr, pythonTruthy } from "../python/repr.js";
 
 /** What Python's `for item in value` yields for a value loaded from JSON: list items, characters, dict keys. */
 function pythonItems(value: unknown): unknown[] {
   if (typeof value === "string") return [...value];
   if (Array.isArray(value)) return value;
-  if (value !== null && typeof value === "object" && !isPythonFloat(value)) return Object.keys(value);
+  if (value !== null && typeof value === "object" && !isPythonFloat(value)) return orderedKeys(value);
   // Python raises TypeError here (not iterable); show the value itself rather than crash.
   return [value];
 }
@@ -25,7 +24,6 @@ export function formatTabular(status: BootStatus, options: { long: boolean }): s
   if (!options.long) return `${lines.join("\n")}\n`;
   const lastUpdate = pick("last_update", status.lastUpdate);
   const errors = pick("errors", status.errors);
-  const recoverable = pick("recoverable_errors", recoverableByLevel(status.recoverableErrors));
   lines.push(`extended_status: ${pythonStr(pick("extended_status", status.extendedStatus))}`);
   lines.push(`boot_status_code: ${pythonStr(pick("boot_status_code", status.bootStatusCode))}`);
   if (pythonTruthy(lastUpdate)) lines.push(`last_update: ${pythonStr(lastUpdate)}`);
@@ -35,9 +33,12 @@ export function formatTabular(status: BootStatus, options: { long: boolean }): s
     lines.push("errors:");
     for (const e of pythonItems(errors)) lines.push(`\t- ${pythonStr(e)}`);
   } else lines.push("errors: []");
-  const levels =
-    pythonTruthy(recoverable) && typeof recoverable === "object" && !Array.isArray(recoverable)
-      ? Object.entries(recoverable as Record<string, unknown>)
+  // The merged levels in first-seen order (a JS object would list integer-like level names first).
+  const recoverable = v1.recoverable_errors;
+  const levels: [string, unknown][] = !Object.hasOwn(v1, "recoverable_errors")
+    ? status.recoverableErrors.map((r) => [r.level, r.messages])
+    : pythonTruthy(recoverable) && typeof recoverable === "object" && !Array.isArray(recoverable)
+      ? orderedEntries(recoverable as Record<string, unknown>)
       : [];
   if (levels.length > 0) {
     lines.push("recoverable_errors:");

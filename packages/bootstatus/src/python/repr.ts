@@ -1,11 +1,13 @@
-import { isPythonFloat } from "./float.js";
+import { isPythonFloat, orderedEntries } from "./float.js";
 
 /**
  * Python's float repr: the shortest round-trip digits (as JavaScript's), in positional notation when the decimal
  * exponent is in [-4, 16) and as `d.ddde±XX` otherwise. Integral numbers print as Python ints unless `float`
- * (status.json's `124.0`, kept apart by parseJsonKeepingFloats).
+ * (status.json's `124.0`, kept apart by parseJsonKeepingFloats). Infinities print as `inf`, `-inf` (float repr).
  */
 export function pythonNumber(n: number, options: { float: boolean } = { float: false }): string {
+  // A literal past the float range (1e400) loads as inf in Python and as Infinity in JSON.parse alike.
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? "nan" : n > 0 ? "inf" : "-inf";
   if (!options.float && Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
   const [mantissa = "0", exp = "0"] = n.toExponential().split("e");
   const exponent = Number(exp);
@@ -69,9 +71,9 @@ export function pythonStr(value: unknown): string {
   if (value === true) return "True";
   if (value === false) return "False";
   if (typeof value === "number") return pythonNumber(value);
-  if (isPythonFloat(value)) return pythonNumber(value.pythonFloat, { float: true });
+  if (isPythonFloat(value)) return value.pythonInt ?? pythonNumber(value.pythonFloat, { float: true });
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
-  const entries = Object.entries(value as Record<string, unknown>);
+  const entries = orderedEntries(value as Record<string, unknown>);
   return `{${entries.map(([k, v]) => `${pythonStringRepr(k)}: ${pythonRepr(v)}`).join(", ")}}`;
 }
 
