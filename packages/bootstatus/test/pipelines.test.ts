@@ -19,19 +19,18 @@ function copyFixture(name: string): string {
   return dir;
 }
 
-/** Waits until the CLI has printed `dots` poll dots (or ended), so a test can change the tree mid-wait. */
-function afterDots(dots: number): { onStdout(text: string): void; reached: Promise<void> } {
+/** Counts the CLI's poll dots; `reach(n)` waits until it has printed `n` of them, so a test can change the tree mid-wait. */
+function dotCounter(): { onStdout(text: string): void; seen(): number; reach(dots: number): Promise<void> } {
   let seen = 0;
-  let reach: () => void = () => {};
-  const reached = new Promise<void>((resolve) => {
-    reach = resolve;
-  });
+  const waiters: { dots: number; resolve(): void }[] = [];
   return {
     onStdout: (text) => {
       seen += text.split(".").length - 1;
-      if (seen >= dots) reach();
+      for (const w of waiters.filter((w) => seen >= w.dots)) w.resolve();
     },
-    reached,
+    seen: () => seen,
+    reach: (dots) =>
+      seen >= dots ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ dots, resolve })),
   };
 }
 
@@ -89,15 +88,18 @@ for (const [args, env, code] of midWaitRows) {
   test(`${how} exits ${code} when a running boot ends degraded while waiting`, async (t) => {
     const dir = copyFixture("running-stage-init");
     t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const dots = afterDots(2);
+    const dots = dotCounter();
     const waiting = runCli([...args, "--root", dir], { env, onStdout: dots.onStdout });
-    await Promise.race([dots.reached, waiting]);
+    await Promise.race([dots.reach(2), waiting]);
     // Finish boot the way cloud-init does (atomic_helper.write_json: a temporary file renamed over the old one, so the
     // waiting reader never sees a half-written file): status.json, then result.json.
     writeAtomically(
       path.join(dir, "run/cloud-init/status.json"),
       readFileSync(path.join(root("degraded-done"), "run/cloud-init/status.json")),
     );
+    // Polls that began after the write before result.json (a dot may be in the pipe, its poll before the write):
+    // one that read the old status.json and then found result.json would see a clean boot (status.py's order).
+    await Promise.race([dots.reach(dots.seen() + 3), waiting]);
     writeAtomically(path.join(dir, "run/cloud-init/result.json"), '{"v1": {"errors": []}}');
     const run = await waiting;
     assert.equal(run.code, code, run.stderr);
