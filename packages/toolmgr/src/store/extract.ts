@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { UnsafeArchiveError } from "../errors.js";
-import type { ArchiveKind } from "./archive-kind.js";
+import type { ArchiveKind } from "../archive-kind.js";
 
 /** What `extractArchive` needs. */
 export interface ExtractOptions {
