@@ -56,3 +56,24 @@ test("an asset template with a \"/\" (the version's or a channel's) is refused: 
     /channel "nightly": "nightly\/hello_\{os\}_\{arch\}\.tar\.gz" is not a file name/,
   );
 });
+
+test("an http source whose URL names no release ({version} or {commit}) is refused: its contents would change", async () => {
+  const http = (url: string) => `platforms = ["linux/amd64"]
+[tools.vendor]
+version = "1.2"
+[tools.vendor.source]
+type = "http"
+repo = "acme/hello"
+url = "${url}"
+bin = ["hello"]
+`;
+  await refused(
+    http("http://127.0.0.1:9/downloads/hello-latest-{os}-{arch}.tar.gz"),
+    /"url": "http:\/\/127\.0\.0\.1:9\/downloads\/hello-latest-\{os\}-\{arch\}\.tar\.gz" names no release; an http URL must contain \{version\} \(or \{commit\}\)/,
+  );
+  // With {version} it goes on to the code host (and the refusal, if any, is another one).
+  const p = await blockProject(host, http("http://127.0.0.1:9/downloads/hello-{version}-{os}-{arch}.tar.gz"));
+  const r = await p.run("lock");
+  assert.doesNotMatch(r.stderr, /names no release/);
+  assert.ok(host.count("/repos/acme/hello/") > 0, "the tags were asked for");
+});

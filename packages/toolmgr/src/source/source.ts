@@ -269,6 +269,13 @@ function checkTemplate(source: Source, template: string, where: string): void {
       `Cannot parse ${where}: "${template}" is not a file name; a release asset is named without "/"`,
     );
   }
+  if (source.type === "http" && !/\{(?:version|commit)\}/.test(template)) {
+    // Spec "Resolution rules, channel" 4: never record a URL whose contents can change. A URL that names no release
+    // serves each new one in turn (nao1215/block recipe_test.go, "http no version": "must contain {version}").
+    throw new SourceError(
+      `Cannot parse ${where}: "${template}" names no release; an http URL must contain {version} (or {commit}), or its contents change with every release and the locked sha256 stops matching`,
+    );
+  }
   if (source.type === "http") {
     let url: URL;
     try {
