@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import type { ArchiveKind } from "../archive-kind.js";
-import { UnsafeArchiveError } from "../errors.js";
+import { isStoreFull, UnsafeArchiveError } from "../errors.js";
 
 /** What `extractArchive` needs. */
 export interface ExtractOptions {
@@ -51,7 +51,8 @@ export async function extractArchive(file: string, dest: string, options: Extrac
       try {
         return await extractTar(file, dest, options);
       } catch (error) {
-        if (error instanceof UnsafeArchiveError) throw error;
+        // A full or read-only store is the store's problem, not the archive's (install.ts names it with the room).
+        if (error instanceof UnsafeArchiveError || isStoreFull(error)) throw error;
         // A corrupt or truncated archive (zlib, bzip2, xz or tar errors): name the archive, as for zip.
         throw new UnsafeArchiveError(`Cannot unpack ${options.label}: ${(error as Error).message}`, {
           cause: error,
@@ -275,7 +276,8 @@ function entryError(error: unknown, options: ExtractOptions): UnsafeArchiveError
     entry?: { path?: string };
     header?: { path?: string };
   };
-  if (typeof e.tarCode !== "string" || !e.tarCode.startsWith("TAR_ENTRY")) return undefined;
+  if (typeof e.tarCode !== "string" || !e.tarCode.startsWith("TAR_ENTRY") || isStoreFull(error))
+    return undefined;
   const path = e.entry?.path ?? e.header?.path ?? "";
   const { code, syscall } = error as { code?: string; syscall?: string };
   const why =
