@@ -96,3 +96,17 @@ test("a mirror with credentials is named without them in its warning and in a us
   assert.ok(!bad.stderr.includes(SECRET));
   assert.deepEqual(await filesHolding(p.dir, SECRET), []);
 });
+
+test("a proxy URL with credentials that is refused is echoed without them", async () => {
+  const p = await project();
+  const r = await p.run(
+    { CODEHOST_API_URL: host.apiUrl, HTTPS_PROXY: `ftp://user:${SECRET}@proxy.example:1` },
+    "lock",
+  );
+  assert.equal(r.code, 2);
+  assert.match(
+    r.stderr,
+    /Cannot use HTTPS_PROXY="ftp:\/\/\*\*\*@proxy\.example:1": it is not an http\(s\) proxy URL/,
+  );
+  assert.ok(!r.stderr.includes(SECRET));
+});

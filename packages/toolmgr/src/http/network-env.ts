@@ -96,7 +96,7 @@ function parseProxy(
   }
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
     throw new UsageError(
-      `Cannot use ${found.variable}=${JSON.stringify(found.text)}: it is not an http(s) proxy URL; give one like http://proxy.example:3128`,
+      `Cannot use ${found.variable}=${JSON.stringify(hideCredentials(found.text))}: it is not an http(s) proxy URL; give one like http://proxy.example:3128`,
     );
   }
   return { url, variable: found.variable };
