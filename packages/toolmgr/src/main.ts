@@ -93,7 +93,7 @@ export async function main(argv: readonly string[], deps: Deps): Promise<number>
 /** The one place where errors become messages and exit codes. */
 function reportError(error: unknown, deps: Deps): number {
   if (error instanceof ToolmgrError) {
-    deps.io.stderr.write(`toolmgr: ${error.message}\n`);
+    deps.io.stderr.write(`toolmgr: ${printable(error.message)}\n`);
     if (error instanceof UsageError) deps.io.stderr.write("Run `toolmgr --help` for usage.\n");
   } else {
     // Not one of ours: a bug. Show the stack so it can be reported.
@@ -102,4 +102,19 @@ function reportError(error: unknown, deps: Deps): number {
     );
   }
   return exitCodeFor(error);
+}
+
+/**
+ * A message as a terminal shows it harmlessly: messages quote values from files a cloned repository brings
+ * (`toolmgr.toml`, `toolmgr.lock`), and a control character there (an escape sequence that clears the screen or
+ * rewrites the line) is shown as `\x1b`, never sent to the terminal. Line breaks and tabs stay.
+ */
+function printable(message: string): string {
+  let shown = "";
+  for (const c of message) {
+    const code = c.charCodeAt(0);
+    const control = (code < 0x20 && c !== "\n" && c !== "\t") || (code >= 0x7f && code <= 0x9f);
+    shown += control ? `\\x${code.toString(16).padStart(2, "0")}` : c;
+  }
+  return shown;
 }

@@ -82,3 +82,27 @@ source <(toolmgr completion bash) && COMP_WORDS=(toolmgr exec "") && COMP_CWORD=
   assert.equal(completion.code, 0, completion.stderr);
   await assert.rejects(access(join(p.dir, "pwned")), "the completion ran nothing from the lock");
 });
+
+test("a control character from toolmgr.toml or the lock is shown escaped in a message, never sent to the terminal", async () => {
+  // nao1215/block internal/version/version_test.go refuses "1.7.0-rc\x1b[2J" as a version; quoting it back must not
+  // clear the reader's screen either.
+  const p = await blockProject(host, HELLO.replace('version = "1.2"', 'version = "\\u001b[2J\\r1.2"'));
+  const r = await p.run("lock");
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /"\\x1b\[2J\\x0d1\.2"/);
+  assert.ok(!r.stderr.includes("\u001b") && !r.stderr.includes("\r"), JSON.stringify(r.stderr));
+  const q = await blockProject(host, HELLO);
+  assert.equal((await q.run("lock")).code, 0);
+  const lockPath = join(q.dir, "toolmgr.lock");
+  await writeFile(
+    lockPath,
+    (await readFile(lockPath, "utf8")).replace(
+      'version = "1.2.3"',
+      'version = "1.2.3\\u001b]0;owned\\u0007"',
+    ),
+  );
+  const s = await q.run("sync");
+  assert.equal(s.code, 1);
+  assert.match(s.stderr, /invalid version "1\.2\.3\\x1b\]0;owned\\x07"/);
+  assert.ok(!s.stderr.includes("\u001b") && !s.stderr.includes("\u0007"), JSON.stringify(s.stderr));
+});
