@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { COMMANDS, type CommandArgs, type CommandSpec } from "./command-table.js";
 import type { Deps } from "./deps.js";
 import { exitCodeFor, ToolmgrError, UsageError } from "./errors.js";
+import { printable } from "./printable.js";
 
 /**
  * The loader of each command: `commands/<name>.ts` is imported only when it runs, so `toolmgr version` starts fast
@@ -102,19 +103,4 @@ function reportError(error: unknown, deps: Deps): number {
     );
   }
   return exitCodeFor(error);
-}
-
-/**
- * A message as a terminal shows it harmlessly: messages quote values from files a cloned repository brings
- * (`toolmgr.toml`, `toolmgr.lock`), and a control character there (an escape sequence that clears the screen or
- * rewrites the line) is shown as `\x1b`, never sent to the terminal. Line breaks and tabs stay.
- */
-function printable(message: string): string {
-  let shown = "";
-  for (const c of message) {
-    const code = c.charCodeAt(0);
-    const control = (code < 0x20 && c !== "\n" && c !== "\t") || (code >= 0x7f && code <= 0x9f);
-    shown += control ? `\\x${code.toString(16).padStart(2, "0")}` : c;
-  }
-  return shown;
 }

@@ -105,4 +105,9 @@ test("a control character from toolmgr.toml or the lock is shown escaped in a me
   assert.equal(s.code, 1);
   assert.match(s.stderr, /invalid version "1\.2\.3\\x1b\]0;owned\\x07"/);
   assert.ok(!s.stderr.includes("\u001b") && !s.stderr.includes("\u0007"), JSON.stringify(s.stderr));
+  // lock ignores that lock with a warning quoting it, escaped the same way, and writes a new one.
+  const l = await q.run("lock");
+  assert.equal(l.code, 0, l.stderr);
+  assert.match(l.stderr, /ignoring the existing lock: .*invalid version "1\.2\.3\\x1b\]0;owned\\x07"/);
+  assert.ok(!l.stderr.includes("\u001b") && !l.stderr.includes("\u0007"), JSON.stringify(l.stderr));
 });
