@@ -2,7 +2,7 @@ import { parse as parseToml } from "smol-toml";
 import { LockfileError, SourceError } from "./errors.js";
 import { isLoopbackHost } from "./loopback-host.js";
 import { type Platform, tryParsePlatform } from "./platform.js";
-import { checkBinPath } from "./safe-names.js";
+import { checkBinPath, commandName } from "./safe-names.js";
 
 /** File name of the lock, written next to `toolmgr.toml`. */
 export const LOCKFILE_NAME = "toolmgr.lock";
@@ -85,7 +85,33 @@ export function parseLockfile(text: string): Lockfile {
     if (names.has(tool.name)) throw new LockfileError(`Cannot parse lock: tool "${tool.name}" appears twice`);
     names.add(tool.name);
   }
+  checkOneExecutablePerCommand(tools);
   return { version: LOCK_FORMAT_VERSION, tools: sortTools(tools) };
+}
+
+/**
+ * One command name means one executable: otherwise the shim, `exec`'s `PATH` and `which` could each pick another
+ * file. `lock` never writes such a lock (commands/lock.ts, `checkCommandConflicts`), so a lock that has one was
+ * edited or merged by hand; compared without case, as there (on macOS and Windows `Forge` and `forge` are one shim;
+ * nao1215/block internal/lockfile/lockfile_test.go, "two bins of one tool share a command name", and
+ * internal/block/app_test.go, TestAmbiguousLockfileIsRefusedEverywhere).
+ */
+function checkOneExecutablePerCommand(tools: readonly LockedTool[]): void {
+  const owner = new Map<string, { tool: string; bin: string }>();
+  for (const tool of sortTools(tools)) {
+    for (const bin of tool.bin) {
+      const key = commandName(bin).toLowerCase();
+      const other = owner.get(key);
+      if (other !== undefined) {
+        throw new LockfileError(
+          other.tool === tool.name
+            ? `Cannot parse lock: tool "${tool.name}" has bin "${other.bin}" and "${bin}", which are both the command "${commandName(bin)}"; re-run \`toolmgr lock\``
+            : `Cannot parse lock: the command "${commandName(bin)}" is provided by both "${other.tool}" ("${other.bin}") and "${tool.name}" ("${bin}"); re-run \`toolmgr lock\``,
+        );
+      }
+      owner.set(key, { tool: tool.name, bin });
+    }
+  }
 }
 
 /**

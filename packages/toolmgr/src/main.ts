@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { COMMANDS, type CommandArgs, type CommandSpec } from "./command-table.js";
 import type { Deps } from "./deps.js";
 import { exitCodeFor, ToolmgrError, UsageError } from "./errors.js";
+import { printable } from "./printable.js";
 
 /**
  * The loader of each command: `commands/<name>.ts` is imported only when it runs, so `toolmgr version` starts fast
@@ -93,7 +94,7 @@ export async function main(argv: readonly string[], deps: Deps): Promise<number>
 /** The one place where errors become messages and exit codes. */
 function reportError(error: unknown, deps: Deps): number {
   if (error instanceof ToolmgrError) {
-    deps.io.stderr.write(`toolmgr: ${error.message}\n`);
+    deps.io.stderr.write(`toolmgr: ${printable(error.message)}\n`);
     if (error instanceof UsageError) deps.io.stderr.write("Run `toolmgr --help` for usage.\n");
   } else {
     // Not one of ours: a bug. Show the stack so it can be reported.

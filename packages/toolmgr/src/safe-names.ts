@@ -38,6 +38,19 @@ export function checkBinPath(path: string, where: string): void {
       `Invalid executable path "${path}" in ${where}: use a relative path inside the archive`,
     );
   }
+  // The last segment becomes a command: a shim's file name (and a line of its text), a word of `which --list`, which
+  // bash completion hands to `compgen -W`, and that expands `$(…)` in its words. A lock arrives with a cloned
+  // repository, so only the characters real executables use are accepted: a name like `$(id>x)` would otherwise run
+  // at the first TAB after `toolmgr exec`. No leading "." (the shims directory's own files) or "-" (an option).
+  const command = segments[segments.length - 1] ?? "";
+  if (
+    !/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(command) ||
+    segments.slice(0, -1).some((s) => !/^[A-Za-z0-9._@+-]+$/.test(s))
+  ) {
+    throw new SourceError(
+      `Invalid executable path ${JSON.stringify(path)} in ${where}: use letters, digits, ".", "_", "+" and "-" (the command name starts with a letter or digit), as executables are named`,
+    );
+  }
 }
 
 /** The command name an executable path provides (its last segment, without a Windows `.exe`). */

@@ -5,6 +5,7 @@ import { after, before, test } from "node:test";
 import { blockProject, startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
 import { writeTar } from "./support/tar-writer.js";
+import { writeZip } from "./support/zip-writer.js";
 
 // Links inside a release archive (nao1215/block internal/fakegh `linked` and `linky`; real distributions ship
 // `lib/libfoo.so -> libfoo.so.1`, `bin/tool -> ../libexec/tool`): a link that stays inside the install is kept,
@@ -81,4 +82,80 @@ test("a link to an absolute path is refused, naming the entry, and nothing is in
   );
   assert.deepEqual(await readdir(join(p.home, "tools", "linky")), []);
   await assert.rejects(stat(join(p.home, "shims")), "no shims written");
+});
+
+test("an entry that cannot be unpacked as the archive says is refused, never skipped: the install is all or nothing", async () => {
+  // nao1215/block internal/archive/archive_test.go TestExtractRefusals: "tar hardlink to a member the archive never
+  // wrote", "tar empty name", "tar symlink to nothing"; and a file under a path the archive wrote as a file. Each
+  // used to be skipped with a warning nobody saw, leaving an install without part of its archive.
+  const cases: [string, Parameters<typeof writeTar>[0], RegExp][] = [
+    [
+      "hardnowhere",
+      [{ name: "lib.so", type: "hardlink", linkname: "lib.so.1" }],
+      /entry "lib\.so" is a hard link to "lib\.so\.1", a file the archive did not write before it/,
+    ],
+    [
+      "emptyname",
+      [{ name: "", content: "x" }],
+      /entry "" cannot be unpacked \(TAR_ENTRY_INVALID: path is required\)/,
+    ],
+    [
+      "emptylink",
+      [{ name: "l", type: "symlink", linkname: "" }],
+      /entry "l" cannot be unpacked \(TAR_ENTRY_INVALID: linkpath required\)/,
+    ],
+    [
+      "underafile",
+      [
+        { name: "share", content: "x" },
+        { name: "share/doc", content: "y" },
+      ],
+      /entry "share\/doc" cannot be unpacked \(E\w+ on \w+\); refused rather than installing part of the archive/,
+    ],
+  ];
+  for (const [name, entries, message] of cases) {
+    host.addRepo(`acme/${name}`);
+    host.addRelease(`acme/${name}`, {
+      tag: "v1.0.0",
+      assets: [
+        {
+          name: `${name}_1.0.0_linux_amd64.tar.gz`,
+          data: writeTar([{ name, content: TOOL, mode: 0o755 }, ...entries]),
+        },
+      ],
+    });
+    const p = await blockProject(host, project(name, name, 0));
+    assert.equal((await p.run("lock")).code, 0);
+    const sync = await p.run("sync");
+    assert.equal(sync.code, 1, `${name}: ${sync.stdout}`);
+    assert.match(sync.stderr, new RegExp(`Cannot unpack "${name}" 1\\.0\\.0 .*${message.source}`));
+    assert.deepEqual(await readdir(join(p.home, "tools", name)), [], `${name}: nothing installed`);
+    await assert.rejects(stat(join(p.home, "shims")), `${name}: no shims written`);
+  }
+});
+
+test("a zip link whose target holds a NUL byte is refused in words, naming the entry", async () => {
+  // nao1215/block internal/archive/archive_test.go TestExtractRefusals, "zip symlink with a NUL in the target".
+  host.addRepo("acme/nullink");
+  host.addRelease("acme/nullink", {
+    tag: "v1.0.0",
+    assets: [
+      {
+        name: "nullink_1.0.0_linux_amd64.zip",
+        data: writeZip([
+          { name: "nullink", content: TOOL, unixMode: 0o100755 },
+          { name: "l", content: "x\0y", unixMode: 0o120777 },
+        ]),
+      },
+    ],
+  });
+  const p = await blockProject(host, project("nullink", "nullink", 0).replace(".tar.gz", ".zip"));
+  assert.equal((await p.run("lock")).code, 0);
+  const sync = await p.run("sync");
+  assert.equal(sync.code, 1);
+  assert.match(
+    sync.stderr,
+    /Cannot unpack "nullink" 1\.0\.0 .*entry "l" is a link whose target contains a NUL byte/,
+  );
+  assert.deepEqual(await readdir(join(p.home, "tools", "nullink")), []);
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildArtifact } from "./support/archives.js";
@@ -67,4 +67,70 @@ test("{commit} in an asset name is found for a listed tag that carries no object
   assert.equal(lock.stdout, "stamp  locked 2.0.0\nwrote toolmgr.lock\n", lock.stderr);
   assert.equal(lock.code, 0);
   assert.equal(host.count("/repos/acme/stamp/commits/v2.0.0"), 1);
+});
+
+test("a raw executable with two bin entries or a strip_components is refused by lock, per platform, before any download", async () => {
+  // nao1215/block internal/recipe/recipe_test.go TestSourceValidate ("raw two bins", "raw strip"): a single
+  // executable is installed under one name and has no directories to strip, so neither could be honoured.
+  host.addRepo("acme/rawtool");
+  host.addRelease("acme/rawtool", {
+    tag: "v2.0.0",
+    assets: [
+      {
+        name: "rawtool-2.0.0-linux-amd64",
+        data: await buildArtifact("raw", { name: "rawtool", version: "2.0.0" }),
+      },
+      {
+        name: "rawtool-2.0.0-darwin-arm64.tar.gz",
+        data: await buildArtifact("tar.gz", { name: "rawtool", version: "2.0.0" }),
+      },
+    ],
+  });
+  // The darwin archive and the linux raw file come from one template through a per-platform {target}.
+  const good = `platforms = ["darwin/arm64", "linux/amd64"]
+[tools.rawtool]
+version = "2"
+[tools.rawtool.source]
+type = "github_release"
+repo = "acme/rawtool"
+asset = "rawtool-{version}-{target}"
+bin = ["rawtool"]
+[tools.rawtool.source.target]
+"darwin/arm64" = "darwin-arm64.tar.gz"
+"linux/amd64" = "linux-amd64"
+`;
+  const p = await blockProject(host, good);
+  const lock = await p.run("lock");
+  assert.equal(lock.code, 0, lock.stderr);
+  const locked = await readFile(join(p.dir, "toolmgr.lock"), "utf8");
+  const sync = await p.run("sync", "--quiet");
+  assert.equal(sync.code, 0, sync.stderr);
+  assert.equal((await p.shim("rawtool", { args: ["x"] })).stdout, "rawtool 2.0.0 x\n");
+  for (const [change, why] of [
+    [
+      'bin = ["rawtool", "bin/other"]',
+      /it lists 2 executables in "bin" \("rawtool", "bin\/other"\), and a raw executable is installed under exactly one name/,
+    ],
+    [
+      'bin = ["rawtool"]\nstrip_components = 1',
+      /"strip_components" is 1, and a raw executable has no directories to strip/,
+    ],
+  ] as const) {
+    const bad = good.replace('bin = ["rawtool"]', change);
+    await writeFile(join(p.dir, "toolmgr.toml"), bad);
+    const downloads = host.count("web:") + host.count("storage:");
+    const r = await p.run("lock");
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(
+      r.stderr,
+      /Cannot lock "rawtool" for linux\/amd64: its artifact "rawtool-2\.0\.0-linux-amd64" is a single executable, not an archive/,
+    );
+    assert.match(r.stderr, why);
+    assert.equal(
+      await readFile(join(p.dir, "toolmgr.lock"), "utf8"),
+      locked,
+      "the old lock is left as it was",
+    );
+    assert.equal(host.count("web:") + host.count("storage:"), downloads, "nothing downloaded");
+  }
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { buildArtifact } from "./support/archives.js";
@@ -48,4 +48,53 @@ bin = ["Hello"]
   assert.equal(host.count("web:"), before, "nothing downloaded");
   await assert.rejects(readFile(join(p.dir, "toolmgr.lock")), "no lock written");
   await assert.rejects(readFile(join(p.home, "cache", "sha256")), "nothing cached");
+});
+
+test("a lock that already names one command twice is refused by sync, exec, which and status; lock writes a new one", async () => {
+  // nao1215/block internal/block/app_test.go TestAmbiguousLockfileIsRefusedEverywhere and
+  // internal/lockfile/lockfile_test.go ("two bins of one tool share a command name", "... differ only in case"):
+  // a lock edited or merged by hand can carry what lock refuses from toolmgr.toml.
+  const p = await blockProject(host, HELLO);
+  assert.equal((await p.run("lock")).code, 0);
+  assert.equal((await p.run("sync", "--quiet")).code, 0);
+  const lockPath = join(p.dir, "toolmgr.lock");
+  const good = await readFile(lockPath, "utf8");
+  for (const [bin, message] of [
+    [
+      '["hello", "extra/HELLO"]',
+      /tool "hello" has bin "hello" and "extra\/HELLO", which are both the command "HELLO"/,
+    ],
+    [
+      '["a/hello", "b/hello"]',
+      /tool "hello" has bin "a\/hello" and "b\/hello", which are both the command "hello"/,
+    ],
+  ] as const) {
+    await writeFile(lockPath, good.replace('bin = ["hello"]', `bin = ${bin}`));
+    for (const args of [["sync"], ["exec", "hello"], ["which", "hello"], ["status"]]) {
+      const r = await p.run(...args);
+      assert.equal(r.code, 1, `${args.join(" ")}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, message, args.join(" "));
+      assert.doesNotMatch(r.stdout, /hello 1\.2\.3/, `${args.join(" ")} ran nothing`);
+    }
+    const shim = await p.shim("hello");
+    assert.equal(shim.code, 1, shim.stderr);
+    assert.match(shim.stderr, message, "the shim");
+  }
+  // Two tools of one lock: another tool's executable is the command "Hello" too.
+  const twice = good.replace(
+    /\[\[tools\]\][\s\S]*$/,
+    (entry) =>
+      `${entry}\n${entry.replace('name = "hello"', 'name = "other"').replace('bin = ["hello"]', 'bin = ["Hello"]')}`,
+  );
+  await writeFile(lockPath, twice);
+  const sync = await p.run("sync");
+  assert.equal(sync.code, 1);
+  assert.match(
+    sync.stderr,
+    /the command "Hello" is provided by both "hello" \("hello"\) and "other" \("Hello"\)/,
+  );
+  // lock ignores a lock it cannot use and writes what toolmgr.toml asks for.
+  const relock = await p.run("lock");
+  assert.equal(relock.code, 0, relock.stderr);
+  assert.equal(await readFile(lockPath, "utf8"), good);
 });

@@ -7,6 +7,7 @@ import { asStoreError, LockfileError, ProjectFileError, UsageError } from "../er
 import { formatLockfile, LOCKFILE_NAME, type LockedTool, type Lockfile, parseLockfile } from "../lockfile.js";
 import { isLoopbackHost } from "../loopback-host.js";
 import { detectPlatform, type Platform } from "../platform.js";
+import { printable } from "../printable.js";
 import { type ProjectConfig, type ProjectTool, readProjectFile } from "../project/project-file.js";
 import { type LockedProject, staleReasons } from "../project/project-state.js";
 import { type ReleaseAge, releaseAgeFromEnv } from "../project/release-age.js";
@@ -237,7 +238,7 @@ async function readExistingLock(
   }).catch((error: unknown) => {
     if (!(error instanceof LockfileError)) return undefined;
     if (options.check) throw error;
-    options.deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${error.message}\n`);
+    options.deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${printable(error.message)}\n`);
     return undefined;
   });
   if (existingText === undefined) return { existing: undefined, existingText };
@@ -245,7 +246,7 @@ async function readExistingLock(
     return { existing: parseLockfile(existingText), existingText };
   } catch (error) {
     if (options.check || !(error instanceof LockfileError)) throw error;
-    options.deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${error.message}\n`);
+    options.deps.io.stderr.write(`toolmgr: ignoring the existing lock: ${printable(error.message)}\n`);
     return { existing: undefined, existingText };
   }
 }

@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { UsageError } from "../errors.js";
+import { hideCredentials } from "../hide-credentials.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -40,7 +41,7 @@ export function apiBaseFromEnv(env: Env): string {
   }
   if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
     throw new UsageError(
-      `Cannot use CODEHOST_API_URL=${JSON.stringify(text)}: it is not an http(s) URL; give the API's base URL, for example https://api.github.com`,
+      `Cannot use CODEHOST_API_URL=${JSON.stringify(hideCredentials(text))}: it is not an http(s) URL; give the API's base URL, for example https://api.github.com`,
     );
   }
   return text;
@@ -95,7 +96,7 @@ function parseProxy(
   }
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
     throw new UsageError(
-      `Cannot use ${found.variable}=${JSON.stringify(found.text)}: it is not an http(s) proxy URL; give one like http://proxy.example:3128`,
+      `Cannot use ${found.variable}=${JSON.stringify(hideCredentials(found.text))}: it is not an http(s) proxy URL; give one like http://proxy.example:3128`,
     );
   }
   return { url, variable: found.variable };

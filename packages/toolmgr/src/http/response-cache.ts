@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { readBoundedText } from "../bounded-read.js";
+import { hideCredentials } from "../hide-credentials.js";
 import { replaceFileSync } from "../replace-file.js";
 
 /** One remembered answer: the validator the host gave and the body it validates. */
@@ -57,7 +58,8 @@ export function createFileResponseCache(path: string, options: { now?: () => num
     );
     return loaded;
   };
-  const name = (key: { url: string; accept: string }) => `${key.accept}\n${key.url}`;
+  // A URL's credentials (`CODEHOST_API_URL=https://user:token@host/`) are no part of the name: never on disk.
+  const name = (key: { url: string; accept: string }) => `${key.accept}\n${hideCredentials(key.url)}`;
   return {
     async get(key) {
       const entry = (await load()).get(name(key));

@@ -1,3 +1,4 @@
+import { archiveKind } from "../archive-kind.js";
 import { ResolveError, SourceError, UnsupportedPlatformError } from "../errors.js";
 import type { CodeHost, Release } from "../http/code-host.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
@@ -392,7 +393,27 @@ function planArtifact(
       );
     }
   }
+  checkRawExecutable(tool, { platform, url });
   return { platform, url, apiUrl, hostDigest };
+}
+
+/**
+ * A raw executable (an artifact that is no archive) is installed under its one `bin` name, and has no directories to
+ * strip: a second executable or a `strip_components` could never be honoured, so `lock` refuses them rather than
+ * write a lock that `sync` cannot install (nao1215/block internal/recipe/recipe_test.go, "raw two bins", "raw
+ * strip"). Checked per platform, as one recipe may ship archives on some platforms and a bare `.exe` on others.
+ */
+function checkRawExecutable(tool: ProjectTool, artifact: { platform: Platform; url: string }): void {
+  const { bin, stripComponents } = tool.source;
+  if (archiveKind(artifact.url) !== "raw" || (bin.length === 1 && stripComponents === 0)) return;
+  const name = artifact.url.slice(artifact.url.lastIndexOf("/") + 1);
+  const wrong =
+    bin.length !== 1
+      ? `it lists ${bin.length} executables in "bin" (${bin.map((b) => `"${b}"`).join(", ")}), and a raw executable is installed under exactly one name`
+      : `"strip_components" is ${stripComponents}, and a raw executable has no directories to strip`;
+  throw new ResolveError(
+    `Cannot lock "${tool.name}" for ${artifact.platform}: its artifact "${name}" is a single executable, not an archive (.tar.gz, .tar.bz2, .tar.xz, .tar or .zip), but ${wrong}; fix the source`,
+  );
 }
 
 async function digestArtifact(

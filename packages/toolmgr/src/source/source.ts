@@ -107,7 +107,13 @@ export function parseSource(raw: unknown, where: string): Source {
     );
   }
   const repo = expectString(table.repo, `${where} "repo"`);
-  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo) || repo.includes("..")) {
+  // "." as the owner or the name is no repository: a URL would resolve it away (`/repos/./x/…` is `/repos/x/…`), so
+  // the request would name another endpoint (nao1215/block internal/recipe/recipe_test.go, "./x", "a/..").
+  if (
+    !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo) ||
+    repo.includes("..") ||
+    repo.split("/").includes(".")
+  ) {
     throw new SourceError(`Cannot parse ${where}: "repo" must look like "owner/name", got "${repo}"`);
   }
   const templateKey = type === "github_release" ? "asset" : "url";
@@ -256,6 +262,19 @@ function checkTemplate(source: Source, template: string, where: string): void {
         );
       }
     }
+  }
+  if (source.type === "github_release" && template.includes("/")) {
+    // A release asset is one file name; a "/" could never match one (nao1215/block recipe_test.go, "asset path").
+    throw new SourceError(
+      `Cannot parse ${where}: "${template}" is not a file name; a release asset is named without "/"`,
+    );
+  }
+  if (source.type === "http" && !/\{(?:version|commit)\}/.test(template)) {
+    // Spec "Resolution rules, channel" 4: never record a URL whose contents can change. A URL that names no release
+    // serves each new one in turn (nao1215/block recipe_test.go, "http no version": "must contain {version}").
+    throw new SourceError(
+      `Cannot parse ${where}: "${template}" names no release; an http URL must contain {version} (or {commit}), or its contents change with every release and the locked sha256 stops matching`,
+    );
   }
   if (source.type === "http") {
     let url: URL;

@@ -7,8 +7,8 @@ import * as tar from "tar";
 import { type TarEntry, writeTar } from "../../test/support/tar-writer.js";
 import { tempDir } from "../../test/support/temp-dir.js";
 import { writeZip } from "../../test/support/zip-writer.js";
+import { archiveKind } from "../archive-kind.js";
 import { UnsafeArchiveError } from "../errors.js";
-import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
 
 /** A source tree `wrapper/{bin/tool (0750), doc.txt (0600)}` plus a top-level `TOP` file, built by node-tar. */

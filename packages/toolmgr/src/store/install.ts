@@ -1,9 +1,9 @@
 import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { archiveKind } from "../archive-kind.js";
 import { isStoreFull, NotInstalledError, storeFullError } from "../errors.js";
 import type { LockedArtifact, LockedTool } from "../lockfile.js";
 import { tempPath } from "../replace-file.js";
-import { archiveKind } from "./archive-kind.js";
 import { extractArchive } from "./extract.js";
 import { freeBytes, treeBytes } from "./free-space.js";
 import { INSTALL_MARKER, installProblem } from "./install-problem.js";

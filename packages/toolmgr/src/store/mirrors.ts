@@ -3,6 +3,7 @@ import { parse } from "smol-toml";
 import { readBoundedText } from "../bounded-read.js";
 import type { Runtime } from "../deps.js";
 import { ConfigError, UsageError } from "../errors.js";
+import { hideCredentials } from "../hide-credentials.js";
 import { isLoopbackHost } from "../loopback-host.js";
 import { describeTomlError } from "../toml-error.js";
 
@@ -52,7 +53,7 @@ export function parseOciReference(text: string, where: string): OciRepository {
   const repository = m?.[2]?.replace(/\/+$/, "") ?? "";
   if (url === undefined || url.username !== "" || !REPOSITORY.test(repository)) {
     throw new UsageError(
-      `${where}: "${text}" is not an OCI repository; write oci://host[:port]/repository (lower-case repository name)`,
+      `${where}: "${hideCredentials(text)}" is not an OCI repository; write oci://host[:port]/repository (lower-case repository name)`,
     );
   }
   const scheme = isLoopbackHost(url.hostname) ? "http" : "https";
@@ -73,10 +74,11 @@ export function parseMirror(text: string, where: string): Mirror {
   const replacement = entry.slice(eq + 1);
   if (eq < 0 || !isHttpUrl(prefix) || !isHttpUrl(replacement)) {
     throw new UsageError(
-      `${where}: "${entry}" is not a mirror; write PREFIX=REPLACEMENT (two http(s) URLs, e.g. https://github.com/=https://mirror.example/github/) or oci://host[:port]/repository`,
+      `${where}: "${hideCredentials(entry)}" is not a mirror; write PREFIX=REPLACEMENT (two http(s) URLs, e.g. https://github.com/=https://mirror.example/github/) or oci://host[:port]/repository`,
     );
   }
-  return { kind: "prefix", text: entry, prefix, replacement };
+  // `text` names the mirror in warnings and errors: credentials in the replacement are sent, never printed.
+  return { kind: "prefix", text: hideCredentials(entry), prefix, replacement };
 }
 
 function isHttpUrl(text: string): boolean {
