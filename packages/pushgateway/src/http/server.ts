@@ -9,12 +9,14 @@ import { constants, gzipSync } from "node:zlib";
 import { cleanPath } from "@local/go-compat/clean-path";
 import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
 import { WebConfigError } from "../errors.js";
-import { escapeHtml } from "../escape-html.js";
 import { decodeUtf8Lossless } from "../exposition/lossless-utf8.js";
-import type { GatewayContext } from "../handlers/responses.js";
+import { bareQuit } from "../handlers/lifecycle.js";
+import { type GatewayContext, type GatewayResponse, textError } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
 import type { WebGuard } from "../web/web-guard.js";
 import { DatedResponse } from "./dated-response.js";
+import { goRedirect } from "./go-redirect.js";
+import { upstreamRedirect } from "./router-redirect.js";
 import type { TlsServer } from "./serve-tls.js";
 import { writeGzipped } from "./write-gzipped.js";
 
@@ -172,21 +174,32 @@ async function serve(
     res.end("400 Bad Request");
     return;
   }
-  // Go's ServeMux answers a path that is not clean (`//`, `.`, `..`) with 301 to the cleaned one.
+  const method = req.method ?? "GET";
+  const rawQuery = queryStart < 0 ? "" : url.slice(queryStart + 1);
+  // Go's ServeMux answers a path that is not clean (`//`, `.`, `..`) with 301 to the cleaned one; then upstream's
+  // routers redirect a path a slash or a letter case off a route (router-redirect.ts).
   const clean = cleanPath(path);
-  if (clean !== path) {
-    const query = queryStart < 0 ? "" : url.slice(queryStart);
-    res.writeHead(301, { Location: `${clean}${query}` });
-    res.end(req.method === "GET" ? `<a href="${escapeHtml(clean)}">Moved Permanently</a>.\n\n` : "");
+  const redirect =
+    clean !== path
+      ? { path: clean, status: 301 as const }
+      : upstreamRedirect(method, path, { ...options.ctx, prefix: options.prefix });
+  if (redirect !== undefined) {
+    const answer = goRedirect(method, { ...redirect, query: rawQuery });
+    const body = answer.body as string;
+    res.writeHead(answer.status, {
+      ...answer.headers,
+      ...(method === "HEAD" ? {} : { "Content-Length": String(Buffer.byteLength(body)) }),
+    });
+    res.end(body);
     return;
   }
-  if (options.prefix !== "" && path !== "/-/quit") {
-    if (!path.startsWith(options.prefix)) {
-      res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
-      res.end("404 page not found\n");
-      return;
-    }
-    path = path.slice(options.prefix.length) || "/";
+  let prefixed = false;
+  if (options.prefix !== "") {
+    // Upstream registers GET /-/quit outside the prefix, and nothing else there (main.go).
+    const outside = path === "/-/quit" ? bareQuit(method) : textError(404, "404 page not found");
+    if (!path.startsWith(`${options.prefix}/`)) return writeSimple(res, outside);
+    path = path.slice(options.prefix.length);
+    prefixed = true;
   }
   const headers: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v[0] : v;
@@ -195,8 +208,9 @@ async function serve(
   try {
     response = await handleRequest(
       {
-        method: req.method ?? "GET",
+        method,
         path,
+        prefixed,
         query: queryStart < 0 ? undefined : url.slice(queryStart + 1),
         headers,
         body: Buffer.concat(chunks),
@@ -332,6 +346,13 @@ function approximateRequestSize(req: IncomingMessage): number {
   const length = Number(req.headers["content-length"]);
   if (Number.isFinite(length)) size += length;
   return size;
+}
+
+/** A small answer with a string body, as Go sends it: with Content-Length. */
+function writeSimple(res: ServerResponse, response: GatewayResponse): void {
+  const body = response.body as string;
+  res.writeHead(response.status, { ...response.headers, "Content-Length": String(Buffer.byteLength(body)) });
+  res.end(body);
 }
 
 /**
