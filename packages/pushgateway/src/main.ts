@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import { MAX_LISTEN_FDS, systemdActivation } from "@local/go-compat/systemd-activation";
 import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
+import { computeRoutePrefix, externalUrlPath } from "./external-url.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import type { GatewayContext } from "./handlers/responses.js";
 import { WriteQueue } from "./handlers/write-queue.js";
@@ -97,9 +98,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   const started = deps.now();
   log("debug", "external URL", { url: config.externalUrl });
-  const prefix = (
-    config.routePrefix || (config.externalUrl ? new URL(config.externalUrl).pathname : "")
-  ).replace(/\/+$/, "");
+  const prefix = computeRoutePrefix(config.routePrefix, externalUrlPath(config.externalUrl));
   const servers: Server[] = [];
   const shutdown = async (via: "web" | "signal") => {
     // Upstream main.go shutdownServerOnQuit: a web request is logged as a warning, a signal as info.
@@ -195,7 +194,9 @@ function gatewayContext(
     enableLifecycle: config.enableLifecycle,
     enableAdminApi: config.enableAdminApi,
     telemetryPath: config.telemetryPath,
-    pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : parts.prefix,
+    pathPrefix: config.externalUrl
+      ? computeRoutePrefix("", externalUrlPath(config.externalUrl))
+      : parts.prefix,
     groupTtlMs: config.groupTtl,
     ownFamilies: async () => [...(await own.families()), ...opened.ownFamilies()],
     status: () => ({

@@ -82,6 +82,15 @@ const UNDER_PREFIX = [
   "/metrics",
 ];
 
+const PREFIX_FORMS = [
+  "/foo",
+  "/foo/-/healthy",
+  "/foo/-/ready/",
+  "/foo/metrics/job/a",
+  "/-/healthy",
+  "/foo/api/v1",
+];
+
 for (const [name, args, paths] of [
   ["at the root", [], AT_ROOT],
   [
@@ -89,6 +98,9 @@ for (const [name, args, paths] of [
     ["--web.route-prefix=/foo", "--web.enable-admin-api"],
     UNDER_PREFIX,
   ],
+  // main.go computeRoutePrefix: one leading slash, none trailing, the external URL's path when no prefix is given.
+  ["under --web.route-prefix=foo/", ["--web.route-prefix=foo/"], PREFIX_FORMS],
+  ["under --web.external-url=foo", ["--web.external-url=foo"], PREFIX_FORMS],
 ] as const) {
   describe(`router answers ${name}`, () => {
     let peer: Side;

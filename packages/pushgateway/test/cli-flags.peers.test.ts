@@ -1,0 +1,58 @@
+// Command lines Debian's prometheus-pushgateway refuses (kingpin: a value on a bool flag, short flags, Go duration
+// and URL errors): ours refuses the same ones, exit 1, with the same `error:` line. Kept apart: `--persistence.interval`
+// with `d`/`w` units, which 1.5.1's time.ParseDuration refuses and upstream 1.11's kingpin v2.4 (str2duration) takes.
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import { PEER_GATEWAY } from "./support/peers.js";
+import { freePort, GATEWAY_BIN, stopAll } from "./support/processes.js";
+import { runUntilExit } from "./support/run-until-exit.js";
+
+after(stopAll);
+
+const REFUSED = [
+  ["--web.enable-admin-api=true"],
+  ["--web.enable-lifecycle=false"],
+  ["-x"],
+  ["-h2"],
+  ["--persistence.interval=abc"],
+  ["--persistence.interval=5"],
+  ["--persistence.interval=1x"],
+  ["--persistence.interval="],
+  ["--web.external-url=:bad"],
+  ["--web.external-url=http://a/%zz"],
+  ["--web.external-url=1a:b"],
+];
+
+/** The `error:` line without the program's name. */
+const errorLine = (log: string) => /error: .*/.exec(log)?.[0];
+
+for (const argv of REFUSED) {
+  test(`refused as the peer refuses it: ${argv.join(" ")}`, async () => {
+    const listen = `--web.listen-address=127.0.0.1:${await freePort()}`;
+    const [peer, ours] = await Promise.all([
+      runUntilExit(PEER_GATEWAY, ["--persistence.file=", listen, ...argv]),
+      runUntilExit(process.execPath, [GATEWAY_BIN, listen, ...argv]),
+    ]);
+    assert.equal(peer.code, 1, peer.log);
+    assert.equal(peer.listened, false);
+    assert.equal(ours.code, 1, ours.log);
+    assert.equal(ours.listened, false);
+    assert.ok(errorLine(peer.log) !== undefined, peer.log);
+    assert.equal(errorLine(ours.log), errorLine(peer.log));
+  });
+}
+
+test("accepted as the peer accepts them: --web.external-url=foo, a negative and a fractional interval", async () => {
+  for (const argv of [
+    ["--web.external-url=foo"],
+    ["--persistence.interval=-1s"],
+    ["--persistence.interval=1.5h"],
+  ]) {
+    const listen = async () => `--web.listen-address=127.0.0.1:${await freePort()}`;
+    const peer = await runUntilExit(PEER_GATEWAY, ["--persistence.file=", await listen(), ...argv]);
+    const ours = await runUntilExit(process.execPath, [GATEWAY_BIN, await listen(), ...argv]);
+    assert.equal(peer.listened, true, `${argv}: ${peer.log}`);
+    assert.equal(ours.listened, true, `${argv}: ${ours.log}`);
+    assert.equal(ours.code, 0, ours.log);
+  }
+});
