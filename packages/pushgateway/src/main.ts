@@ -7,6 +7,7 @@ import type { GatewayContext } from "./handlers/responses.js";
 import { WriteQueue } from "./handlers/write-queue.js";
 import { startServer } from "./http/server.js";
 import { isoTime } from "./iso-time.js";
+import { listenAddress } from "./listen-address.js";
 import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics, type OwnMetrics } from "./own-metrics.js";
 import { type OpenedStore, openStore } from "./store/open-store.js";
@@ -165,11 +166,13 @@ function listenersOf(
     if (fds.length === 0) return "no socket activation file descriptors found";
     return fds.map((fd) => ({ host: "", port: 0, fd }));
   }
-  return config.listenAddresses.map((address) => {
-    const colon = address.lastIndexOf(":");
-    const host = address.slice(0, colon).replace(/^\[|\]$/g, "");
-    return { host: host === "" ? "::" : host, port: Number(address.slice(colon + 1)) };
-  });
+  const listeners: { host: string; port: number }[] = [];
+  for (const address of config.listenAddresses) {
+    const listener = listenAddress(address);
+    if (typeof listener === "string") return listener;
+    listeners.push(listener);
+  }
+  return listeners;
 }
 
 /** What the handlers work with: the store, the flags they read, the gateway's own metrics and status. */

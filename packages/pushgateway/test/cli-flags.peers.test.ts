@@ -56,3 +56,22 @@ test("accepted as the peer accepts them: --web.external-url=foo, a negative and 
     assert.equal(ours.code, 0, ours.log);
   }
 });
+
+// 1.5.1 and upstream log the failed listen and exit 0 (start-errors.peers.test.ts); ours exits 1 (README), with Go's
+// words for the address.
+for (const address of ["bogus", "127.0.0.1:99999", "127.0.0.1:-1", "127.0.0.1:nope", "a:b:c", "[::1"]) {
+  test(`a bad --web.listen-address=${address} is refused in Go's words`, async () => {
+    const argv = [`--web.listen-address=${address}`];
+    const [peer, ours] = await Promise.all([
+      runUntilExit(PEER_GATEWAY, ["--persistence.file=", ...argv]),
+      runUntilExit(process.execPath, [GATEWAY_BIN, ...argv]),
+    ]);
+    const peerError = /msg="HTTP server stopped" err="(.*)"$/m.exec(peer.log)?.[1];
+    assert.ok(peerError !== undefined, peer.log);
+    assert.equal(ours.code, 1);
+    assert.match(
+      ours.log,
+      new RegExp(`level=error msg="Error listening: ${peerError.replace(/[[\]().*+?^$]/g, "\\$&")}"`),
+    );
+  });
+}
