@@ -211,7 +211,8 @@ function gatewayContext(
         revision: "",
         version: VERSION,
       },
-      flags: flagValues(config),
+      // Upstream main.go assigns the computed prefix back to the flag before listing the flags.
+      flags: { ...flagValues(config), "web.route-prefix": parts.prefix },
       start_time: isoTime(parts.started.getTime()),
     }),
     quit: parts.quit,

@@ -3,8 +3,8 @@
 // with `d`/`w` units, which 1.5.1's time.ParseDuration refuses and upstream 1.11's kingpin v2.4 (str2duration) takes.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { PEER_GATEWAY } from "./support/peers.js";
-import { freePort, GATEWAY_BIN, stopAll } from "./support/processes.js";
+import { PEER_GATEWAY, startPeerGateway } from "./support/peers.js";
+import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { runUntilExit } from "./support/run-until-exit.js";
 
 after(stopAll);
@@ -75,3 +75,22 @@ for (const address of ["bogus", "127.0.0.1:99999", "127.0.0.1:-1", "127.0.0.1:no
     );
   });
 }
+
+// main.go assigns computeRoutePrefix's result back to the flag, so the status API shows the prefix in effect.
+test("/api/v1/status shows the route prefix in effect, as the peer does", async () => {
+  for (const [args, prefix] of [
+    [["--web.route-prefix=foo/"], "/foo"],
+    [["--web.external-url=http://gw.example.org/bar/"], "/bar"],
+  ] as const) {
+    const [peer, ours] = await Promise.all([startPeerGateway([...args]), startGateway([...args])]);
+    const flag = async (base: string) => {
+      const doc = (await (await fetch(`${base}${prefix}/api/v1/status`)).json()) as {
+        data: { flags: Record<string, string> };
+      };
+      return doc.data.flags["web.route-prefix"];
+    };
+    assert.equal(await flag(peer.base), prefix);
+    assert.equal(await flag(ours.base), prefix);
+    await Promise.all([stop(peer.child), stop(ours.child)]);
+  }
+});
