@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { cleanPath } from "@local/go-compat/clean-path";
 import { MAX_LISTEN_FDS, systemdActivation } from "@local/go-compat/systemd-activation";
 import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
 import { computeRoutePrefix, externalUrlPath } from "./external-url.js";
@@ -196,7 +197,7 @@ function gatewayContext(
     utf8Names: config.utf8Names,
     enableLifecycle: config.enableLifecycle,
     enableAdminApi: config.enableAdminApi,
-    telemetryPath: config.telemetryPath,
+    telemetryPath: telemetryRoute(config.telemetryPath),
     pathPrefix: config.externalUrl
       ? computeRoutePrefix("", externalUrlPath(config.externalUrl))
       : parts.prefix,
@@ -221,4 +222,13 @@ function gatewayContext(
     onRequest: (handler, method, status) => own.count(handler, method, status),
     onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
   };
+}
+
+/**
+ * The scrape route for `--web.telemetry-path`, cleaned as upstream's `path.Join(routePrefix, metricsPath)` cleans it
+ * (`/m/` and `//m` serve `/m`); a relative path, which makes upstream's router panic at start, is taken from the root.
+ */
+function telemetryRoute(metricsPath: string): string {
+  const clean = cleanPath(metricsPath);
+  return clean.length > 1 && clean.endsWith("/") ? clean.slice(0, -1) : clean;
 }

@@ -101,6 +101,8 @@ for (const [name, args, paths] of [
   // main.go computeRoutePrefix: one leading slash, none trailing, the external URL's path when no prefix is given.
   ["under --web.route-prefix=foo/", ["--web.route-prefix=foo/"], PREFIX_FORMS],
   ["under --web.external-url=foo", ["--web.external-url=foo"], PREFIX_FORMS],
+  // main.go path.Join(routePrefix, metricsPath): the scrape is served at /m.
+  ["with --web.telemetry-path=/m/", ["--web.telemetry-path=/m/"], ["/m/", "/M", "/metrics", "/m//"]],
 ] as const) {
   describe(`router answers ${name}`, () => {
     let peer: Side;
