@@ -45,3 +45,20 @@ test("parseGroupingKey() with utf8: U__ label names unescaped, any UTF-8 name va
   assert.deepEqual(parseGroupingKey("job/j/U__foo_2e_bar/baz"), { job: "j", U__foo_2e_bar: "baz" });
   assert.throws(() => parseGroupingKey("job/j/a.b/c"), { message: 'improper label name "a.b"' });
 });
+
+// Debian's prometheus-pushgateway's answers to these paths (splitLabels quotes with Go's %q).
+test("grouping-key errors quote names, values and label strings as Go's %q", () => {
+  const cases: [string, string][] = [
+    ['job/j/b"c', 'odd number of components in label string "/b\\"c"'],
+    ["job/j/b\\c", 'odd number of components in label string "/b\\\\c"'],
+    ["job/j/b\x07", 'odd number of components in label string "/b\\a"'],
+    ["job/j/\u200b", 'odd number of components in label string "/\\u200b"'],
+    ['job/j/x"y/v', 'improper label name "x\\"y"'],
+    ["job/j/x\t/v", 'improper label name "x\\t"'],
+    [
+      'job/j/x@base64/"\\',
+      'invalid base64 encoding for label x="\\"\\\\": illegal base64 data at input byte 0',
+    ],
+  ];
+  for (const [key, message] of cases) assert.throws(() => parseGroupingKey(key), { message }, key);
+});

@@ -1,5 +1,5 @@
 import { GroupingKeyError } from "./errors.js";
-import { decodeUtf8Lossless } from "./exposition/lossless-utf8.js";
+import { decodeUtf8Lossless, goQuoteLossless } from "./exposition/lossless-utf8.js";
 import { isUtf8Name, unescapeValueEncoding } from "./exposition/metric-names.js";
 
 /** Grouping labels of a group, by name. `job` is always present. */
@@ -34,13 +34,13 @@ export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {})
     job = decoded;
   }
   const labels: Record<string, string> = {};
-  // Upstream's splitLabels (handler/push.go): the part after the job, leading slash included, is split on "/";
+  // Upstream's splitLabels (handler/push.go; its messages quote with %q): the part after the job, leading slash included, is split on "/";
   // a single trailing slash therefore leaves an empty last value (`/b/` is b="") and `/b/c/` is an odd count.
   const labelString = m[3] ?? "";
   if (labelString.length > 1) {
     const parts = labelString.split("/");
     if (parts.length % 2 === 0)
-      throw new GroupingKeyError(`odd number of components in label string "${labelString}"`);
+      throw new GroupingKeyError(`odd number of components in label string ${goQuoteLossless(labelString)}`);
     for (let i = 1; i < parts.length - 1; i += 2) {
       let name = parts[i] ?? "";
       let value = parts[i + 1] ?? "";
@@ -50,13 +50,14 @@ export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {})
       if (options.utf8) {
         name = unescapeValueEncoding(name);
         if (!isUtf8Name(name) || written.startsWith("__"))
-          throw new GroupingKeyError(`improper label name "${written}"`);
-      } else if (!isLabelName(name)) throw new GroupingKeyError(`improper label name "${name}"`);
+          throw new GroupingKeyError(`improper label name ${goQuoteLossless(written)}`);
+      } else if (!isLabelName(name))
+        throw new GroupingKeyError(`improper label name ${goQuoteLossless(name)}`);
       if (base64) {
         const decoded = decodeBase64Url(value);
         if (decoded === undefined) {
           throw new GroupingKeyError(
-            `invalid base64 encoding for label ${written}="${value}": illegal base64 data at input byte ${badByte(value)}`,
+            `invalid base64 encoding for label ${written}=${goQuoteLossless(value)}: illegal base64 data at input byte ${badByte(value)}`,
           );
         }
         value = decoded;
