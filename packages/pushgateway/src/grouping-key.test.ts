@@ -62,3 +62,24 @@ test("grouping-key errors quote names, values and label strings as Go's %q", () 
   ];
   for (const [key, message] of cases) assert.throws(() => parseGroupingKey(key), { message }, key);
 });
+
+// Debian's prometheus-pushgateway's answers: upstream quotes what Go's base64 decoder wrote before the bad byte (whole
+// quanta of four characters), and Go's decoder skips newlines.
+test("an invalid base64 job is quoted as far as Go decoded it; newlines are skipped", () => {
+  const cases: [string, string][] = [
+    ["job@base64/YWJj!", 'invalid base64 encoding in job name "abc": illegal base64 data at input byte 4'],
+    [
+      "job@base64/YWJjZGVmZ2hp.x",
+      'invalid base64 encoding in job name "abcdefghi": illegal base64 data at input byte 12',
+    ],
+    ["job@base64/YWJjZ", 'invalid base64 encoding in job name "abc": illegal base64 data at input byte 4'],
+    ["job@base64/YW\nJj!", 'invalid base64 encoding in job name "abc": illegal base64 data at input byte 5'],
+    ["job@base64/_w.", 'invalid base64 encoding in job name "": illegal base64 data at input byte 2'],
+    [
+      "job@base64/_-8A.",
+      'invalid base64 encoding in job name "\\xff\\xef\\x00": illegal base64 data at input byte 4',
+    ],
+  ];
+  for (const [key, message] of cases) assert.throws(() => parseGroupingKey(key), { message }, key);
+  assert.deepEqual(parseGroupingKey("job@base64/YW\nJj"), { job: "abc" });
+});
