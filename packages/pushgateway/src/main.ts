@@ -126,8 +126,11 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       const server = await startServer({ ...listener, prefix, web, ctx });
       servers.push(server);
       const address = server.address();
+      // Go's Addr().String() (net.JoinHostPort): an IPv6 host in brackets, `[::]:9091`.
       const where =
-        typeof address === "object" && address ? `${address.address}:${address.port}` : String(address);
+        typeof address === "object" && address
+          ? `${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`
+          : String(address);
       log("info", "Listening on", { address: where });
       // exporter-toolkit's Serve: HTTP/2 is on only with TLS and http_server_config.http2.
       const tlsOn = web?.config.initialTls !== undefined;

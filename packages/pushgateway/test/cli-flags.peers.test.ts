@@ -94,3 +94,14 @@ test("/api/v1/status shows the route prefix in effect, as the peer does", async 
     await Promise.all([stop(peer.child), stop(ours.child)]);
   }
 });
+
+// exporter-toolkit logs the listener's Addr().String(): Go joins an IPv6 host in brackets.
+test("the listening address is logged as Go writes it: [::]:port for every interface", async () => {
+  const logged = async (command: string, args: string[]) => {
+    const r = await runUntilExit(command, [...args, `--web.listen-address=:${await freePort()}`]);
+    return /msg="Listening on" address=(\S+)/.exec(r.log)?.[1]?.replace(/\d+$/, "PORT");
+  };
+  const peer = await logged(PEER_GATEWAY, ["--persistence.file="]);
+  assert.equal(peer, "[::]:PORT");
+  assert.equal(await logged(process.execPath, [GATEWAY_BIN]), peer);
+});
