@@ -37,6 +37,8 @@ const METHODS = ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS", "PATCH"];
 
 /** Paths whose answers do not depend on the stores, the runtime or the web UI (those are compared elsewhere). */
 const AT_ROOT = [
+  // net/http answers `OPTIONS *` itself and ServeMux refuses any other method on `*`.
+  "*",
   "/METRICS",
   "/metrics/",
   "/-/healthy/",

@@ -149,7 +149,24 @@ async function serve(
 ): Promise<void> {
   // Go's readRequest refuses it before any handler runs, with its own text (go-compat).
   if (refuseMissingHost(req)) return;
+  // `OPTIONS *` is answered by net/http itself (serverHandler: globalOptionsHandler), before any handler or auth.
+  if (req.url === "*" && req.method === "OPTIONS") {
+    req.resume();
+    res.writeHead(200, { "Content-Length": "0" });
+    res.end();
+    return;
+  }
   if (options.web !== undefined && !(await guard(req, res, options.web, options.prefix))) return;
+  // Any other method on `*` reaches ServeMux, which refuses it: 400, empty, and the connection closed.
+  if (req.url === "*") {
+    req.resume();
+    res.writeHead(400, {
+      ...(req.method === "HEAD" ? {} : { "Content-Length": "0" }),
+      ...(req.httpVersionMajor === 2 ? {} : { Connection: "close" }),
+    });
+    res.end();
+    return;
+  }
   // With --push.max-body-bytes, keep at most one byte past the limit: enough for the handler's 413, bounded memory.
   const cap = options.ctx.maxBodyBytes > 0 ? options.ctx.maxBodyBytes + 1 : Number.POSITIVE_INFINITY;
   const chunks: Buffer[] = [];
