@@ -39,6 +39,12 @@ const METHODS = ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS", "PATCH"];
 const AT_ROOT = [
   // net/http answers `OPTIONS *` itself and ServeMux refuses any other method on `*`.
   "*",
+  // Absolute-form targets (as proxies send them) are routed by their path; httprouter's redirects name the whole URL.
+  "http://gw.example/-/healthy",
+  "HTTP://gw.example/metrics/?a=b",
+  "http://gw.example/Metrics/job/a",
+  "http://gw.example//a",
+  "http://gw.example",
   "/METRICS",
   "/metrics/",
   "/-/healthy/",

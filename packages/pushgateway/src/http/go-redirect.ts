@@ -39,13 +39,14 @@ const STATUS_TEXT: Readonly<Record<number, string>> = { 301: "Moved Permanently"
 /**
  * Go's `http.Redirect` to a local path (net/http server.go): `Location` with non-ASCII hex-escaped, and for GET
  * (HEAD: headers only) `text/html` with `<a href="...">Moved Permanently</a>.` and two newlines; other methods get no
- * Content-Type and an empty body. `path` is decoded, `query` the raw query without `?` ("" = none).
+ * Content-Type and an empty body. `path` is decoded, `query` the raw query without `?` ("" = none), `origin` the
+ * `scheme://host` of an absolute-form request target where Go names it.
  */
 export function goRedirect(
   method: string,
-  target: { path: string; query: string; status: 301 | 307 },
+  target: { path: string; query: string; status: 301 | 307; origin?: string },
 ): GatewayResponse {
-  const url = `${escapeGoPath(target.path)}${target.query === "" ? "" : `?${target.query}`}`;
+  const url = `${target.origin ?? ""}${escapeGoPath(target.path)}${target.query === "" ? "" : `?${target.query}`}`;
   const headers: Record<string, string> = { Location: hexEscapeNonAscii(url) };
   if (method === "GET" || method === "HEAD") headers["Content-Type"] = "text/html; charset=utf-8";
   const body =

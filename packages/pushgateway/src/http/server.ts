@@ -177,7 +177,12 @@ async function serve(
     chunks.push(buffer);
     kept += buffer.length;
   }
-  const url = req.url ?? "/";
+  // An absolute-form target (`GET http://host/path`, as proxies send) is routed by its path, as Go's server does;
+  // httprouter's redirects then name the whole URL (req.URL.String()), ServeMux's only the path.
+  const absolute = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*)(.*)$/.exec(req.url ?? "/");
+  const origin =
+    absolute === null ? "" : (absolute[1] ?? "").replace(/^[^:]+/, (scheme) => scheme.toLowerCase());
+  const url = absolute === null ? (req.url ?? "/") : (absolute[2] ?? "");
   const queryStart = url.indexOf("?");
   const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
   let path = percentDecode(rawPath);
@@ -196,10 +201,10 @@ async function serve(
   // Go's ServeMux answers a path that is not clean (`//`, `.`, `..`) with 301 to the cleaned one; then upstream's
   // routers redirect a path a slash or a letter case off a route (router-redirect.ts).
   const clean = cleanPath(path);
+  const routed =
+    clean === path ? upstreamRedirect(method, path, { ...options.ctx, prefix: options.prefix }) : undefined;
   const redirect =
-    clean !== path
-      ? { path: clean, status: 301 as const }
-      : upstreamRedirect(method, path, { ...options.ctx, prefix: options.prefix });
+    clean !== path ? { path: clean, status: 301 as const, origin: "" } : routed && { ...routed, origin };
   if (redirect !== undefined) {
     const answer = goRedirect(method, { ...redirect, query: rawQuery });
     const body = answer.body as string;
@@ -335,7 +340,8 @@ async function guard(
   for (const [name, value] of config.headers) res.setHeader(name, value);
   if (config.users.size === 0) return true;
   if (web.exemptProbes) {
-    const url = req.url ?? "/";
+    // An absolute-form target (`GET http://host/-/healthy`) is a probe of its path too.
+    const url = (req.url ?? "/").replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, "");
     const path = url.slice(0, url.indexOf("?") < 0 ? url.length : url.indexOf("?"));
     if (
       (req.method === "GET" || req.method === "HEAD") &&
