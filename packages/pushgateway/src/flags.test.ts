@@ -47,3 +47,25 @@ test("--web.auth-exempt-probes is off by default", () => {
   assert.equal(parseFlags([]).authExemptProbes, false);
   assert.equal(parseFlags(["--web.auth-exempt-probes"]).authExemptProbes, true);
 });
+
+// Debian's prometheus-pushgateway's refusals (kingpin), word for word after `error: `.
+test("kingpin's refusals: a value on a bool flag, short flags, bad durations and URLs", () => {
+  const cases: [string[], string][] = [
+    [["--web.enable-admin-api=true"], "unexpected true"],
+    [["--web.enable-lifecycle=false"], "unexpected false"],
+    [["-x"], "unknown short flag '-x'"],
+    [["-h2"], "unknown short flag '-2'"],
+    [["-"], "unexpected -"],
+    [["--persistence.interval=5"], 'time: missing unit in duration "5"'],
+    [["--persistence.interval=abc"], 'time: invalid duration "abc"'],
+    [["--web.external-url=:bad"], 'invalid URL: parse ":bad": missing protocol scheme'],
+  ];
+  for (const [argv, message] of cases) assert.throws(() => parseFlags(argv), { message }, argv.join(" "));
+  assert.equal(parseFlags(["-h"]).help, true);
+  assert.equal(parseFlags(["--persistence.interval=1.5h"]).persistenceInterval, 5_400_000);
+  assert.equal(parseFlags(["--persistence.interval=-1s"]).persistenceInterval, 0);
+  assert.throws(
+    () => parseFlags(["--push.group-ttl=-1s"]),
+    /negative duration "-1s" for flag --push.group-ttl/,
+  );
+});

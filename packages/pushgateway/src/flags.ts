@@ -1,5 +1,7 @@
 import { goDuration } from "@local/go-compat/duration";
 import { UsageError } from "./errors.js";
+import { externalUrlPath } from "./external-url.js";
+import { parseKingpinDuration } from "./kingpin-duration.js";
 import { LOG_LEVELS } from "./logger.js";
 import { parseRedisUrl, redactRedisUrl } from "./store/redis/redis-url.js";
 
@@ -261,6 +263,16 @@ export function parseFlags(argv: readonly string[]): Config {
       config.version = true;
       continue;
     }
+    // kingpin (parser.go): `-x` is a short flag, and -h is the only one (`-hx` is -h then -x); a bare `-` or a word
+    // is a stray argument.
+    if (/^-h./.test(arg) && arg[2] !== "-") {
+      config.help = true;
+      const rest = `-${arg.slice(2)}`;
+      if (!/^-h*$/.test(rest))
+        throw new UsageError(`unknown short flag '-${[...rest.replace(/^-h+/, "-")][1]}'`);
+      continue;
+    }
+    if (/^-[^-]/.test(arg)) throw new UsageError(`unknown short flag '-${[...arg][1]}'`);
     if (!arg.startsWith("--")) throw new UsageError(`unexpected ${arg}`);
     const eq = arg.indexOf("=");
     let name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
@@ -273,15 +285,24 @@ export function parseFlags(argv: readonly string[]): Config {
     if (spec === undefined)
       throw new UsageError(`unknown long flag '${arg.slice(0, eq < 0 ? undefined : eq)}'`);
     if (spec.kind === "bool") {
-      record[spec.key] = eq < 0 ? !negated : arg.slice(eq + 1) === "true";
+      // kingpin takes no value for a bool flag: `--flag=true` leaves `true` as a stray argument (parser.go).
+      if (eq >= 0) throw new UsageError(`unexpected ${arg.slice(eq + 1)}`);
+      record[spec.key] = !negated;
       continue;
     }
     let value = eq < 0 ? argv[++i] : arg.slice(eq + 1);
     if (value === undefined) throw new UsageError(`expected argument for flag '--${name}'`);
     if (spec.kind === "duration") {
-      const ms = parseDuration(value);
-      if (ms === undefined) throw new UsageError(`invalid value "${value}" for flag --${name}`);
-      record[spec.key] = ms;
+      let ms: number;
+      try {
+        ms = parseKingpinDuration(value);
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+      // Upstream takes a negative --persistence.interval as "at once"; a negative TTL means nothing.
+      if (ms < 0 && spec.key !== "persistenceInterval")
+        throw new UsageError(`negative duration "${value}" for flag --${name}`);
+      record[spec.key] = Math.max(0, ms);
     } else if (spec.kind === "int") {
       if (!/^\d+$/.test(value)) throw new UsageError(`invalid value "${value}" for flag --${name}`);
       record[spec.key] = Number(value);
@@ -291,6 +312,11 @@ export function parseFlags(argv: readonly string[]): Config {
       if (spec.key === "listenAddress") config.listenAddresses.push(value);
     }
     value = undefined;
+  }
+  try {
+    externalUrlPath(config.externalUrl);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
   if (config.listenAddresses.length === 0) config.listenAddresses.push(config.listenAddress);
   else config.listenAddress = config.listenAddresses[0] ?? config.listenAddress;
@@ -331,18 +357,11 @@ export function flagValues(config: Config): Record<string, string> {
   return out;
 }
 
-/** Prometheus durations: `5m`, `1h30m`, `250ms`, `10s`, `1d`. */
+/** A duration flag's value in milliseconds (kingpin-duration.ts), undefined when it does not parse. */
 export function parseDuration(text: string): number | undefined {
-  const units: Record<string, number> = {
-    ms: 1,
-    s: 1000,
-    m: 60_000,
-    h: 3_600_000,
-    d: 86_400_000,
-    w: 604_800_000,
-    y: 31_536_000_000,
-  };
-  const parts = [...text.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join("") !== text) return undefined;
-  return parts.reduce((sum, p) => sum + Number(p[1]) * (units[p[2] ?? ""] ?? 0), 0);
+  try {
+    return parseKingpinDuration(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -45,3 +45,41 @@ test("parseGroupingKey() with utf8: U__ label names unescaped, any UTF-8 name va
   assert.deepEqual(parseGroupingKey("job/j/U__foo_2e_bar/baz"), { job: "j", U__foo_2e_bar: "baz" });
   assert.throws(() => parseGroupingKey("job/j/a.b/c"), { message: 'improper label name "a.b"' });
 });
+
+// Debian's prometheus-pushgateway's answers to these paths (splitLabels quotes with Go's %q).
+test("grouping-key errors quote names, values and label strings as Go's %q", () => {
+  const cases: [string, string][] = [
+    ['job/j/b"c', 'odd number of components in label string "/b\\"c"'],
+    ["job/j/b\\c", 'odd number of components in label string "/b\\\\c"'],
+    ["job/j/b\x07", 'odd number of components in label string "/b\\a"'],
+    ["job/j/\u200b", 'odd number of components in label string "/\\u200b"'],
+    ['job/j/x"y/v', 'improper label name "x\\"y"'],
+    ["job/j/x\t/v", 'improper label name "x\\t"'],
+    [
+      'job/j/x@base64/"\\',
+      'invalid base64 encoding for label x="\\"\\\\": illegal base64 data at input byte 0',
+    ],
+  ];
+  for (const [key, message] of cases) assert.throws(() => parseGroupingKey(key), { message }, key);
+});
+
+// Debian's prometheus-pushgateway's answers: upstream quotes what Go's base64 decoder wrote before the bad byte (whole
+// quanta of four characters), and Go's decoder skips newlines.
+test("an invalid base64 job is quoted as far as Go decoded it; newlines are skipped", () => {
+  const cases: [string, string][] = [
+    ["job@base64/YWJj!", 'invalid base64 encoding in job name "abc": illegal base64 data at input byte 4'],
+    [
+      "job@base64/YWJjZGVmZ2hp.x",
+      'invalid base64 encoding in job name "abcdefghi": illegal base64 data at input byte 12',
+    ],
+    ["job@base64/YWJjZ", 'invalid base64 encoding in job name "abc": illegal base64 data at input byte 4'],
+    ["job@base64/YW\nJj!", 'invalid base64 encoding in job name "abc": illegal base64 data at input byte 5'],
+    ["job@base64/_w.", 'invalid base64 encoding in job name "": illegal base64 data at input byte 2'],
+    [
+      "job@base64/_-8A.",
+      'invalid base64 encoding in job name "\\xff\\xef\\x00": illegal base64 data at input byte 4',
+    ],
+  ];
+  for (const [key, message] of cases) assert.throws(() => parseGroupingKey(key), { message }, key);
+  assert.deepEqual(parseGroupingKey("job@base64/YW\nJj"), { job: "abc" });
+});

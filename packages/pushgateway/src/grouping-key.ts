@@ -1,5 +1,5 @@
 import { GroupingKeyError } from "./errors.js";
-import { decodeUtf8Lossless } from "./exposition/lossless-utf8.js";
+import { decodeUtf8Lossless, goQuoteLossless } from "./exposition/lossless-utf8.js";
 import { isUtf8Name, unescapeValueEncoding } from "./exposition/metric-names.js";
 
 /** Grouping labels of a group, by name. `job` is always present. */
@@ -27,20 +27,20 @@ export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {})
   let job = m[2] ?? "";
   if (m[1]) {
     const decoded = decodeBase64Url(job);
-    if (decoded === undefined)
+    if ("bad" in decoded)
       throw new GroupingKeyError(
-        `invalid base64 encoding in job name "": illegal base64 data at input byte ${badByte(job)}`,
+        `invalid base64 encoding in job name ${goQuoteLossless(decoded.partial)}: illegal base64 data at input byte ${decoded.bad}`,
       );
-    job = decoded;
+    job = decoded.value;
   }
   const labels: Record<string, string> = {};
-  // Upstream's splitLabels (handler/push.go): the part after the job, leading slash included, is split on "/";
+  // Upstream's splitLabels (handler/push.go; its messages quote with %q): the part after the job, leading slash included, is split on "/";
   // a single trailing slash therefore leaves an empty last value (`/b/` is b="") and `/b/c/` is an odd count.
   const labelString = m[3] ?? "";
   if (labelString.length > 1) {
     const parts = labelString.split("/");
     if (parts.length % 2 === 0)
-      throw new GroupingKeyError(`odd number of components in label string "${labelString}"`);
+      throw new GroupingKeyError(`odd number of components in label string ${goQuoteLossless(labelString)}`);
     for (let i = 1; i < parts.length - 1; i += 2) {
       let name = parts[i] ?? "";
       let value = parts[i + 1] ?? "";
@@ -50,16 +50,17 @@ export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {})
       if (options.utf8) {
         name = unescapeValueEncoding(name);
         if (!isUtf8Name(name) || written.startsWith("__"))
-          throw new GroupingKeyError(`improper label name "${written}"`);
-      } else if (!isLabelName(name)) throw new GroupingKeyError(`improper label name "${name}"`);
+          throw new GroupingKeyError(`improper label name ${goQuoteLossless(written)}`);
+      } else if (!isLabelName(name))
+        throw new GroupingKeyError(`improper label name ${goQuoteLossless(name)}`);
       if (base64) {
         const decoded = decodeBase64Url(value);
-        if (decoded === undefined) {
+        if ("bad" in decoded) {
           throw new GroupingKeyError(
-            `invalid base64 encoding for label ${written}="${value}": illegal base64 data at input byte ${badByte(value)}`,
+            `invalid base64 encoding for label ${written}=${goQuoteLossless(value)}: illegal base64 data at input byte ${decoded.bad}`,
           );
         }
-        value = decoded;
+        value = decoded.value;
       }
       labels[name] = value;
     }
@@ -77,18 +78,35 @@ export function groupKey(labels: GroupingLabels): string {
     .join("\xff");
 }
 
-/** RFC 4648 §5 base64url with trailing `=` stripped, then decoded strictly; undefined when invalid. */
-function decodeBase64Url(text: string): string | undefined {
+/**
+ * Go's `base64.RawURLEncoding.DecodeString` of the text with trailing `=` stripped (upstream's decodeBase64): the value,
+ * or the offset Go's CorruptInputError names and the bytes Go decoded before it (whole quanta of four characters,
+ * which upstream quotes in the job's error). `\r` and `\n` are skipped, as Go skips them.
+ */
+function decodeBase64Url(text: string): { value: string } | { bad: number; partial: string } {
   const raw = withoutPadding(text);
-  if (!/^[A-Za-z0-9_-]*$/.test(raw) || raw.length % 4 === 1) return undefined;
+  let clean = "";
+  const decode = (chars: string) => decodeUtf8Lossless(Buffer.from(chars, "base64url"));
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x0a || c === 0x0d) continue;
+    if (!isBase64UrlChar(c))
+      return { bad: i, partial: decode(clean.slice(0, clean.length - (clean.length % 4))) };
+    clean += raw[i];
+  }
+  if (clean.length % 4 === 1) return { bad: raw.length - 1, partial: decode(clean.slice(0, -1)) };
   // Invalid UTF-8 kept as escapes (exposition/lossless-utf8.ts): the push is refused naming the bytes, not stored altered.
-  return decodeUtf8Lossless(Buffer.from(raw, "base64url"));
+  return { value: decode(clean) };
 }
 
-function badByte(text: string): number {
-  const raw = withoutPadding(text);
-  const i = raw.search(/[^A-Za-z0-9_-]/);
-  return i >= 0 ? i : raw.length - 1;
+function isBase64UrlChar(c: number): boolean {
+  return (
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2d ||
+    c === 0x5f
+  );
 }
 
 /** Without trailing `=`. By hand: `/=+$/` backtracks quadratically over a long run of `=` inside a client's path. */

@@ -1,11 +1,14 @@
 import type { Server } from "node:http";
+import { cleanPath } from "@local/go-compat/clean-path";
 import { MAX_LISTEN_FDS, systemdActivation } from "@local/go-compat/systemd-activation";
 import { PersistenceError, UsageError, WebConfigError } from "./errors.js";
+import { computeRoutePrefix, externalUrlPath } from "./external-url.js";
 import { type Config, flagValues, parseFlags, usage } from "./flags.js";
 import type { GatewayContext } from "./handlers/responses.js";
 import { WriteQueue } from "./handlers/write-queue.js";
 import { startServer } from "./http/server.js";
 import { isoTime } from "./iso-time.js";
+import { listenAddress } from "./listen-address.js";
 import { createLogger, type LogLevel } from "./logger.js";
 import { createOwnMetrics, type OwnMetrics } from "./own-metrics.js";
 import { type OpenedStore, openStore } from "./store/open-store.js";
@@ -97,9 +100,7 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   }
   const started = deps.now();
   log("debug", "external URL", { url: config.externalUrl });
-  const prefix = (
-    config.routePrefix || (config.externalUrl ? new URL(config.externalUrl).pathname : "")
-  ).replace(/\/+$/, "");
+  const prefix = computeRoutePrefix(config.routePrefix, externalUrlPath(config.externalUrl));
   const servers: Server[] = [];
   const shutdown = async (via: "web" | "signal") => {
     // Upstream main.go shutdownServerOnQuit: a web request is logged as a warning, a signal as info.
@@ -125,8 +126,11 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       const server = await startServer({ ...listener, prefix, web, ctx });
       servers.push(server);
       const address = server.address();
+      // Go's Addr().String() (net.JoinHostPort): an IPv6 host in brackets, `[::]:9091`.
       const where =
-        typeof address === "object" && address ? `${address.address}:${address.port}` : String(address);
+        typeof address === "object" && address
+          ? `${address.address.includes(":") ? `[${address.address}]` : address.address}:${address.port}`
+          : String(address);
       log("info", "Listening on", { address: where });
       // exporter-toolkit's Serve: HTTP/2 is on only with TLS and http_server_config.http2.
       const tlsOn = web?.config.initialTls !== undefined;
@@ -166,11 +170,13 @@ function listenersOf(
     if (fds.length === 0) return "no socket activation file descriptors found";
     return fds.map((fd) => ({ host: "", port: 0, fd }));
   }
-  return config.listenAddresses.map((address) => {
-    const colon = address.lastIndexOf(":");
-    const host = address.slice(0, colon).replace(/^\[|\]$/g, "");
-    return { host: host === "" ? "::" : host, port: Number(address.slice(colon + 1)) };
-  });
+  const listeners: { host: string; port: number }[] = [];
+  for (const address of config.listenAddresses) {
+    const listener = listenAddress(address);
+    if (typeof listener === "string") return listener;
+    listeners.push(listener);
+  }
+  return listeners;
 }
 
 /** What the handlers work with: the store, the flags they read, the gateway's own metrics and status. */
@@ -194,8 +200,10 @@ function gatewayContext(
     utf8Names: config.utf8Names,
     enableLifecycle: config.enableLifecycle,
     enableAdminApi: config.enableAdminApi,
-    telemetryPath: config.telemetryPath,
-    pathPrefix: config.externalUrl ? new URL(config.externalUrl).pathname.replace(/\/+$/, "") : parts.prefix,
+    telemetryPath: telemetryRoute(config.telemetryPath),
+    pathPrefix: config.externalUrl
+      ? computeRoutePrefix("", externalUrlPath(config.externalUrl))
+      : parts.prefix,
     groupTtlMs: config.groupTtl,
     ownFamilies: async () => [...(await own.families()), ...opened.ownFamilies()],
     status: () => ({
@@ -207,7 +215,8 @@ function gatewayContext(
         revision: "",
         version: VERSION,
       },
-      flags: flagValues(config),
+      // Upstream main.go assigns the computed prefix back to the flag before listing the flags.
+      flags: { ...flagValues(config), "web.route-prefix": parts.prefix },
       start_time: isoTime(parts.started.getTime()),
     }),
     quit: parts.quit,
@@ -216,4 +225,13 @@ function gatewayContext(
     onRequest: (handler, method, status) => own.count(handler, method, status),
     onPush: (method, seconds, bytes) => own.observePush(method, seconds, bytes),
   };
+}
+
+/**
+ * The scrape route for `--web.telemetry-path`, cleaned as upstream's `path.Join(routePrefix, metricsPath)` cleans it
+ * (`/m/` and `//m` serve `/m`); a relative path, which makes upstream's router panic at start, is taken from the root.
+ */
+function telemetryRoute(metricsPath: string): string {
+  const clean = cleanPath(metricsPath);
+  return clean.length > 1 && clean.endsWith("/") ? clean.slice(0, -1) : clean;
 }

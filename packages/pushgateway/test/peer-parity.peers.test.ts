@@ -552,6 +552,21 @@ const SCENARIOS: readonly Scenario[] = [
       del("/metrics/job/j/1a/c"),
     ],
   },
+  {
+    // splitLabels quotes with Go's %q: `"`, `\`, control characters, invisible runes and invalid UTF-8 escaped.
+    name: "grouping-key errors quote the path as Go's %q",
+    steps: [
+      text("/metrics/job/j/b%22c", "b 1\n"),
+      text("/metrics/job/j/b%5Cc", "b 1\n"),
+      text("/metrics/job/j/b%07", "b 1\n"),
+      text("/metrics/job/j/%E2%80%8B", "b 1\n"),
+      text("/metrics/job/j/x%C3", "b 1\n"),
+      text("/metrics/job/j/x%22y/v", "b 1\n"),
+      del("/metrics/job/j/x%09/v"),
+      text("/metrics/job/j/x@base64/%22%5C", "b 1\n"),
+    ],
+    statuses: [400, 400, 400, 400, 400, 400, 400, 400],
+  },
   { name: "job label among the pairs is overwritten", steps: [text("/metrics/job/real/job/fake", "b 1\n")] },
   // --- routing
   {

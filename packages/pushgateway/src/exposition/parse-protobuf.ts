@@ -1,15 +1,21 @@
 import { ParseError } from "../errors.js";
 import { decodeUtf8Lossless } from "./lossless-utf8.js";
+import { parseMediaType } from "./media-type.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
 import { isLegacyMetricName, isUtf8Name } from "./metric-names.js";
 import { type Codec, loadCodec } from "./protobuf-codec.js";
 
-/** Whether a Content-Type announces varint-delimited `MetricFamily` protobuf (what Go clients push). */
+/**
+ * Whether a Content-Type announces varint-delimited `MetricFamily` protobuf (what Go clients push), read as upstream's
+ * handler/push.go reads it: Go's mime.ParseMediaType must succeed, and the parameter values match exactly.
+ */
 export function isDelimitedProtobuf(contentType: string): boolean {
-  const [media = "", ...params] = contentType.split(";").map((p) => p.trim());
-  if (media.toLowerCase() !== "application/vnd.google.protobuf") return false;
-  const map = new Map(params.map((p) => p.split("=").map((s) => s.trim()) as [string, string]));
-  return map.get("proto") === "io.prometheus.client.MetricFamily" && map.get("encoding") === "delimited";
+  const media = parseMediaType(contentType);
+  if (media === undefined || media.type !== "application/vnd.google.protobuf") return false;
+  return (
+    media.params.get("proto") === "io.prometheus.client.MetricFamily" &&
+    media.params.get("encoding") === "delimited"
+  );
 }
 
 /**

@@ -1,4 +1,10 @@
-import { type GatewayContext, type GatewayResponse, plain } from "./responses.js";
+import {
+  type GatewayContext,
+  type GatewayResponse,
+  methodNotAllowed,
+  optionsAllowed,
+  plain,
+} from "./responses.js";
 
 /** `GET /-/healthy` and `/-/ready`: 200 `OK` (upstream main.go). */
 export function healthy(): GatewayResponse {
@@ -25,7 +31,16 @@ export function quit(ctx: GatewayContext): GatewayResponse {
   return plain(200, "Requesting termination... Goodbye!");
 }
 
-/** Any other method on `/-/quit` (upstream main.go registers a plain handler there, not a router route). */
+/** `GET /-/quit` (upstream main.go registers this 405 as the GET handler, outside the route prefix). */
 export function quitMethodNotAllowed(): GatewayResponse {
   return plain(405, "Only POST or PUT requests allowed.");
+}
+
+/**
+ * `/-/quit` outside a route prefix, where upstream has only the GET route: GET its 405, OPTIONS httprouter's answer
+ * naming GET, anything else httprouter's 405.
+ */
+export function bareQuit(method: string): GatewayResponse {
+  if (method === "GET") return quitMethodNotAllowed();
+  return method === "OPTIONS" ? optionsAllowed("GET, OPTIONS") : methodNotAllowed("GET, OPTIONS");
 }

@@ -14,6 +14,8 @@ export interface GatewayRequest {
   readonly query?: string | undefined;
   readonly headers: Readonly<Record<string, string | undefined>>;
   readonly body: Buffer;
+  /** `--web.route-prefix` is set (upstream's GET /-/quit is then outside it, and the prefixed one has no GET). */
+  readonly prefixed?: boolean;
 }
 
 /** A response to write. */
@@ -79,6 +81,11 @@ export function methodNotAllowed(allow: string): GatewayResponse {
     },
     body: "Method Not Allowed\n",
   };
+}
+
+/** httprouter's automatic answer to OPTIONS on a path with routes (`HandleOPTIONS`): 200, empty, `Allow`. */
+export function optionsAllowed(allow: string): GatewayResponse {
+  return { status: 200, headers: { Allow: allow }, body: "" };
 }
 
 /** A gateway error as its status and message (errors.ts `httpStatus`); anything else is a bug and propagates. */

@@ -11,6 +11,7 @@ import {
   type GatewayRequest,
   type GatewayResponse,
   methodNotAllowed,
+  optionsAllowed,
   textError,
 } from "./responses.js";
 import { staticAsset } from "./static-assets.js";
@@ -51,15 +52,9 @@ const GET_ALLOW = { allow: "GET, OPTIONS" } as const;
 
 /**
  * The route table, in upstream main.go's order. Upstream's push routes are /metrics/job/:job{/*labels} and
- * /metrics/job@base64/:job{...}; httprouter redirects the bare trailing slash (307, keeping the method) and answers
- * 404 for everything else there.
+ * /metrics/job@base64/:job{...}; the redirect of the bare `/metrics/job/` comes before (http/router-redirect.ts).
  */
 const ROUTES: readonly Route[] = [
-  {
-    path: "/metrics/job/",
-    methods: {},
-    otherMethods: () => ({ status: 307, headers: { Location: "/metrics/job" }, body: "" }),
-  },
   {
     path: /^\/metrics\/job(@base64)?\/[^/]/,
     methods: {
@@ -96,8 +91,14 @@ const ROUTES: readonly Route[] = [
   { path: "/-/ready", methods: { GET: (_, ctx) => ready(ctx) }, otherMethods: GET_ALLOW, counted: "ready" },
   {
     path: "/-/quit",
-    methods: { PUT: (_, ctx) => quit(ctx), POST: (_, ctx) => quit(ctx) },
-    otherMethods: quitMethodNotAllowed,
+    methods: {
+      PUT: (_, ctx) => quit(ctx),
+      POST: (_, ctx) => quit(ctx),
+      GET: (req) => (req.prefixed ? methodNotAllowed("OPTIONS, POST, PUT") : quitMethodNotAllowed()),
+    },
+    // Under a prefix upstream's GET /-/quit is outside it (http/server.ts answers there).
+    otherMethods: (req) =>
+      routerRefusal(req, req.prefixed ? "OPTIONS, POST, PUT" : "GET, OPTIONS, POST, PUT"),
   },
   {
     path: "/api/v1/status",
@@ -142,6 +143,11 @@ const ROUTES: readonly Route[] = [
   },
 ];
 
+/** httprouter on a known path without the method: OPTIONS is answered with `Allow` (HandleOPTIONS), else 405. */
+function routerRefusal(req: GatewayRequest, allow: string): GatewayResponse {
+  return req.method === "OPTIONS" ? optionsAllowed(allow) : methodNotAllowed(allow);
+}
+
 function matches(route: Route, req: GatewayRequest, ctx: GatewayContext): boolean {
   if (route.when !== undefined && !route.when(ctx)) return false;
   const { path } = route;
@@ -161,7 +167,7 @@ export async function handleRequest(req: GatewayRequest, ctx: GatewayContext): P
     if (handler === undefined) {
       if (route.otherMethods === "next") continue;
       if (typeof route.otherMethods === "function") return route.otherMethods(req, ctx);
-      return methodNotAllowed(route.otherMethods.allow);
+      return routerRefusal(req, route.otherMethods.allow);
     }
     const response = await handler(req, ctx);
     const counted = typeof route.counted === "string" ? route.counted : route.counted?.[req.method];

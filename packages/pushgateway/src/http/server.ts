@@ -9,12 +9,14 @@ import { constants, gzipSync } from "node:zlib";
 import { cleanPath } from "@local/go-compat/clean-path";
 import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
 import { WebConfigError } from "../errors.js";
-import { escapeHtml } from "../escape-html.js";
 import { decodeUtf8Lossless } from "../exposition/lossless-utf8.js";
-import type { GatewayContext } from "../handlers/responses.js";
+import { bareQuit } from "../handlers/lifecycle.js";
+import { type GatewayContext, type GatewayResponse, textError } from "../handlers/responses.js";
 import { handleRequest } from "../handlers/routes.js";
 import type { WebGuard } from "../web/web-guard.js";
 import { DatedResponse } from "./dated-response.js";
+import { goRedirect } from "./go-redirect.js";
+import { upstreamRedirect } from "./router-redirect.js";
 import type { TlsServer } from "./serve-tls.js";
 import { writeGzipped } from "./write-gzipped.js";
 
@@ -147,7 +149,24 @@ async function serve(
 ): Promise<void> {
   // Go's readRequest refuses it before any handler runs, with its own text (go-compat).
   if (refuseMissingHost(req)) return;
+  // `OPTIONS *` is answered by net/http itself (serverHandler: globalOptionsHandler), before any handler or auth.
+  if (req.url === "*" && req.method === "OPTIONS") {
+    req.resume();
+    res.writeHead(200, { "Content-Length": "0" });
+    res.end();
+    return;
+  }
   if (options.web !== undefined && !(await guard(req, res, options.web, options.prefix))) return;
+  // Any other method on `*` reaches ServeMux, which refuses it: 400, empty, and the connection closed.
+  if (req.url === "*") {
+    req.resume();
+    res.writeHead(400, {
+      ...(req.method === "HEAD" ? {} : { "Content-Length": "0" }),
+      ...(req.httpVersionMajor === 2 ? {} : { Connection: "close" }),
+    });
+    res.end();
+    return;
+  }
   // With --push.max-body-bytes, keep at most one byte past the limit: enough for the handler's 413, bounded memory.
   const cap = options.ctx.maxBodyBytes > 0 ? options.ctx.maxBodyBytes + 1 : Number.POSITIVE_INFINITY;
   const chunks: Buffer[] = [];
@@ -158,7 +177,12 @@ async function serve(
     chunks.push(buffer);
     kept += buffer.length;
   }
-  const url = req.url ?? "/";
+  // An absolute-form target (`GET http://host/path`, as proxies send) is routed by its path, as Go's server does;
+  // httprouter's redirects then name the whole URL (req.URL.String()), ServeMux's only the path.
+  const absolute = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*)(.*)$/.exec(req.url ?? "/");
+  const origin =
+    absolute === null ? "" : (absolute[1] ?? "").replace(/^[^:]+/, (scheme) => scheme.toLowerCase());
+  const url = absolute === null ? (req.url ?? "/") : (absolute[2] ?? "");
   const queryStart = url.indexOf("?");
   const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
   let path = percentDecode(rawPath);
@@ -172,21 +196,32 @@ async function serve(
     res.end("400 Bad Request");
     return;
   }
-  // Go's ServeMux answers a path that is not clean (`//`, `.`, `..`) with 301 to the cleaned one.
+  const method = req.method ?? "GET";
+  const rawQuery = queryStart < 0 ? "" : url.slice(queryStart + 1);
+  // Go's ServeMux answers a path that is not clean (`//`, `.`, `..`) with 301 to the cleaned one; then upstream's
+  // routers redirect a path a slash or a letter case off a route (router-redirect.ts).
   const clean = cleanPath(path);
-  if (clean !== path) {
-    const query = queryStart < 0 ? "" : url.slice(queryStart);
-    res.writeHead(301, { Location: `${clean}${query}` });
-    res.end(req.method === "GET" ? `<a href="${escapeHtml(clean)}">Moved Permanently</a>.\n\n` : "");
+  const routed =
+    clean === path ? upstreamRedirect(method, path, { ...options.ctx, prefix: options.prefix }) : undefined;
+  const redirect =
+    clean !== path ? { path: clean, status: 301 as const, origin: "" } : routed && { ...routed, origin };
+  if (redirect !== undefined) {
+    const answer = goRedirect(method, { ...redirect, query: rawQuery });
+    const body = answer.body as string;
+    res.writeHead(answer.status, {
+      ...answer.headers,
+      ...(method === "HEAD" ? {} : { "Content-Length": String(Buffer.byteLength(body)) }),
+    });
+    res.end(body);
     return;
   }
-  if (options.prefix !== "" && path !== "/-/quit") {
-    if (!path.startsWith(options.prefix)) {
-      res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
-      res.end("404 page not found\n");
-      return;
-    }
-    path = path.slice(options.prefix.length) || "/";
+  let prefixed = false;
+  if (options.prefix !== "") {
+    // Upstream registers GET /-/quit outside the prefix, and nothing else there (main.go).
+    const outside = path === "/-/quit" ? bareQuit(method) : textError(404, "404 page not found");
+    if (!path.startsWith(`${options.prefix}/`)) return writeSimple(res, outside);
+    path = path.slice(options.prefix.length);
+    prefixed = true;
   }
   const headers: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v[0] : v;
@@ -195,8 +230,9 @@ async function serve(
   try {
     response = await handleRequest(
       {
-        method: req.method ?? "GET",
+        method,
         path,
+        prefixed,
         query: queryStart < 0 ? undefined : url.slice(queryStart + 1),
         headers,
         body: Buffer.concat(chunks),
@@ -304,7 +340,8 @@ async function guard(
   for (const [name, value] of config.headers) res.setHeader(name, value);
   if (config.users.size === 0) return true;
   if (web.exemptProbes) {
-    const url = req.url ?? "/";
+    // An absolute-form target (`GET http://host/-/healthy`) is a probe of its path too.
+    const url = (req.url ?? "/").replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, "");
     const path = url.slice(0, url.indexOf("?") < 0 ? url.length : url.indexOf("?"));
     if (
       (req.method === "GET" || req.method === "HEAD") &&
@@ -332,6 +369,13 @@ function approximateRequestSize(req: IncomingMessage): number {
   const length = Number(req.headers["content-length"]);
   if (Number.isFinite(length)) size += length;
   return size;
+}
+
+/** A small answer with a string body, as Go sends it: with Content-Length. */
+function writeSimple(res: ServerResponse, response: GatewayResponse): void {
+  const body = response.body as string;
+  res.writeHead(response.status, { ...response.headers, "Content-Length": String(Buffer.byteLength(body)) });
+  res.end(body);
 }
 
 /**
