@@ -126,6 +126,8 @@ async function answer(
         ["X-Content-Type-Options", "nosniff"],
       ],
       body: "404 page not found\n",
+      // Go's http.Error sets the type before WriteHeader: it is among the sorted headers, not sniffed after them.
+      explicitContentType: true,
       unrouted: true,
     };
   }

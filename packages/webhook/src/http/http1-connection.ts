@@ -366,8 +366,12 @@ export class Http1Connection {
       );
       return;
     }
-    writeAnswer(this.#socket, answer, { httpVersion: ex.head.httpVersion, method: ex.head.method, close });
-    if (close) {
+    const written = writeAnswer(this.#socket, answer, {
+      httpVersion: ex.head.httpVersion,
+      method: ex.head.method,
+      close,
+    });
+    if (written.close) {
       this.#close();
       return;
     }

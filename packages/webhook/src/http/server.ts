@@ -228,6 +228,24 @@ function connectionPeer(socket: Socket): string {
   return address;
 }
 
+const NON_ASCII = /[\x80-\xff]/;
+
+/**
+ * Header values as the text their bytes spell: the readers hand them over as latin1 (one char per byte), while Go
+ * passes the bytes on as they came, so a UTF-8 value (`X-Author: José`) reaches commands, rules and logs as sent.
+ * Bytes that are not UTF-8 become U+FFFD (README "Differences that remain").
+ */
+function utf8HeaderValues(rawHeaders: readonly string[]): readonly string[] {
+  let decoded: string[] | undefined;
+  for (let i = 1; i < rawHeaders.length; i += 2) {
+    const value = rawHeaders[i] as string;
+    if (!NON_ASCII.test(value)) continue;
+    decoded ??= [...rawHeaders];
+    decoded[i] = Buffer.from(value, "latin1").toString("utf8");
+  }
+  return decoded ?? rawHeaders;
+}
+
 /** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
 function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
   const headers: Record<string, string[]> = {};
@@ -247,12 +265,17 @@ async function serveWire(
   const { config, ctx, send, remoteAddr } = options;
   const url = req.url;
   const q = url.indexOf("?");
-  const requestHeaders = headerValues(req.rawHeaders);
+  const rawHeaders = utf8HeaderValues(req.rawHeaders);
+  const requestHeaders = headerValues(rawHeaders);
   // The request id only appears in log lines; no log, no id (upstream's middleware makes one regardless).
   let rid = ctx.verbose ? randomUUID().slice(0, 6) : "";
   const given = requestHeaders["x-request-id"]?.[0];
   if (config.xRequestId && given !== undefined && given !== "") {
-    rid = config.xRequestIdLimit > 0 ? given.slice(0, config.xRequestIdLimit) : given;
+    // Go cuts the header's bytes, not its characters.
+    rid =
+      config.xRequestIdLimit > 0
+        ? Buffer.from(given).subarray(0, config.xRequestIdLimit).toString("utf8")
+        : given;
   }
   const started = ctx.verbose ? performance.now() : 0;
   const path = req.path ?? (q < 0 ? url : url.slice(0, q));
@@ -269,7 +292,7 @@ async function serveWire(
           method: req.method,
           url,
           httpVersion: req.httpVersion,
-          rawHeaders: req.rawHeaders,
+          rawHeaders,
           body: requestBody,
         },
         rid,
@@ -308,7 +331,7 @@ async function serveWire(
   if (response.unrouted) return;
   if (ctx.debug) {
     // Go adds a sniffed Content-Type on the wire only; the dump shows the headers the handler set.
-    const set = handlerSetHeaders(response);
+    const set = response.dumpHeaders ?? handlerSetHeaders(response);
     ctx.writeRaw(dumpResponse({ ...response, headers: set }, rid));
   }
   if (!ctx.verbose) return;
