@@ -58,7 +58,7 @@ export const HOOKS = [
     "include-command-output-in-response": true,
     "pass-arguments-to-command": [
       { source: "string", name: "-c" },
-      { source: "string", name: 'printf "%${1}s" x' },
+      { source: "string", name: 'printf "%$1s" x' },
       { source: "string", name: "sh" },
       { source: "url", name: "n" },
     ],
