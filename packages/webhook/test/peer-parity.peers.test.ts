@@ -131,6 +131,7 @@ const SCENARIOS: readonly Scenario[] = loadScenarios(FIXTURES);
 
 const JSON_CT = ["Content-Type", "application/json"] as const;
 const FORM_CT = ["Content-Type", "application/x-www-form-urlencoded"] as const;
+const CHUNKED = ["Transfer-Encoding", "chunked"] as const;
 
 /** The recorders the hooks files name, in the order met; each gets a script under `<root>/bin`. */
 const recorders: Recorder[] = [];
@@ -401,6 +402,27 @@ test("parity: -debug and -verbose log lines, request by request", async () => {
     { name: "", path: "/hooks/nope", status: 404 },
     { name: "", path: "/elsewhere", method: "GET", status: 404 },
     { name: "", path: "/hooks/ok", headers: [FORM_CT], body: "a=1&a=2", status: 200 },
+    // The dumper's view: the type upstream sets after WriteHeader; chunked bodies chunked again (one chunk, any
+    // casing of the coding); a line of 64 KiB or more ends the dump (bufio.Scanner); a broken body's error.
+    { name: "", path: "/hooks/fail-typed", status: 500 },
+    { name: "", path: "/hooks/ok", headers: [CHUNKED, JSON_CT], body: "0\r\n\r\n", status: 200 },
+    {
+      name: "",
+      path: "/hooks/ok",
+      headers: [["Transfer-Encoding", "Chunked"], JSON_CT],
+      body: '3\r\n{"a\r\n6\r\n":"b"}\r\n0\r\n\r\n',
+      status: 200,
+    },
+    { name: "", path: "/hooks/ok", headers: [FORM_CT], body: `a=${"x".repeat(65_534)}\nb=2`, status: 200 },
+    { name: "", path: "/hooks/ok", headers: [FORM_CT], body: `a=${"x".repeat(65_533)}\nb=2`, status: 200 },
+    { name: "", path: "/hooks/ok", headers: [CHUNKED, JSON_CT], body: '9\r\n{"a":"xy"}\r\n', status: 200 },
+    {
+      name: "",
+      path: "/hooks/ok",
+      headers: [CHUNKED, JSON_CT],
+      body: 'a\r\n{"a":"xy"}\r\n0\r\nno colon\r\n\r\n',
+      status: 200,
+    },
   ];
   const logs: Record<Side, string> = { peer: "", ours: "" };
   for (const side of ["peer", "ours"] as const) {

@@ -274,6 +274,7 @@ export class Http1Connection {
       rawHeaders: head.rawHeaders,
       body: body ?? EMPTY,
       readBody: body === undefined ? () => this.#readBody(ex) : undefined,
+      bodyError: () => ex.body.error,
     };
     this.#options.serve(request, respond, socket).then(
       () => this.#finish(ex),

@@ -137,6 +137,8 @@ interface WireRequest {
   readonly body: Buffer;
   /** The body not read yet (`Expect: 100-continue`, http1-connection.ts): see `HookRequest.readBody`. */
   readonly readBody?: (() => Promise<Buffer>) | undefined;
+  /** See `HookRequest.bodyError` (our reader only: node's parser refuses a broken body itself). */
+  readonly bodyError?: () => string | undefined;
 }
 
 /** What goes back on the wire. */
@@ -246,6 +248,17 @@ function utf8HeaderValues(rawHeaders: readonly string[]): readonly string[] {
   return decoded ?? rawHeaders;
 }
 
+/**
+ * What a second read of a body returns after its first failed (Go 1.19 net/http body.readLocked): a Content-Length
+ * body cut short has seen its EOF (no error), a broken trailer closed the body, and a chunked framing error stays.
+ */
+function secondReadError(error: string, chunked: boolean): string | undefined {
+  if (error === "unexpected EOF" && !chunked) return undefined;
+  if (error.startsWith("http: ") || error.startsWith("malformed MIME header"))
+    return "http: invalid Read on closed Body";
+  return error;
+}
+
 /** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
 function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
   const headers: Record<string, string[]> = {};
@@ -283,9 +296,19 @@ async function serveWire(
   const routed = path === "/" || path.startsWith(config.urlprefix === "" ? "/" : `/${config.urlprefix}/`);
   // Upstream's -debug dump reads the whole request first (httputil.DumpRequest), body included.
   const dumps = ctx.debug && routed;
-  const requestBody = dumps && req.readBody !== undefined ? await req.readBody() : req.body;
+  let requestBody = dumps && req.readBody !== undefined ? await req.readBody() : req.body;
   const readBody = dumps ? undefined : req.readBody;
-  if (dumps) {
+  const dumpError = dumps ? req.bodyError?.() : undefined;
+  let bodyError = req.bodyError;
+  if (dumpError !== undefined) {
+    // httputil.DumpRequest fails reading the body: the dumper logs that instead, and the handler then reads
+    // nothing more from it, and gets the error of a second read (net/http body.readLocked).
+    ctx.writeRaw(`[${rid}] Error dumping request for debugging: ${dumpError}\n`);
+    requestBody = Buffer.alloc(0);
+    const chunked = req.httpVersion !== "1.0" && requestHeaders["transfer-encoding"] !== undefined;
+    const again = secondReadError(dumpError, chunked);
+    bodyError = () => again;
+  } else if (dumps) {
     ctx.writeRaw(
       dumpRequest(
         {
@@ -313,6 +336,7 @@ async function serveWire(
           headers: requestHeaders,
           body: requestBody,
           readBody,
+          bodyError,
           // -trusted-proxies: the client behind a trusted proxy, for rules, the remote-addr source and the log.
           remoteAddr:
             ctx.trustedProxies === undefined
