@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import type { StreamedBody } from "../response/streamed-body.js";
 import { ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
-import { type FramingContext, goResponseHead } from "./go-framing.js";
+import { type FramingContext, goInformationalHead, goResponseHead } from "./go-framing.js";
 import { writeAtEndOfTurn } from "./write-batch.js";
 
 /** An answer as the handler gave it. */
@@ -19,10 +19,14 @@ export interface Answer {
  */
 export function writeAnswer(socket: Socket, answer: Answer, request: FramingContext): { close: boolean } {
   const bodyBytes = typeof answer.body === "string" ? Buffer.byteLength(answer.body) : answer.body.length;
-  const framed = goResponseHead(answer.status, answer.headers, { ...request, bodyBytes });
+  // A 1xx goes out on its own first, and the answer follows as a 200 (Go 1.19's WriteHeader).
+  const informational = answer.status >= 100 && answer.status <= 199;
+  const status = informational ? 200 : answer.status;
+  const framed = goResponseHead(status, answer.headers, { ...request, bodyBytes });
   const send = framed.close
     ? (data: string | Buffer) => socket.write(data)
     : (data: string | Buffer) => writeAtEndOfTurn(socket, data);
+  if (informational) send(goInformationalHead(answer.status, answer.headers, request.httpVersion));
   if (!framed.bodyAllowed) send(framed.head);
   // Past Go's 2 KiB buffer the handler's one write goes out as one chunk, then the last (chunkWriter).
   else if (framed.chunked) {

@@ -108,6 +108,25 @@ export function goResponseHead(
   return { head: `${head}\r\n`, bodyAllowed: allowed && !isHead, chunked, close };
 }
 
+/**
+ * The informational answer Go 1.19 writes when a handler sets a 1xx status (`response.WriteHeader`): its status line
+ * and the handler's own headers (those before `Content-Length` in a {@link goWireHeaders} record), no Date; the
+ * answer itself then goes out as a 200 (the handler's first write). Upstream's success and mismatch codes 100-103
+ * take this path.
+ */
+export function goInformationalHead(
+  status: number,
+  headers: Readonly<Record<string, string | readonly string[]>>,
+  httpVersion: string,
+): string {
+  let head = `HTTP/${httpVersion} ${status} ${goStatusReason(status)}\r\n`;
+  for (const name of Object.keys(headers)) {
+    if (name === "Content-Length") break;
+    if (name !== "Transfer-Encoding") head += headerLines(name, headers[name]);
+  }
+  return `${head}\r\n`;
+}
+
 /** One header's lines as Go's `Header.Write` makes them: CR and LF become spaces, the value is trimmed. */
 function headerLines(name: string, values: string | readonly string[] | undefined): string {
   if (values === undefined || !validName(name)) return "";

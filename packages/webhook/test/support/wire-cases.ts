@@ -75,6 +75,13 @@ export const HOOKS = [
     ],
   },
   { id: "post-only", "execute-command": "/bin/true", "http-methods": ["POST"] },
+  {
+    id: "early",
+    "execute-command": "/bin/true",
+    "response-message": "m",
+    "success-http-response-code": 103,
+    "response-headers": [{ name: "X-A", value: "1" }],
+  },
 ];
 
 export interface Exchange {
@@ -285,6 +292,16 @@ export function wireTests(answer: Answer): void {
     assert.equal(old.closed, true);
     const head = await answer({ writes: [get(3000, "1.1", "HEAD")] });
     assert.equal(head.text, `HTTP/1.1 200 OK\r\nDate: -\r\n${typed}\r\n`);
+  });
+
+  test("wire: a 1xx success code is sent as Go 1.19 sends it: on its own with the hook's headers, then a 200", async () => {
+    const { text, closed } = await answer({ writes: ["GET /hooks/early HTTP/1.1\r\nHost: x\r\n\r\n"] });
+    assert.equal(
+      text,
+      "HTTP/1.1 103 Early Hints\r\nX-A: 1\r\n\r\n" +
+        "HTTP/1.1 200 OK\r\nX-A: 1\r\nDate: -\r\nContent-Length: 1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nm",
+    );
+    assert.equal(closed, false);
   });
 
   test("wire: an empty HEAD answer has no Content-Length (a 405 here)", async () => {
