@@ -245,3 +245,13 @@ export class BodyReader {
     this.#size += bytes.length;
   }
 }
+/**
+ * What a second read of a body returns after its first failed (Go 1.19 net/http body.readLocked): a Content-Length
+ * body cut short has seen its EOF (no error), a broken trailer closed the body, and a chunked framing error stays.
+ */
+export function secondReadError(error: string, chunked: boolean): string | undefined {
+  if (error === "unexpected EOF" && !chunked) return undefined;
+  if (error.startsWith("http: ") || error.startsWith("malformed MIME header"))
+    return "http: invalid Read on closed Body";
+  return error;
+}

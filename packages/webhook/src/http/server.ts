@@ -20,10 +20,12 @@ import { type HandlerContext, handleRequest } from "../handler.js";
 import { type HookMetrics, UNKNOWN_HOOK } from "../metrics.js";
 import { fileType } from "../regular-file.js";
 import { type StreamedBody, writableSink } from "../response/streamed-body.js";
+import { secondReadError } from "./body-reader.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
 import { Http1Connection, type Http1Options } from "./http1-connection.js";
+import { headerValues, utf8HeaderValues } from "./request-headers.js";
 import { serveHttp1 } from "./serve-http1.js";
 import { answerPlainHttpOnTls, secureContextOptions } from "./tls-setup.js";
 
@@ -230,47 +232,6 @@ function connectionPeer(socket: Socket): string {
   return address;
 }
 
-const NON_ASCII = /[\x80-\xff]/;
-
-/**
- * Header values as the text their bytes spell: the readers hand them over as latin1 (one char per byte), while Go
- * passes the bytes on as they came, so a UTF-8 value (`X-Author: José`) reaches commands, rules and logs as sent.
- * Bytes that are not UTF-8 become U+FFFD (README "Differences that remain").
- */
-function utf8HeaderValues(rawHeaders: readonly string[]): readonly string[] {
-  let decoded: string[] | undefined;
-  for (let i = 1; i < rawHeaders.length; i += 2) {
-    const value = rawHeaders[i] as string;
-    if (!NON_ASCII.test(value)) continue;
-    decoded ??= [...rawHeaders];
-    decoded[i] = Buffer.from(value, "latin1").toString("utf8");
-  }
-  return decoded ?? rawHeaders;
-}
-
-/**
- * What a second read of a body returns after its first failed (Go 1.19 net/http body.readLocked): a Content-Length
- * body cut short has seen its EOF (no error), a broken trailer closed the body, and a chunked framing error stays.
- */
-function secondReadError(error: string, chunked: boolean): string | undefined {
-  if (error === "unexpected EOF" && !chunked) return undefined;
-  if (error.startsWith("http: ") || error.startsWith("malformed MIME header"))
-    return "http: invalid Read on closed Body";
-  return error;
-}
-
-/** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
-function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
-  const headers: Record<string, string[]> = {};
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = (rawHeaders[i] as string).toLowerCase();
-    const values = headers[name] ?? [];
-    values.push(rawHeaders[i + 1] as string);
-    headers[name] = values;
-  }
-  return headers;
-}
-
 async function serveWire(
   req: WireRequest,
   options: { config: Config; ctx: HandlerContext; send: Send; remoteAddr: string },
@@ -352,7 +313,14 @@ async function serveWire(
   }
   const { headers, length } = goWireHeaders(response);
   send(response.status, headers, response.body, response.stream);
-  if (response.unrouted) return;
+  // net/http's own warning (serverHandler.ServeHTTP, Go 1.17+), logged once the handler returned, whatever the route.
+  const semicolonWarning = () => {
+    if (ctx.verbose && query.includes(";")) ctx.log(SEMICOLON_WARNING);
+  };
+  if (response.unrouted) {
+    semicolonWarning();
+    return;
+  }
   if (ctx.debug) {
     // Go adds a sniffed Content-Type on the wire only; the dump shows the headers the handler set.
     const set = response.dumpHeaders ?? handlerSetHeaders(response);
@@ -367,9 +335,19 @@ async function serveWire(
     );
   };
   // A streamed body (beyond upstream) is logged once it has ended, with what was written.
-  if (response.stream === undefined) access(length);
-  else void response.stream.written.then(access);
+  if (response.stream === undefined) {
+    access(length);
+    semicolonWarning();
+  } else {
+    void response.stream.written.then((bytes) => {
+      access(bytes);
+      semicolonWarning();
+    });
+  }
 }
+
+const SEMICOLON_WARNING =
+  "http: URL query contains semicolon, which is no longer a supported separator; parts of the query may be stripped when parsed; see golang.org/issue/25192";
 
 /** `GET /metrics` (and HEAD): the Prometheus text format; any other method 405, as Go's ServeMux method patterns. */
 async function metricsResponse(
