@@ -27,7 +27,7 @@ import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing
 import { Http1Connection, type Http1Options } from "./http1-connection.js";
 import { headerValues, utf8HeaderValues } from "./request-headers.js";
 import { serveHttp1 } from "./serve-http1.js";
-import { answerPlainHttpOnTls, secureContextOptions } from "./tls-setup.js";
+import { answerPlainHttpOnTls, goHandshakeError, secureContextOptions } from "./tls-setup.js";
 
 /**
  * Starts the HTTP(S) server on the configured address, or on the listening socket `fd` systemd passed; resolves
@@ -53,7 +53,14 @@ export async function startServer(
     } catch (cause) {
       throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
     }
-    answerPlainHttpOnTls(server);
+    answerPlainHttpOnTls(server, connectionPeer);
+    // Go's server logs a failed handshake (conn.serve), through the log -verbose enables; the TLS socket may have
+    // lost its peer by then, the connection's was kept when it came.
+    server.on("tlsClientError", (error: Error, socket: Socket & { _parent?: Socket }) =>
+      ctx.log(
+        `http: TLS handshake error from ${connectionPeer(socket._parent ?? socket)}: ${goHandshakeError(error)}`,
+      ),
+    );
   } else server = createHttpServer(GO_PARSER_LIMITS, listener);
   // Requests are read and answered by our own HTTP/1 reader (http1-connection.ts and the readers it uses), framed as Go
   // frames them; WEBHOOK_NODE_HTTP=1 leaves them to node:http instead (its llhttp parser, node's framing).
