@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { UsageError } from "./errors.js";
-import { parseFlags, usage } from "./flags.js";
+import { defaultHttpMethods, parseFlags, usage } from "./flags.js";
 
 test("defaults are upstream's", () => {
   const c = parseFlags([]);
@@ -66,4 +66,15 @@ test("-help lists 2.8.0's flags only; the flags beyond it still parse", () => {
   assert.ok(text.includes("  -x-request-id-limit int\n"));
   const config = parseFlags(["-socket", "/tmp/s", "-log-format", "json", "-max-body-bytes", "10"]);
   assert.deepEqual([config.socket, config.logFormat, config.maxBodyBytes], ["/tmp/s", "json", 10]);
+});
+
+test("-http-methods as webhook.go reads it (what Debian's 2.8.0 answered: `,` refuses every method with 405)", () => {
+  assert.deepEqual(defaultHttpMethods(""), []);
+  assert.deepEqual(defaultHttpMethods(" "), []);
+  assert.deepEqual(defaultHttpMethods("post, Put"), ["POST", "PUT"]);
+  assert.deepEqual(defaultHttpMethods("get,,post"), ["GET", "", "POST"]);
+  // Only spaces are removed (strings.ReplaceAll(v, " ", "")): a tab stays, and "POST\t" is no request's method.
+  assert.deepEqual(defaultHttpMethods("POST\t"), ["POST\t"]);
+  // An empty item matches no request (a method is never empty): nothing is allowed.
+  assert.deepEqual(defaultHttpMethods(","), ["", ""]);
 });

@@ -409,3 +409,12 @@ function checkJobFlags(config: Config): void {
     );
   }
 }
+
+/**
+ * `-http-methods` as upstream reads it (webhook.go): spaces removed, upper-cased, split at commas. Empty, no method
+ * is refused; otherwise only those listed are allowed, and an empty item (`-http-methods ,`) allows none.
+ */
+export function defaultHttpMethods(value: string): string[] {
+  const methods = value.replaceAll(" ", "").toUpperCase();
+  return methods === "" ? [] : methods.split(",");
+}

@@ -32,6 +32,8 @@ export interface HookRequest {
    * first read of the body does. Upstream reads it only once a hook has matched with an allowed method.
    */
   readonly readBody?: (() => Promise<Buffer>) | undefined;
+  /** Once the body is read: Go's error when its framing broke (chunked errors, an early EOF); upstream logs it. */
+  readonly bodyError?: (() => string | undefined) | undefined;
   readonly remoteAddr: string;
   readonly requestId: string;
 }
@@ -126,6 +128,8 @@ async function answer(
         ["X-Content-Type-Options", "nosniff"],
       ],
       body: "404 page not found\n",
+      // Go's http.Error sets the type before WriteHeader: it is among the sorted headers, not sniffed after them.
+      explicitContentType: true,
       unrouted: true,
     };
   }
@@ -159,6 +163,10 @@ async function answer(
   const query: Record<string, unknown> = goParseQuery(req.query).values;
   const contentType = hook.incomingPayloadContentType || headerMap["Content-Type"] || "";
   const body = req.readBody === undefined ? req.body : await req.readBody();
+  // webhook.go reads a body that is not multipart with ioutil.ReadAll and logs its error, keeping what came.
+  const bodyError = req.bodyError?.();
+  if (bodyError !== undefined && !contentType.startsWith("multipart/form-data;"))
+    ctx.log(`[${rid}] error reading the request body: ${bodyError}`);
   const parsed = await parseBody(contentType, body, {
     jsonParts: hook.parseParametersAsJson.filter((a) => a.source === "payload").map((a) => a.name),
     requestContentType: headerMap["Content-Type"] ?? "",

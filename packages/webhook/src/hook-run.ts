@@ -121,9 +121,14 @@ export async function runTriggered(
         ? { status: 500, ...sniffed(headers, output), body: output }
         : {
             status: 500,
-            headers: [...headers.filter(([k]) => k.toLowerCase() !== "content-type"), ["Content-Type", TEXT]],
+            // Upstream sets its text/plain type after WriteHeader (webhook.go hookHandler): the wire keeps a
+            // Content-Type from `response-headers`, else Go sniffs one; only the -debug dump sees text/plain.
+            ...sniffed(headers, EXEC_ERROR),
             body: EXEC_ERROR,
-            explicitContentType: true,
+            dumpHeaders: [
+              ...headers.filter(([k]) => k.toLowerCase() !== "content-type"),
+              ["Content-Type", TEXT],
+            ],
           };
     }
     // Upstream checks the configured code (and logs an unknown one) only once the command has succeeded.

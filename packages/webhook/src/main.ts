@@ -13,7 +13,7 @@ import {
   type WebhookError,
 } from "./errors.js";
 import { EXIT_OK, exitCodeFor } from "./exit-code.js";
-import { type Config, parseFlags, usage } from "./flags.js";
+import { type Config, defaultHttpMethods, parseFlags, usage } from "./flags.js";
 import type { HandlerContext } from "./handler.js";
 import { HookRegistry } from "./hooks/hook-registry.js";
 import { loadHooksFile } from "./hooks/hooks-file.js";
@@ -267,15 +267,7 @@ function handlerContext(
     ready,
     urlPrefix: config.urlprefix,
     headers: config.headers,
-    // Upstream removes spaces and upper-cases `-http-methods`.
-    defaultMethods:
-      config.httpMethods === ""
-        ? []
-        : config.httpMethods
-            .replace(/\s+/g, "")
-            .toUpperCase()
-            .split(",")
-            .filter((m) => m !== ""),
+    defaultMethods: defaultHttpMethods(config.httpMethods),
     command: { ...deps.command, log, env, cwd: deps.cwd, verbose: logger.verbose },
     log,
     verbose: logger.verbose,

@@ -100,6 +100,59 @@ test("numbers and booleans in string fields read as upstream renders them; wrong
   assert.throws(() => parseHooks("- id: a\n  http-methods: POST\n"), /of type \[\]string/);
 });
 
+test("type errors name the field as encoding/json does (innermost struct, path from the hook), the first in sorted order", () => {
+  // Each file and the message Debian's webhook 2.8.0 logged for it after "couldn't load hooks from file! ".
+  const cases: [string, string][] = [
+    ['[{"id":"a","trigger-rule":"x"}]', "string into Go struct field Hook.trigger-rule of type hook.Rules"],
+    [
+      '[{"id":"a","trigger-rule":{"and":[{"match":{"type":1,"parameter":{"source":[]}}}]}}]',
+      "array into Go struct field Argument.trigger-rule.and.match.parameter.source of type string",
+    ],
+    [
+      '[{"id":"a","trigger-rule":{"or":[{"not":"x"}]}}]',
+      "string into Go struct field Rules.trigger-rule.or.not of type hook.NotRule",
+    ],
+    [
+      '[{"id":"a","trigger-rule":{"not":{"match":{"parameter":"x"}}}}]',
+      "string into Go struct field MatchRule.trigger-rule.not.match.parameter of type hook.Argument",
+    ],
+    [
+      '[{"id":"a","pass-arguments-to-command":["x"]}]',
+      "string into Go struct field Hook.pass-arguments-to-command of type hook.Argument",
+    ],
+    [
+      '[{"id":"a","pass-arguments-to-command":[{"name":{}}]}]',
+      "object into Go struct field Argument.pass-arguments-to-command.name of type string",
+    ],
+    [
+      '[{"id":"a","response-headers":[{"name":[]}]}]',
+      "array into Go struct field Header.response-headers.name of type string",
+    ],
+    [
+      '[{"id":"a","response-headers":{}}]',
+      "object into Go struct field Hook.response-headers of type hook.ResponseHeaders",
+    ],
+    ['[{"id":"a","http-methods":[1,{}]}]', "object into Go struct field Hook.http-methods of type string"],
+    ['["x"]', "string into Go value of type hook.Hook"],
+    ['[{"id":[],"execute-command":{}}]', "object into Go struct field Hook.execute-command of type string"],
+    ['[{"trigger-rule":{"or":{}}}]', "object into Go struct field Rules.trigger-rule.or of type hook.OrRule"],
+    [
+      '[{"trigger-rule":{"and":[],"match":"x"}}]',
+      "string into Go struct field Rules.trigger-rule.match of type hook.MatchRule",
+    ],
+    [
+      '[{"id":"a","pass-file-to-command":[{"base64decode":"yes"}]}]',
+      "string into Go struct field Argument.pass-file-to-command.base64decode of type bool",
+    ],
+  ];
+  for (const [file, message] of cases)
+    assert.throws(
+      () => parseHooks(file),
+      { message: `error unmarshaling JSON: json: cannot unmarshal ${message}` },
+      file,
+    );
+});
+
 test("loadHooksFile() fails with Go's os.ReadFile error: open for a missing file, read for a directory", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "webhook-hooks-file-"));
   t.after(() => rm(dir, { recursive: true, force: true }));

@@ -53,99 +53,208 @@ export function parseHooks(text: string): Hook[] {
   }
 }
 
-function parseHook(raw: unknown): Hook {
-  const h = fields(raw, "hook.Hook");
-  return {
-    id: str(h.id, "Hook.id"),
-    executeCommand: str(h["execute-command"], "Hook.execute-command"),
-    commandWorkingDirectory: str(h["command-working-directory"], "Hook.command-working-directory"),
-    responseMessage: str(h["response-message"], "Hook.response-message"),
-    responseHeaders: list(h["response-headers"], "Hook.response-headers", "hook.Header").map((x) => {
-      const f = fields(x, "hook.Header");
-      return { name: str(f.name, "Header.name"), value: str(f.value, "Header.value") };
-    }),
-    successHttpResponseCode: int(h["success-http-response-code"], "Hook.success-http-response-code"),
-    triggerRuleMismatchHttpResponseCode: int(
-      h["trigger-rule-mismatch-http-response-code"],
-      "Hook.trigger-rule-mismatch-http-response-code",
-    ),
-    incomingPayloadContentType: str(h["incoming-payload-content-type"], "Hook.incoming-payload-content-type"),
-    // Upstream trims and upper-cases each method when it matches a request; done once here instead.
-    httpMethods: list(h["http-methods"], "Hook.http-methods", "string").map((m) =>
-      str(m, "Hook.http-methods").trim().toUpperCase(),
-    ),
-    includeCommandOutputInResponse: bool(
-      h["include-command-output-in-response"],
-      "Hook.include-command-output-in-response",
-    ),
-    includeCommandOutputInResponseOnError: bool(
-      h["include-command-output-in-response-on-error"],
-      "Hook.include-command-output-in-response-on-error",
-    ),
-    passArgumentsToCommand: args(h["pass-arguments-to-command"], "Hook.pass-arguments-to-command"),
-    passEnvironmentToCommand: args(h["pass-environment-to-command"], "Hook.pass-environment-to-command"),
-    passFileToCommand: args(h["pass-file-to-command"], "Hook.pass-file-to-command"),
-    parseParametersAsJson: args(h["parse-parameters-as-json"], "Hook.parse-parameters-as-json"),
-    triggerRule:
-      h["trigger-rule"] === undefined || h["trigger-rule"] === null ? undefined : rule(h["trigger-rule"]),
-    triggerSignatureSoftFailures: bool(
-      h["trigger-signature-soft-failures"],
-      "Hook.trigger-signature-soft-failures",
-    ),
-    maximumConcurrentExecutions: int(
-      h["maximum-concurrent-executions"],
-      "Hook.maximum-concurrent-executions",
-    ),
-    timeout: int(h.timeout, "Hook.timeout"),
-    streamCommandOutput: bool(h["stream-command-output"], "Hook.stream-command-output"),
-    queue: int(h.queue, "Hook.queue"),
-    deduplicateBy: str(h["deduplicate-by"], "Hook.deduplicate-by"),
-    killGraceSeconds: int(h["kill-grace-seconds"], "Hook.kill-grace-seconds"),
-  };
+/**
+ * Where encoding/json is (its errorContext): the innermost struct and the path of JSON field names from the hook,
+ * which its type errors name (`Go struct field Argument.trigger-rule.and.match.parameter.source`).
+ */
+interface At {
+  readonly struct: string;
+  readonly path: string;
 }
 
-function rule(raw: unknown): Rule {
-  const r = fields(raw, "hook.Rules");
-  if (r.and !== undefined && r.and !== null) return { and: list(r.and, "Rules.and", "hook.Rules").map(rule) };
-  if (r.or !== undefined && r.or !== null) return { or: list(r.or, "Rules.or", "hook.Rules").map(rule) };
-  if (r.not !== undefined && r.not !== null) return { not: rule(r.not) };
-  if (r.match !== undefined && r.match !== null) {
-    const m = fields(r.match, "hook.MatchRule");
-    const match: MatchRule = {
-      type: str(m.type, "MatchRule.type"),
-      regex: str(m.regex, "MatchRule.regex"),
-      secret: str(m.secret, "MatchRule.secret"),
-      value: str(m.value, "MatchRule.value"),
-      ipRange: str(m["ip-range"], "MatchRule.ip-range"),
-      parameter: argument(m.parameter ?? {}),
-      ...tolerance(m["tolerance-seconds"]),
-    };
-    return { match };
+const fieldOf = (at: At) => `${at.struct}.${at.path}`;
+const into = (at: At, name: string): At => ({
+  struct: at.struct,
+  path: at.path === "" ? name : `${at.path}.${name}`,
+});
+
+/**
+ * Decodes each field in the order ghodss/yaml's JSON has them (sorted), as encoding/json does: a type error does not
+ * stop it, and the first one is what it reports.
+ */
+function eachField(
+  raw: unknown,
+  type: string,
+  at: At | undefined,
+  decode: (key: string, value: unknown) => void,
+) {
+  let first: HooksFileError | undefined;
+  for (const [key, value] of Object.entries(fields(raw, type, at))) {
+    try {
+      decode(key, value);
+    } catch (error) {
+      if (!(error instanceof HooksFileError)) throw error;
+      first ??= error;
+    }
   }
+  if (first !== undefined) throw first;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function parseHook(raw: unknown): Hook {
+  const hook: Mutable<Hook> = {
+    id: "",
+    executeCommand: "",
+    commandWorkingDirectory: "",
+    responseMessage: "",
+    responseHeaders: [],
+    successHttpResponseCode: 0,
+    triggerRuleMismatchHttpResponseCode: 0,
+    incomingPayloadContentType: "",
+    httpMethods: [],
+    includeCommandOutputInResponse: false,
+    includeCommandOutputInResponseOnError: false,
+    passArgumentsToCommand: [],
+    passEnvironmentToCommand: [],
+    passFileToCommand: [],
+    parseParametersAsJson: [],
+    triggerRule: undefined,
+    triggerSignatureSoftFailures: false,
+    maximumConcurrentExecutions: 0,
+    timeout: 0,
+    streamCommandOutput: false,
+    queue: 0,
+    deduplicateBy: "",
+    killGraceSeconds: 0,
+  };
+  const strings: Record<
+    string,
+    | "id"
+    | "executeCommand"
+    | "commandWorkingDirectory"
+    | "responseMessage"
+    | "incomingPayloadContentType"
+    | "deduplicateBy"
+  > = {
+    id: "id",
+    "execute-command": "executeCommand",
+    "command-working-directory": "commandWorkingDirectory",
+    "response-message": "responseMessage",
+    "incoming-payload-content-type": "incomingPayloadContentType",
+    "deduplicate-by": "deduplicateBy",
+  };
+  const ints: Record<
+    string,
+    | "successHttpResponseCode"
+    | "triggerRuleMismatchHttpResponseCode"
+    | "maximumConcurrentExecutions"
+    | "timeout"
+    | "queue"
+    | "killGraceSeconds"
+  > = {
+    "success-http-response-code": "successHttpResponseCode",
+    "trigger-rule-mismatch-http-response-code": "triggerRuleMismatchHttpResponseCode",
+    "maximum-concurrent-executions": "maximumConcurrentExecutions",
+    timeout: "timeout",
+    queue: "queue",
+    "kill-grace-seconds": "killGraceSeconds",
+  };
+  const bools: Record<
+    string,
+    | "includeCommandOutputInResponse"
+    | "includeCommandOutputInResponseOnError"
+    | "triggerSignatureSoftFailures"
+    | "streamCommandOutput"
+  > = {
+    "include-command-output-in-response": "includeCommandOutputInResponse",
+    "include-command-output-in-response-on-error": "includeCommandOutputInResponseOnError",
+    "trigger-signature-soft-failures": "triggerSignatureSoftFailures",
+    "stream-command-output": "streamCommandOutput",
+  };
+  const argLists: Record<
+    string,
+    "passArgumentsToCommand" | "passEnvironmentToCommand" | "passFileToCommand" | "parseParametersAsJson"
+  > = {
+    "pass-arguments-to-command": "passArgumentsToCommand",
+    "pass-environment-to-command": "passEnvironmentToCommand",
+    "pass-file-to-command": "passFileToCommand",
+    "parse-parameters-as-json": "parseParametersAsJson",
+  };
+  eachField(raw, "hook.Hook", undefined, (key, value) => {
+    const at: At = { struct: "Hook", path: key };
+    const s = strings[key];
+    const i = ints[key];
+    const b = bools[key];
+    const a = argLists[key];
+    if (s !== undefined) hook[s] = str(value, fieldOf(at));
+    else if (i !== undefined) hook[i] = int(value, fieldOf(at));
+    else if (b !== undefined) hook[b] = bool(value, fieldOf(at));
+    else if (a !== undefined) hook[a] = list(value, at, "[]hook.Argument").map((x) => argument(x, at));
+    else if (key === "response-headers") {
+      hook.responseHeaders = list(value, at, "hook.ResponseHeaders").map((x) => {
+        const header = { name: "", value: "" };
+        eachField(x, "hook.Header", at, (k, v) => {
+          if (k === "name" || k === "value")
+            header[k] = str(v, fieldOf({ struct: "Header", path: `${at.path}.${k}` }));
+        });
+        return header;
+      });
+    } else if (key === "http-methods") {
+      // Upstream trims and upper-cases each method when it matches a request; done once here instead.
+      hook.httpMethods = list(value, at, "[]string").map((m) => str(m, fieldOf(at)).trim().toUpperCase());
+    } else if (key === "trigger-rule")
+      hook.triggerRule = value === null ? undefined : rule(value, at, "hook.Rules");
+  });
+  return hook;
+}
+
+/** `Rules` (and its named copies `NotRule`): every key is decoded, the first of and/or/not/match set is used. */
+function rule(raw: unknown, at: At, type: string): Rule {
+  const parts: { and?: Rule[]; or?: Rule[]; not?: Rule; match?: MatchRule } = {};
+  eachField(raw, type, at, (key, value) => {
+    if (value === null) return;
+    const here: At = { struct: "Rules", path: into(at, key).path };
+    if (key === "and") parts.and = list(value, here, "hook.AndRule").map((r) => rule(r, here, "hook.Rules"));
+    else if (key === "or")
+      parts.or = list(value, here, "hook.OrRule").map((r) => rule(r, here, "hook.Rules"));
+    else if (key === "not") parts.not = rule(value, here, "hook.NotRule");
+    else if (key === "match") parts.match = matchRule(value, here);
+  });
+  if (parts.and !== undefined) return { and: parts.and };
+  if (parts.or !== undefined) return { or: parts.or };
+  if (parts.not !== undefined) return { not: parts.not };
+  if (parts.match !== undefined) return { match: parts.match };
   return { empty: true };
 }
 
+function matchRule(raw: unknown, at: At): MatchRule {
+  const m: Mutable<MatchRule> = {
+    type: "",
+    regex: "",
+    secret: "",
+    value: "",
+    ipRange: "",
+    parameter: argument({}, at),
+  };
+  eachField(raw, "hook.MatchRule", at, (key, value) => {
+    const here: At = { struct: "MatchRule", path: into(at, key).path };
+    if (key === "type" || key === "regex" || key === "secret" || key === "value")
+      m[key] = str(value, fieldOf(here));
+    else if (key === "ip-range") m.ipRange = str(value, fieldOf(here));
+    else if (key === "parameter") m.parameter = argument(value ?? {}, here);
+    else if (key === "tolerance-seconds") Object.assign(m, tolerance(value, fieldOf(here)));
+  });
+  return m;
+}
+
 /** `tolerance-seconds` (beyond upstream): a whole number of seconds above 0; absent, the key is left out. */
-function tolerance(raw: unknown): { toleranceSeconds?: number } {
+function tolerance(raw: unknown, field: string): { toleranceSeconds?: number } {
   if (raw === undefined || raw === null) return {};
-  const seconds = int(raw, "MatchRule.tolerance-seconds");
+  const seconds = int(raw, field);
   if (seconds <= 0)
     throw new HooksFileError(`tolerance-seconds must be a number of seconds above 0, not ${seconds}`);
   return { toleranceSeconds: seconds };
 }
 
-function args(raw: unknown, field: string): Argument[] {
-  return list(raw, field, "hook.Argument").map(argument);
-}
-
-function argument(raw: unknown): Argument {
-  const a = fields(raw, "hook.Argument");
-  return {
-    source: str(a.source, "Argument.source"),
-    name: str(a.name, "Argument.name"),
-    envname: str(a.envname, "Argument.envname"),
-    base64decode: bool(a.base64decode, "Argument.base64decode"),
-  };
+function argument(raw: unknown, at: At): Argument {
+  const a: Mutable<Argument> = { source: "", name: "", envname: "", base64decode: false };
+  eachField(raw, "hook.Argument", at, (key, value) => {
+    const field = fieldOf({ struct: "Argument", path: into(at, key).path });
+    if (key === "source" || key === "name" || key === "envname") a[key] = str(value, field);
+    else if (key === "base64decode") a.base64decode = bool(value, field);
+  });
+  return a;
 }
 
 /**
@@ -153,10 +262,11 @@ function argument(raw: unknown): Argument {
  * encoding/json matches field names case-insensitively, each match overwriting the last: so of `ID` and `id`, the
  * value of `id` (sorted last) is the one upstream uses.
  */
-function fields(raw: unknown, type: string): Record<string, unknown> {
+function fields(raw: unknown, type: string, at: At | undefined): Record<string, unknown> {
   if (raw === null || raw === undefined) return {};
   if (typeof raw !== "object" || Array.isArray(raw) || raw instanceof GoFloat) {
-    throw new HooksFileError(`json: cannot unmarshal ${goType(raw)} into Go value of type ${type}`);
+    const where = at === undefined ? "Go value" : `Go struct field ${fieldOf(at)}`;
+    throw new HooksFileError(`json: cannot unmarshal ${goType(raw)} into ${where} of type ${type}`);
   }
   const out: Record<string, unknown> = Object.create(null);
   const entries = Object.entries(raw as Record<string, unknown>).sort(([a], [b]) =>
@@ -195,11 +305,12 @@ function bool(raw: unknown, field: string): boolean {
   );
 }
 
-function list(raw: unknown, field: string, element: string): unknown[] {
+/** A slice field; `type` as Go names the field's type (`hook.AndRule`, `[]hook.Argument`). */
+function list(raw: unknown, at: At, type: string): unknown[] {
   if (raw === undefined || raw === null) return [];
   if (Array.isArray(raw)) return raw;
   throw new HooksFileError(
-    `json: cannot unmarshal ${goType(raw)} into Go struct field ${field} of type []${element}`,
+    `json: cannot unmarshal ${goType(raw)} into Go struct field ${fieldOf(at)} of type ${type}`,
   );
 }
 

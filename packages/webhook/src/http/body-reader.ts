@@ -1,5 +1,6 @@
 // A request body by Content-Length or in chunks, as Go's transfer.go and internal/chunked.go read it, taken
 // incrementally as the bytes arrive.
+import { goQuote } from "@local/go-compat/quote";
 import type { BodyFraming } from "./wire-request.js";
 
 const CRLFCRLF = Buffer.from("\r\n\r\n");
@@ -9,6 +10,8 @@ const EMPTY = Buffer.alloc(0);
 const MAX_CHUNK_LINE = 4096;
 /** bufio's default buffer, within which the trailer's blank line must be seen (`seeUpcomingDoubleCRLF`). */
 const MAX_TRAILER = 4096;
+
+const SUSPICIOUS_TRAILER = "http: suspiciously long trailer after chunked body";
 
 /** Where a body reader is. */
 type BodyState = "done" | "reading" | "error";
@@ -28,6 +31,8 @@ export class BodyReader {
   #step: "size" | "data" | "crlf" | "trailer" = "size";
   #line: Buffer[] = [];
   #lineBytes = 0;
+  /** Why the framing broke, in Go's words (internal/chunked.go, transfer.go readTrailer). */
+  #error: string | undefined;
 
   constructor(framing: BodyFraming) {
     this.#framing = framing;
@@ -43,6 +48,11 @@ export class BodyReader {
   /** The framing was broken (Go's chunked errors): the body is what came before, and the connection must close. */
   get failed(): boolean {
     return this.#state === "error";
+  }
+
+  /** Go's error for a broken body (what `ioutil.ReadAll` returns beside the bytes before it), else undefined. */
+  get error(): string | undefined {
+    return this.#state === "error" ? this.#error : undefined;
   }
 
   /** Body bytes decoded so far. */
@@ -71,7 +81,16 @@ export class BodyReader {
 
   /** The client ended the connection before the body did: the body is what came, and it is an error. */
   end(): void {
-    if (this.#state === "reading") this.#state = "error";
+    if (this.#state !== "reading") return;
+    // readTrailer: under two bytes left is its EOF error; otherwise the blank line it peeks for never comes.
+    if (this.#framing.kind === "chunked" && this.#step === "trailer")
+      this.#fail(this.#lineBytes < 2 ? "http: unexpected EOF reading trailer" : SUSPICIOUS_TRAILER);
+    else this.#fail("unexpected EOF");
+  }
+
+  #fail(error: string): void {
+    this.#state = "error";
+    this.#error = error;
   }
 
   /** Takes bytes off the wire; returns how many of `chunk` belong to this body (the rest is the next request). */
@@ -104,7 +123,7 @@ export class BodyReader {
           this.#lineBytes += end - at;
           at = end;
           if (this.#lineBytes >= MAX_CHUNK_LINE) {
-            this.#state = "error";
+            this.#fail("header line too long");
             return at;
           }
           if (lf >= 0) this.#sizeLine();
@@ -128,7 +147,7 @@ export class BodyReader {
             const crlf = Buffer.concat(this.#line);
             this.#line = [];
             this.#lineBytes = 0;
-            if (crlf[0] !== 0x0d || crlf[1] !== 0x0a) this.#state = "error";
+            if (crlf[0] !== 0x0d || crlf[1] !== 0x0a) this.#fail("malformed chunked encoding");
             else this.#step = "size";
           }
           break;
@@ -149,11 +168,16 @@ export class BodyReader {
           const blank = seen.indexOf(CRLFCRLF);
           if (blank >= 0) {
             const lines = seen.toString("latin1", 0, blank).split("\r\n");
-            this.#state = lines.every((l) => l.includes(":")) ? "done" : "error";
+            const bad = lines.find((l) => !l.includes(":"));
+            // textproto.ReadMIMEHeader's errors (Go 1.19.8, mustHaveFieldNameColon).
+            if (lines[0]?.startsWith(" ") || lines[0]?.startsWith("\t"))
+              this.#fail(`malformed MIME header initial line: ${lines[0]}`);
+            else if (bad !== undefined) this.#fail(`malformed MIME header: missing colon: ${goQuote(bad)}`);
+            else this.#state = "done";
             return at + blank + 4 - before;
           }
           at += take;
-          if (this.#lineBytes >= MAX_TRAILER) this.#state = "error";
+          if (this.#lineBytes >= MAX_TRAILER) this.#fail(SUSPICIOUS_TRAILER);
           break;
         }
       }
@@ -175,10 +199,6 @@ export class BodyReader {
     }
     const semi = line.indexOf(0x3b);
     if (semi >= 0 && semi < end) end = semi;
-    if (end > 16) {
-      this.#state = "error";
-      return;
-    }
     let size = 0;
     for (let i = 0; i < end; i++) {
       const c = line[i] as number;
@@ -190,8 +210,13 @@ export class BodyReader {
             : c >= 0x41 && c <= 0x46
               ? c - 0x37
               : -1;
+      // parseHexUint: the byte is checked before the count.
       if (digit < 0) {
-        this.#state = "error";
+        this.#fail("invalid byte in chunk length");
+        return;
+      }
+      if (i === 16) {
+        this.#fail("http chunk length too large");
         return;
       }
       size = size * 16 + digit;
@@ -219,4 +244,14 @@ export class BodyReader {
     }
     this.#size += bytes.length;
   }
+}
+/**
+ * What a second read of a body returns after its first failed (Go 1.19 net/http body.readLocked): a Content-Length
+ * body cut short has seen its EOF (no error), a broken trailer closed the body, and a chunked framing error stays.
+ */
+export function secondReadError(error: string, chunked: boolean): string | undefined {
+  if (error === "unexpected EOF" && !chunked) return undefined;
+  if (error.startsWith("http: ") || error.startsWith("malformed MIME header"))
+    return "http: invalid Read on closed Body";
+  return error;
 }

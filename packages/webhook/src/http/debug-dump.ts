@@ -29,8 +29,9 @@ export function dumpRequest(req: DumpedRequest, rid: string): string {
   const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`, `Host: ${host}`];
   const tokens = (name: string) =>
     (headers.get(name) ?? []).flatMap((v) => v.split(",")).map((t) => t.trim().toLowerCase());
-  const transferEncoding = rawValue(req.rawHeaders, "transfer-encoding");
-  if (transferEncoding !== undefined) lines.push(`Transfer-Encoding: ${transferEncoding}`);
+  // Go reads Transfer-Encoding only from HTTP/1.1 on, where anything but a lone `chunked` was refused already.
+  const chunked = req.httpVersion !== "1.0" && rawValue(req.rawHeaders, "transfer-encoding") !== undefined;
+  if (chunked) lines.push("Transfer-Encoding: chunked");
   // DumpRequest adds "Connection: close" when the request asks to close, on top of the header itself (so Go
   // shows it twice); HTTP/1.0 closes unless it asks to keep alive (net/http shouldClose).
   const closing =
@@ -41,8 +42,14 @@ export function dumpRequest(req: DumpedRequest, rid: string): string {
   for (const name of [...headers.keys()].sort())
     for (const v of headers.get(name) ?? []) lines.push(`${name}: ${v}`);
   lines.push("");
-  if (req.body.length > 0) lines.push(...splitLines(req.body.toString("utf8")));
-  return lines.map((l) => `> [${rid}] ${l}\n`).join("");
+  let body = req.body;
+  // DumpRequest writes a chunked body chunked again: all of it as one chunk, then the last chunk and a blank line.
+  if (chunked)
+    body =
+      body.length === 0
+        ? Buffer.from("0\r\n\r\n")
+        : Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n0\r\n\r\n")]);
+  return [...lines, ...scanLines(body)].map((l) => `> [${rid}] ${l}\n`).join("");
 }
 
 /**
@@ -64,15 +71,30 @@ export function dumpResponse(
     out += `< [${rid}] ${name}: ${headers.get(name)?.join(", ")}\n`;
   if (res.body.length > 0) {
     out += `< [${rid}]\n`;
-    for (const line of splitLines(res.body.toString())) out += `< [${rid}] ${line}\n`;
+    const body = typeof res.body === "string" ? Buffer.from(res.body) : res.body;
+    for (const line of scanLines(body)) out += `< [${rid}] ${line}\n`;
   }
   return out;
 }
 
-/** Go's `bufio.ScanLines`: split at `\n`, drop one trailing `\r`, no empty last line. */
-function splitLines(text: string): string[] {
-  const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
-  if (lines.at(-1) === "") lines.pop();
+/** bufio.MaxScanTokenSize: a Scanner stops (ErrTooLong, which the dumper ignores) at a longer line. */
+const MAX_SCAN_TOKEN = 64 * 1024;
+
+/**
+ * A `bufio.Scanner` with `ScanLines` over the bytes, as the dumper runs it: split at `\n`, one trailing `\r`
+ * dropped, no empty last line, and nothing from the first line of 64 KiB or more on.
+ */
+export function scanLines(bytes: Buffer): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const lf = bytes.indexOf(0x0a, start);
+    const end = lf < 0 ? bytes.length : lf;
+    if (end - start >= MAX_SCAN_TOKEN) break;
+    const cut = end > start && bytes[end - 1] === 0x0d ? end - 1 : end;
+    lines.push(bytes.toString("utf8", start, cut));
+    start = end + 1;
+  }
   return lines;
 }
 

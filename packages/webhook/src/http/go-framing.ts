@@ -60,36 +60,71 @@ export interface FramingContext {
   readonly method: string;
   /** The connection ends after this answer. */
   readonly close: boolean;
+  /**
+   * The size of a whole answer's body, which the handler wrote before it returned (a streamed answer has none):
+   * Go then sends a Content-Length only when the body fit its 2 KiB buffer, and none for an empty HEAD answer.
+   */
+  readonly bodyBytes?: number;
 }
 
+/** Go's `bufferBeforeChunkingSize`: a body written past it goes out before its length is known. */
+const GO_BUFFER_BEFORE_CHUNKING = 2048;
+
 /**
- * The status line and headers of an answer as Go writes them (`Date` just before `Content-Length`), and whether a
- * body may follow (not on 1xx, 204, 304, nor for HEAD).
+ * The status line and headers of an answer as Go writes them (`Date` just before `Content-Length`), whether a body
+ * may follow (not on 1xx, 204, 304, nor for HEAD), whether it goes chunked, and whether the connection must end.
  */
 export function goResponseHead(
   status: number,
   headers: Readonly<Record<string, string | readonly string[]>>,
   request: FramingContext,
-): { head: string; bodyAllowed: boolean } {
+): { head: string; bodyAllowed: boolean; chunked: boolean; close: boolean } {
   if (!Number.isInteger(status) || status < 100 || status > 999)
     throw new RangeError(`invalid status code ${status}`);
   // bodyAllowedForStatus
   const allowed = !(status < 200 || status === 204 || status === 304);
+  const isHead = request.method === "HEAD";
+  const bytes = request.bodyBytes;
+  // chunkWriter.writeHeader: the length is known only when the handler returned with the body still buffered.
+  const lengthKnown = bytes === undefined || (bytes <= GO_BUFFER_BEFORE_CHUNKING && !(isHead && bytes === 0));
+  const unframed = !lengthKnown && allowed && !isHead;
+  const chunked = unframed && request.httpVersion === "1.1";
+  // HTTP/1.0 cannot chunk: the body ends with the connection, and no Connection header says so.
+  const close = request.close || (unframed && request.httpVersion === "1.0");
   let head = `HTTP/${request.httpVersion} ${status} ${goStatusReason(status)}\r\n`;
   let dated = false;
   for (const name of Object.keys(headers)) {
     if (name === "Content-Length") {
       head += `Date: ${httpDate()}\r\n`;
       dated = true;
-      if (!allowed) continue;
+      if (!allowed || !lengthKnown) continue;
     }
     head += headerLines(name, headers[name]);
   }
   if (!dated) head += `Date: ${httpDate()}\r\n`;
-  if (request.close && request.httpVersion === "1.1" && !("Connection" in headers))
-    head += "Connection: close\r\n";
-  else if (!request.close && request.httpVersion === "1.0") head += "Connection: keep-alive\r\n";
-  return { head: `${head}\r\n`, bodyAllowed: allowed && request.method !== "HEAD" };
+  if (close && request.httpVersion === "1.1" && !("Connection" in headers)) head += "Connection: close\r\n";
+  else if (!close && request.httpVersion === "1.0") head += "Connection: keep-alive\r\n";
+  if (chunked) head += "Transfer-Encoding: chunked\r\n";
+  return { head: `${head}\r\n`, bodyAllowed: allowed && !isHead, chunked, close };
+}
+
+/**
+ * The informational answer Go 1.19 writes when a handler sets a 1xx status (`response.WriteHeader`): its status line
+ * and the handler's own headers (those before `Content-Length` in a {@link goWireHeaders} record), no Date; the
+ * answer itself then goes out as a 200 (the handler's first write). Upstream's success and mismatch codes 100-103
+ * take this path.
+ */
+export function goInformationalHead(
+  status: number,
+  headers: Readonly<Record<string, string | readonly string[]>>,
+  httpVersion: string,
+): string {
+  let head = `HTTP/${httpVersion} ${status} ${goStatusReason(status)}\r\n`;
+  for (const name of Object.keys(headers)) {
+    if (name === "Content-Length") break;
+    if (name !== "Transfer-Encoding") head += headerLines(name, headers[name]);
+  }
+  return `${head}\r\n`;
 }
 
 /** One header's lines as Go's `Header.Write` makes them: CR and LF become spaces, the value is trimmed. */

@@ -84,7 +84,8 @@ test("serveHttp1 reads a plain request and writes the headers in order, Date bef
       assert.deepEqual(nodeRequests, []);
     },
   );
-  assert.deepEqual(seen && { ...seen, body: seen.body.toString() }, {
+  assert.equal(seen?.bodyError(), undefined);
+  assert.deepEqual(seen && { ...seen, body: seen.body.toString(), bodyError: undefined }, {
     method: "PATCH",
     url: "/a?b=c",
     path: "/a",
@@ -94,6 +95,7 @@ test("serveHttp1 reads a plain request and writes the headers in order, Date bef
     body: "abc",
     // The body came with the head: there is nothing left to read.
     readBody: undefined,
+    bodyError: undefined,
   });
 });
 
@@ -243,9 +245,11 @@ test("serveHttp1 refuses transfer codings other than a lone chunked with Go's 50
 
 test("serveHttp1 serves a broken chunked body with what came before it, says close, and reads nothing after", async () => {
   const bodies: string[] = [];
+  const errors: (string | undefined)[] = [];
   await withServer(
     async (req, respond) => {
       bodies.push((req.readBody === undefined ? req.body : await req.readBody()).toString());
+      errors.push(req.bodyError());
       ok(req, respond);
     },
     async (port) => {
@@ -271,6 +275,16 @@ test("serveHttp1 serves a broken chunked body with what came before it, says clo
     },
   );
   assert.deepEqual(bodies, ["abc", "abc", "abc", "abc", "abc", "abcd", ""]);
+  // Go's errors, which webhook logs (`error reading the request body: …`).
+  assert.deepEqual(errors, [
+    "malformed chunked encoding",
+    "http chunk length too large",
+    "invalid byte in chunk length",
+    'malformed MIME header: missing colon: "no colon"',
+    "header line too long",
+    undefined,
+    undefined,
+  ]);
 });
 
 test("serveHttp1: 431 past the header limit, 413 past the body limit (declared or chunked)", async () => {

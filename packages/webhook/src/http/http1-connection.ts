@@ -274,6 +274,7 @@ export class Http1Connection {
       rawHeaders: head.rawHeaders,
       body: body ?? EMPTY,
       readBody: body === undefined ? () => this.#readBody(ex) : undefined,
+      bodyError: () => ex.body.error,
     };
     this.#options.serve(request, respond, socket).then(
       () => this.#finish(ex),
@@ -366,8 +367,12 @@ export class Http1Connection {
       );
       return;
     }
-    writeAnswer(this.#socket, answer, { httpVersion: ex.head.httpVersion, method: ex.head.method, close });
-    if (close) {
+    const written = writeAnswer(this.#socket, answer, {
+      httpVersion: ex.head.httpVersion,
+      method: ex.head.method,
+      close,
+    });
+    if (written.close) {
       this.#close();
       return;
     }

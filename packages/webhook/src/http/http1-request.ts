@@ -18,6 +18,8 @@ export interface Http1Request {
    * connection drop the rest (see `http1-connection.ts`).
    */
   readonly readBody?: (() => Promise<Buffer>) | undefined;
+  /** Once the body is read: Go's error when its framing broke (the body is then what came before it). */
+  readonly bodyError: () => string | undefined;
 }
 
 /**

@@ -20,12 +20,14 @@ import { type HandlerContext, handleRequest } from "../handler.js";
 import { type HookMetrics, UNKNOWN_HOOK } from "../metrics.js";
 import { fileType } from "../regular-file.js";
 import { type StreamedBody, writableSink } from "../response/streamed-body.js";
+import { secondReadError } from "./body-reader.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
 import { Http1Connection, type Http1Options } from "./http1-connection.js";
+import { headerValues, utf8HeaderValues } from "./request-headers.js";
 import { serveHttp1 } from "./serve-http1.js";
-import { answerPlainHttpOnTls, secureContextOptions } from "./tls-setup.js";
+import { answerPlainHttpOnTls, goHandshakeError, secureContextOptions } from "./tls-setup.js";
 
 /**
  * Starts the HTTP(S) server on the configured address, or on the listening socket `fd` systemd passed; resolves
@@ -51,7 +53,14 @@ export async function startServer(
     } catch (cause) {
       throw new TlsError(`tls: ${(cause as Error).message}`, { cause });
     }
-    answerPlainHttpOnTls(server);
+    answerPlainHttpOnTls(server, connectionPeer);
+    // Go's server logs a failed handshake (conn.serve), through the log -verbose enables; the TLS socket may have
+    // lost its peer by then, the connection's was kept when it came.
+    server.on("tlsClientError", (error: Error, socket: Socket & { _parent?: Socket }) =>
+      ctx.log(
+        `http: TLS handshake error from ${connectionPeer(socket._parent ?? socket)}: ${goHandshakeError(error)}`,
+      ),
+    );
   } else server = createHttpServer(GO_PARSER_LIMITS, listener);
   // Requests are read and answered by our own HTTP/1 reader (http1-connection.ts and the readers it uses), framed as Go
   // frames them; WEBHOOK_NODE_HTTP=1 leaves them to node:http instead (its llhttp parser, node's framing).
@@ -137,6 +146,8 @@ interface WireRequest {
   readonly body: Buffer;
   /** The body not read yet (`Expect: 100-continue`, http1-connection.ts): see `HookRequest.readBody`. */
   readonly readBody?: (() => Promise<Buffer>) | undefined;
+  /** See `HookRequest.bodyError` (our reader only: node's parser refuses a broken body itself). */
+  readonly bodyError?: () => string | undefined;
 }
 
 /** What goes back on the wire. */
@@ -228,18 +239,6 @@ function connectionPeer(socket: Socket): string {
   return address;
 }
 
-/** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
-function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
-  const headers: Record<string, string[]> = {};
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = (rawHeaders[i] as string).toLowerCase();
-    const values = headers[name] ?? [];
-    values.push(rawHeaders[i + 1] as string);
-    headers[name] = values;
-  }
-  return headers;
-}
-
 async function serveWire(
   req: WireRequest,
   options: { config: Config; ctx: HandlerContext; send: Send; remoteAddr: string },
@@ -247,12 +246,17 @@ async function serveWire(
   const { config, ctx, send, remoteAddr } = options;
   const url = req.url;
   const q = url.indexOf("?");
-  const requestHeaders = headerValues(req.rawHeaders);
+  const rawHeaders = utf8HeaderValues(req.rawHeaders);
+  const requestHeaders = headerValues(rawHeaders);
   // The request id only appears in log lines; no log, no id (upstream's middleware makes one regardless).
   let rid = ctx.verbose ? randomUUID().slice(0, 6) : "";
   const given = requestHeaders["x-request-id"]?.[0];
   if (config.xRequestId && given !== undefined && given !== "") {
-    rid = config.xRequestIdLimit > 0 ? given.slice(0, config.xRequestIdLimit) : given;
+    // Go cuts the header's bytes, not its characters.
+    rid =
+      config.xRequestIdLimit > 0
+        ? Buffer.from(given).subarray(0, config.xRequestIdLimit).toString("utf8")
+        : given;
   }
   const started = ctx.verbose ? performance.now() : 0;
   const path = req.path ?? (q < 0 ? url : url.slice(0, q));
@@ -260,16 +264,26 @@ async function serveWire(
   const routed = path === "/" || path.startsWith(config.urlprefix === "" ? "/" : `/${config.urlprefix}/`);
   // Upstream's -debug dump reads the whole request first (httputil.DumpRequest), body included.
   const dumps = ctx.debug && routed;
-  const requestBody = dumps && req.readBody !== undefined ? await req.readBody() : req.body;
+  let requestBody = dumps && req.readBody !== undefined ? await req.readBody() : req.body;
   const readBody = dumps ? undefined : req.readBody;
-  if (dumps) {
+  const dumpError = dumps ? req.bodyError?.() : undefined;
+  let bodyError = req.bodyError;
+  if (dumpError !== undefined) {
+    // httputil.DumpRequest fails reading the body: the dumper logs that instead, and the handler then reads
+    // nothing more from it, and gets the error of a second read (net/http body.readLocked).
+    ctx.writeRaw(`[${rid}] Error dumping request for debugging: ${dumpError}\n`);
+    requestBody = Buffer.alloc(0);
+    const chunked = req.httpVersion !== "1.0" && requestHeaders["transfer-encoding"] !== undefined;
+    const again = secondReadError(dumpError, chunked);
+    bodyError = () => again;
+  } else if (dumps) {
     ctx.writeRaw(
       dumpRequest(
         {
           method: req.method,
           url,
           httpVersion: req.httpVersion,
-          rawHeaders: req.rawHeaders,
+          rawHeaders,
           body: requestBody,
         },
         rid,
@@ -290,6 +304,7 @@ async function serveWire(
           headers: requestHeaders,
           body: requestBody,
           readBody,
+          bodyError,
           // -trusted-proxies: the client behind a trusted proxy, for rules, the remote-addr source and the log.
           remoteAddr:
             ctx.trustedProxies === undefined
@@ -305,10 +320,17 @@ async function serveWire(
   }
   const { headers, length } = goWireHeaders(response);
   send(response.status, headers, response.body, response.stream);
-  if (response.unrouted) return;
+  // net/http's own warning (serverHandler.ServeHTTP, Go 1.17+), logged once the handler returned, whatever the route.
+  const semicolonWarning = () => {
+    if (ctx.verbose && query.includes(";")) ctx.log(SEMICOLON_WARNING);
+  };
+  if (response.unrouted) {
+    semicolonWarning();
+    return;
+  }
   if (ctx.debug) {
     // Go adds a sniffed Content-Type on the wire only; the dump shows the headers the handler set.
-    const set = handlerSetHeaders(response);
+    const set = response.dumpHeaders ?? handlerSetHeaders(response);
     ctx.writeRaw(dumpResponse({ ...response, headers: set }, rid));
   }
   if (!ctx.verbose) return;
@@ -320,9 +342,19 @@ async function serveWire(
     );
   };
   // A streamed body (beyond upstream) is logged once it has ended, with what was written.
-  if (response.stream === undefined) access(length);
-  else void response.stream.written.then(access);
+  if (response.stream === undefined) {
+    access(length);
+    semicolonWarning();
+  } else {
+    void response.stream.written.then((bytes) => {
+      access(bytes);
+      semicolonWarning();
+    });
+  }
 }
+
+const SEMICOLON_WARNING =
+  "http: URL query contains semicolon, which is no longer a supported separator; parts of the query may be stripped when parsed; see golang.org/issue/25192";
 
 /** `GET /metrics` (and HEAD): the Prometheus text format; any other method 405, as Go's ServeMux method patterns. */
 async function metricsResponse(

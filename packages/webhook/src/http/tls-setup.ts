@@ -69,24 +69,34 @@ export async function secureContextOptions(config: Config): Promise<SecureContex
  * drop the connection. The first bytes are looked at before the TLS layer gets the socket; a TLS record (0x16)
  * goes on untouched (node's TLS socket takes over what was read), and a request that looks like HTTP gets Go's text.
  */
-export function answerPlainHttpOnTls(server: Server): void {
+export function answerPlainHttpOnTls(server: Server, onConnection: (socket: Socket) => void): void {
   const tlsListeners = server.listeners("connection") as ((socket: Socket) => void)[];
   server.removeAllListeners("connection");
   server.on("connection", (socket: Socket) => {
+    onConnection(socket);
     let head = Buffer.alloc(0);
+    const toTls = () => {
+      socket.removeListener("data", onData);
+      socket.removeListener("end", toTls);
+      socket.pause();
+      if (head.length > 0) socket.unshift(head);
+      for (const listener of tlsListeners) listener.call(server, socket);
+    };
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
       if (head[0] !== 0x16 && head.length < 5) return;
-      socket.removeListener("data", onData);
-      socket.pause();
       if (tlsRecordHeaderLooksLikeHttp(head)) {
+        socket.removeListener("data", onData);
+        socket.removeListener("end", toTls);
+        socket.pause();
         socket.end(PLAIN_HTTP_ON_TLS_ANSWER);
         return;
       }
-      socket.unshift(head);
-      for (const listener of tlsListeners) listener.call(server, socket);
+      toTls();
     };
     socket.on("data", onData);
+    // A client that leaves before its first record fails the handshake too (Go logs its EOF).
+    socket.on("end", toTls);
   });
 }
 
@@ -174,4 +184,13 @@ function watchCertificate(
       if (names.has(file)) changed();
     });
   }
+}
+
+/**
+ * A failed handshake's error as Go's crypto/tls words the common ones (a client that goes away is `EOF`); others
+ * keep OpenSSL's reason (README "Differences that remain").
+ */
+export function goHandshakeError(error: Error & { code?: string; reason?: string }): string {
+  if (error.code === "ECONNRESET" || /socket disconnected/i.test(error.message)) return "EOF";
+  return `tls: ${error.reason ?? error.message}`;
 }

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 import { ParameterNodeError, RuleError, SignatureError } from "../errors.js";
+import { parseScalrDate } from "../go/scalr-date.js";
 import type { MatchRule, Rule } from "../hooks/hook.js";
 import { constantTimeEqual } from "./constant-time-equal.js";
 import { getArgument, type RequestData } from "./request-values.js";
@@ -171,20 +172,33 @@ export function checkPayloadSignature(
     : [options.header.startsWith(prefix) ? options.header.slice(prefix.length) : options.header];
   const expected = createHmac(options.algorithm, options.secret).update(body).digest("hex");
   if (signatures.some((s) => constantTimeEqual(s, expected))) return;
-  throw new SignatureError(`invalid payload signatures [${signatures.join(" ")}]`);
+  // ValidateMAC marks a failure over an empty body (a multipart request's is always empty).
+  const empty = body.length === 0 ? " on empty payload" : "";
+  throw new SignatureError(`invalid payload signatures [${signatures.join(" ")}]${empty}`);
 }
+
+/** strings.Trim(s, " []") */
+const EDGE_BRACKETS = /^[ [\]]+|[ [\]]+$/g;
 
 function ipInRange(remoteAddr: string, ranges: string): boolean {
   const trimmed = remoteAddr.trim();
-  // An address alone (-trusted-proxies takes the client from a header without its port) is taken as it is.
-  const ip = isIP(trimmed) !== 0 ? trimmed : trimmed.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+  // An address alone (-trusted-proxies takes the client from a header without its port) is taken as it is;
+  // otherwise upstream's cut: trim blanks and brackets, drop what follows the last colon, trim again.
+  let ip = trimmed;
+  if (isIP(trimmed) === 0) {
+    ip = trimmed.replace(EDGE_BRACKETS, "");
+    const colon = ip.lastIndexOf(":");
+    if (colon >= 0) ip = ip.slice(0, colon).replace(EDGE_BRACKETS, "");
+  }
   const family = isIP(ip);
-  if (family === 0) throw new RuleError(`invalid remote address: ${remoteAddr}`);
+  if (family === 0) throw new RuleError(`invalid IP address found in remote address '${remoteAddr}'`);
   for (const item of ranges.split(/\s+/).filter((r) => r !== "")) {
     // Upstream appends /32 to a bare address, even an IPv6 one (internal/hook/hook.go CheckIPWhitelist).
     const [base = "", bits = "32"] = item.includes("/") ? item.split("/") : [item, "32"];
     const rangeFamily = isIP(base);
-    if (rangeFamily === 0 || !/^\d+$/.test(bits)) throw new RuleError(`invalid CIDR address: ${item}`);
+    const limit = rangeFamily === 4 ? 32 : 128;
+    if (rangeFamily === 0 || !/^\d+$/.test(bits) || Number(bits) > limit)
+      throw new RuleError(`invalid CIDR address: ${item}`);
     if (rangeFamily !== family) continue;
     const list = new BlockList();
     list.addSubnet(base, Number(bits), family === 4 ? "ipv4" : "ipv6");
@@ -203,9 +217,15 @@ function scalrSignature(data: RequestData, secret: string, now: Date): boolean {
     .digest("hex");
   if (!constantTimeEqual(signature, expected))
     throw new SignatureError(`invalid payload signature ${signature}`);
-  const sent = Date.parse(date.replace(/^(\w{3}) /, "$1, "));
-  if (Number.isNaN(sent) || Math.abs(now.getTime() - sent) > 300_000) {
-    throw new SignatureError(`outdated payload signature ${signature}`);
+  let sent: Date;
+  try {
+    sent = parseScalrDate(date);
+  } catch (error) {
+    // A date Go cannot parse is an evaluation error, not a signature one (no soft failure; 500 even inside `or`).
+    throw new RuleError((error as Error).message);
   }
+  // Upstream's SignatureError{Signature: "outdated"}.
+  if (Math.abs(now.getTime() - sent.getTime()) > 300_000)
+    throw new SignatureError("invalid payload signature outdated");
   return true;
 }

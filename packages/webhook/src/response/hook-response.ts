@@ -11,6 +11,8 @@ export interface HookResponse {
   readonly explicitContentType?: true;
   /** The last `Content-Type` was sniffed from the body, as Go does on the wire; the `-debug` dump leaves it out. */
   readonly sniffedContentType?: true;
+  /** The headers the `-debug` dump shows when they differ from the wire's (upstream set one after WriteHeader). */
+  readonly dumpHeaders?: readonly (readonly [string, string])[];
   /** Beyond upstream: the body is written as it is produced (`body` is then empty); no Content-Length. */
   readonly stream?: StreamedBody;
 }

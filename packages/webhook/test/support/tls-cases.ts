@@ -165,6 +165,47 @@ export function tlsTests(sides: readonly Side[]): void {
     ]);
   });
 
+  test("a failed handshake is logged as Go's server logs it (a client that leaves: EOF)", async () => {
+    for (const side of sides) {
+      const port = await freePort();
+      const [cmd, argv] = command(side, [
+        ...[
+          "-hooks",
+          join(dir, "hooks.json"),
+          "-ip",
+          "127.0.0.1",
+          "-port",
+          String(port),
+          "-verbose",
+          "-secure",
+        ],
+        ...["-cert", join(FIXTURES, "cert.pem"), "-key", join(FIXTURES, "key.pem")],
+      ]);
+      const server = await servers.start(cmd, argv, { cwd: dir, ready: "serving hooks on https://" });
+      // Each client half-closes after its bytes; one whose record never completes is left open by both servers
+      // (Go's handshake waits for the rest), so it is dropped after a second.
+      const send = (bytes: string) =>
+        new Promise<void>((resolve) => {
+          const socket = netConnect(port, "127.0.0.1", () => socket.end(Buffer.from(bytes, "latin1")));
+          const timer = setTimeout(() => socket.destroy(), 1000);
+          socket.on("close", () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          socket.on("error", () => undefined);
+        });
+      await send("");
+      await send("\x16\x03\x01\x00\x05hello");
+      const lines = () => server.log().match(/ http: TLS handshake error from 127\.0\.0\.1:\d+: .*/g) ?? [];
+      for (let waited = 0; lines().length < 2 && waited < 5000; waited += 50)
+        await new Promise((r) => setTimeout(r, 50));
+      const seen = lines();
+      assert.equal(seen.length, 2, `${side}: ${server.log()}`);
+      // Only the EOF is worded alike: other handshake errors come from Go's crypto/tls there, OpenSSL here.
+      assert.match(seen[0] as string, /: EOF$/, side);
+    }
+  });
+
   test("-tls-min-version 1.3 refuses a TLS 1.2 client", async () => {
     const extra = ["-tls-min-version", "1.3"];
     const ports = await startEach(sides, extra);

@@ -52,6 +52,36 @@ export const HOOKS = [
       { name: "content-type", value: "application/json" },
     ],
   },
+  {
+    id: "output",
+    "execute-command": "/bin/sh",
+    "include-command-output-in-response": true,
+    "pass-arguments-to-command": [
+      { source: "string", name: "-c" },
+      { source: "string", name: 'printf "%$1s" x' },
+      { source: "string", name: "sh" },
+      { source: "url", name: "n" },
+    ],
+  },
+  { id: "fails", "execute-command": "/bin/false", "include-command-output-in-response": true },
+  {
+    id: "header",
+    "execute-command": "/usr/bin/printf",
+    "include-command-output-in-response": true,
+    "pass-arguments-to-command": [
+      { source: "string", name: "%s|%s" },
+      { source: "header", name: "X-Name" },
+      { source: "entire-headers", name: "" },
+    ],
+  },
+  { id: "post-only", "execute-command": "/bin/true", "http-methods": ["POST"] },
+  {
+    id: "early",
+    "execute-command": "/bin/true",
+    "response-message": "m",
+    "success-http-response-code": 103,
+    "response-headers": [{ name: "X-A", value: "1" }],
+  },
 ];
 
 export interface Exchange {
@@ -238,6 +268,69 @@ export function wireTests(answer: Answer): void {
     });
     assert.match(text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\nOKHTTP\/1\.1 413 Request Entity Too Large\r\n/);
     assert.equal(closed, false);
+  });
+
+  test("wire: an answer past Go's 2 KiB buffer goes chunked (HTTP/1.1) or ends with the connection (HTTP/1.0)", async () => {
+    const get = (n: number, version = "1.1", method = "GET") =>
+      `${method} /hooks/output?n=${n} HTTP/${version}\r\nHost: x\r\n\r\n`;
+    const typed = "Content-Type: text/plain; charset=utf-8\r\n";
+    const fits = await answer({ writes: [get(2048)] });
+    assert.equal(
+      fits.text,
+      `HTTP/1.1 200 OK\r\nDate: -\r\nContent-Length: 2048\r\n${typed}\r\n${"x".padStart(2048)}`,
+    );
+    const past = await answer({ writes: [get(2049)] });
+    assert.equal(
+      past.text,
+      `HTTP/1.1 200 OK\r\nDate: -\r\n${typed}Transfer-Encoding: chunked\r\n\r\n801\r\n${"x".padStart(2049)}\r\n0\r\n\r\n`,
+    );
+    assert.equal(past.closed, false);
+    const old = await answer({
+      writes: [get(3000, "1.0").replace("\r\n\r\n", "\r\nConnection: keep-alive\r\n\r\n")],
+    });
+    assert.equal(old.text, `HTTP/1.0 200 OK\r\nDate: -\r\n${typed}\r\n${"x".padStart(3000)}`);
+    assert.equal(old.closed, true);
+    const head = await answer({ writes: [get(3000, "1.1", "HEAD")] });
+    assert.equal(head.text, `HTTP/1.1 200 OK\r\nDate: -\r\n${typed}\r\n`);
+  });
+
+  test("wire: a 1xx success code is sent as Go 1.19 sends it: on its own with the hook's headers, then a 200", async () => {
+    const { text, closed } = await answer({ writes: ["GET /hooks/early HTTP/1.1\r\nHost: x\r\n\r\n"] });
+    assert.equal(
+      text,
+      "HTTP/1.1 103 Early Hints\r\nX-A: 1\r\n\r\n" +
+        "HTTP/1.1 200 OK\r\nX-A: 1\r\nDate: -\r\nContent-Length: 1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nm",
+    );
+    assert.equal(closed, false);
+  });
+
+  test("wire: an empty HEAD answer has no Content-Length (a 405 here)", async () => {
+    const { text } = await answer({ writes: ["HEAD /hooks/post-only HTTP/1.1\r\nHost: x\r\n\r\n"] });
+    assert.equal(text, "HTTP/1.1 405 Method Not Allowed\r\nDate: -\r\n\r\n");
+  });
+
+  test("wire: the command's 500 gets a sniffed type (upstream sets its own after WriteHeader); the router's 404 an explicit one", async () => {
+    const failed = await answer({
+      writes: ["POST /hooks/fails HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"],
+    });
+    assert.equal(
+      failed.text,
+      "HTTP/1.1 500 Internal Server Error\r\nDate: -\r\nContent-Length: 91\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" +
+        "Error occurred while executing the hook's command. Please check your logs for more details.",
+    );
+    const unrouted = await answer({ writes: ["GET /elsewhere HTTP/1.1\r\nHost: x\r\n\r\n"] });
+    assert.equal(
+      unrouted.text,
+      "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n" +
+        "Date: -\r\nContent-Length: 19\r\n\r\n404 page not found\n",
+    );
+  });
+
+  test("wire: a UTF-8 header value reaches the command as its bytes came (Go passes them on as they are)", async () => {
+    const request = Buffer.from("GET /hooks/header HTTP/1.1\r\nHost: x\r\nX-Name: José ✓\r\n\r\n");
+    const { text } = await answer({ writes: [request] });
+    const body = Buffer.from(text.slice(text.indexOf("\r\n\r\n") + 4), "latin1").toString("utf8");
+    assert.equal(body, 'José ✓|{"X-Name":"José ✓"}');
   });
 
   test("wire: response-headers names are canonicalised, the last of a name wins, and go out sorted as Go's", async () => {
