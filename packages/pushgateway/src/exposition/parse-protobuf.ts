@@ -1,6 +1,6 @@
+import { parseMediaType } from "@local/go-compat/media-type";
 import { ParseError } from "../errors.js";
 import { decodeUtf8Lossless } from "./lossless-utf8.js";
-import { parseMediaType } from "./media-type.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
 import { isLegacyMetricName, isUtf8Name } from "./metric-names.js";
 import { type Codec, loadCodec } from "./protobuf-codec.js";
@@ -11,7 +11,7 @@ import { type Codec, loadCodec } from "./protobuf-codec.js";
  */
 export function isDelimitedProtobuf(contentType: string): boolean {
   const media = parseMediaType(contentType);
-  if (media === undefined || media.type !== "application/vnd.google.protobuf") return false;
+  if ("error" in media || media.type !== "application/vnd.google.protobuf") return false;
   return (
     media.params.get("proto") === "io.prometheus.client.MetricFamily" &&
     media.params.get("encoding") === "delimited"

@@ -23,7 +23,12 @@ export function writeAnswer(socket: Socket, answer: Answer, request: FramingCont
   const informational = answer.status >= 100 && answer.status <= 199;
   const status = informational ? 200 : answer.status;
   // A literal of one shape (a spread's copy is not): goResponseHead stays monomorphic on the hot path.
-  const context = { httpVersion: request.httpVersion, method: request.method, close: request.close, bodyBytes };
+  const context = {
+    httpVersion: request.httpVersion,
+    method: request.method,
+    close: request.close,
+    bodyBytes,
+  };
   const framed = goResponseHead(status, answer.headers, context);
   const send = framed.close
     ? (data: string | Buffer) => socket.write(data)

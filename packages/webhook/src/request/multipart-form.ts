@@ -1,9 +1,9 @@
 import { randomInt } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { parseMediaType } from "@local/go-compat/media-type";
 import { goQuote } from "@local/go-compat/quote";
 import { MultipartError } from "../errors.js";
-import { parseMediaType } from "../go/media-type.js";
 import { canonicalHeaderKey } from "./request-values.js";
 
 /** A part's MIME header: canonical name → values in order (Go's `textproto.MIMEHeader`). */

@@ -4,7 +4,7 @@ import { parseMediaType } from "./media-type.js";
 
 const parsed = (header: string) => {
   const media = parseMediaType(header);
-  return media === undefined ? undefined : [media.type, Object.fromEntries(media.params)];
+  return "error" in media ? undefined : [media.type, Object.fromEntries(media.params)];
 };
 
 // Cases of Go's mime/mediatype_test.go (TestParseMediaType, badMediaTypeTests) and current Go's rule that a repeated
