@@ -153,6 +153,16 @@ test("type errors name the field as encoding/json does (innermost struct, path f
     );
 });
 
+test("keys no hook field has are ignored as upstream ignores them, Object.prototype's names too", () => {
+  // Debian's webhook 2.8.0 loads this file ("loaded: x"); encoding/json ignores fields the struct lacks.
+  const [hook] = parseHooks(
+    '[{"id":"x","execute-command":"/bin/true","constructor":{"a":1},"__proto__":[1],"toString":{}}]',
+  );
+  assert.equal(hook?.id, "x");
+  assert.equal(hook?.executeCommand, "/bin/true");
+  assert.equal(Object.hasOwn(hook ?? {}, "constructor"), false);
+});
+
 test("loadHooksFile() fails with Go's os.ReadFile error: open for a missing file, read for a directory", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "webhook-hooks-file-"));
   t.after(() => rm(dir, { recursive: true, force: true }));

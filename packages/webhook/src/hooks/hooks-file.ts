@@ -92,6 +92,62 @@ function eachField(
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+// The hook.Hook fields by JSON name, per decoder: the Hook property each one sets. Maps, not object literals: a
+// hooks file's own key (`constructor`, `__proto__`) must find nothing here, as encoding/json ignores unknown fields.
+const STRING_FIELDS = new Map<
+  string,
+  | "id"
+  | "executeCommand"
+  | "commandWorkingDirectory"
+  | "responseMessage"
+  | "incomingPayloadContentType"
+  | "deduplicateBy"
+>([
+  ["id", "id"],
+  ["execute-command", "executeCommand"],
+  ["command-working-directory", "commandWorkingDirectory"],
+  ["response-message", "responseMessage"],
+  ["incoming-payload-content-type", "incomingPayloadContentType"],
+  ["deduplicate-by", "deduplicateBy"],
+]);
+const INT_FIELDS = new Map<
+  string,
+  | "successHttpResponseCode"
+  | "triggerRuleMismatchHttpResponseCode"
+  | "maximumConcurrentExecutions"
+  | "timeout"
+  | "queue"
+  | "killGraceSeconds"
+>([
+  ["success-http-response-code", "successHttpResponseCode"],
+  ["trigger-rule-mismatch-http-response-code", "triggerRuleMismatchHttpResponseCode"],
+  ["maximum-concurrent-executions", "maximumConcurrentExecutions"],
+  ["timeout", "timeout"],
+  ["queue", "queue"],
+  ["kill-grace-seconds", "killGraceSeconds"],
+]);
+const BOOL_FIELDS = new Map<
+  string,
+  | "includeCommandOutputInResponse"
+  | "includeCommandOutputInResponseOnError"
+  | "triggerSignatureSoftFailures"
+  | "streamCommandOutput"
+>([
+  ["include-command-output-in-response", "includeCommandOutputInResponse"],
+  ["include-command-output-in-response-on-error", "includeCommandOutputInResponseOnError"],
+  ["trigger-signature-soft-failures", "triggerSignatureSoftFailures"],
+  ["stream-command-output", "streamCommandOutput"],
+]);
+const ARGUMENT_LIST_FIELDS = new Map<
+  string,
+  "passArgumentsToCommand" | "passEnvironmentToCommand" | "passFileToCommand" | "parseParametersAsJson"
+>([
+  ["pass-arguments-to-command", "passArgumentsToCommand"],
+  ["pass-environment-to-command", "passEnvironmentToCommand"],
+  ["pass-file-to-command", "passFileToCommand"],
+  ["parse-parameters-as-json", "parseParametersAsJson"],
+]);
+
 function parseHook(raw: unknown): Hook {
   const hook: Mutable<Hook> = {
     id: "",
@@ -118,65 +174,12 @@ function parseHook(raw: unknown): Hook {
     deduplicateBy: "",
     killGraceSeconds: 0,
   };
-  const strings: Record<
-    string,
-    | "id"
-    | "executeCommand"
-    | "commandWorkingDirectory"
-    | "responseMessage"
-    | "incomingPayloadContentType"
-    | "deduplicateBy"
-  > = {
-    id: "id",
-    "execute-command": "executeCommand",
-    "command-working-directory": "commandWorkingDirectory",
-    "response-message": "responseMessage",
-    "incoming-payload-content-type": "incomingPayloadContentType",
-    "deduplicate-by": "deduplicateBy",
-  };
-  const ints: Record<
-    string,
-    | "successHttpResponseCode"
-    | "triggerRuleMismatchHttpResponseCode"
-    | "maximumConcurrentExecutions"
-    | "timeout"
-    | "queue"
-    | "killGraceSeconds"
-  > = {
-    "success-http-response-code": "successHttpResponseCode",
-    "trigger-rule-mismatch-http-response-code": "triggerRuleMismatchHttpResponseCode",
-    "maximum-concurrent-executions": "maximumConcurrentExecutions",
-    timeout: "timeout",
-    queue: "queue",
-    "kill-grace-seconds": "killGraceSeconds",
-  };
-  const bools: Record<
-    string,
-    | "includeCommandOutputInResponse"
-    | "includeCommandOutputInResponseOnError"
-    | "triggerSignatureSoftFailures"
-    | "streamCommandOutput"
-  > = {
-    "include-command-output-in-response": "includeCommandOutputInResponse",
-    "include-command-output-in-response-on-error": "includeCommandOutputInResponseOnError",
-    "trigger-signature-soft-failures": "triggerSignatureSoftFailures",
-    "stream-command-output": "streamCommandOutput",
-  };
-  const argLists: Record<
-    string,
-    "passArgumentsToCommand" | "passEnvironmentToCommand" | "passFileToCommand" | "parseParametersAsJson"
-  > = {
-    "pass-arguments-to-command": "passArgumentsToCommand",
-    "pass-environment-to-command": "passEnvironmentToCommand",
-    "pass-file-to-command": "passFileToCommand",
-    "parse-parameters-as-json": "parseParametersAsJson",
-  };
   eachField(raw, "hook.Hook", undefined, (key, value) => {
     const at: At = { struct: "Hook", path: key };
-    const s = strings[key];
-    const i = ints[key];
-    const b = bools[key];
-    const a = argLists[key];
+    const s = STRING_FIELDS.get(key);
+    const i = INT_FIELDS.get(key);
+    const b = BOOL_FIELDS.get(key);
+    const a = ARGUMENT_LIST_FIELDS.get(key);
     if (s !== undefined) hook[s] = str(value, fieldOf(at));
     else if (i !== undefined) hook[i] = int(value, fieldOf(at));
     else if (b !== undefined) hook[b] = bool(value, fieldOf(at));
