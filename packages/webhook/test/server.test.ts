@@ -123,6 +123,17 @@ test("an unsatisfied value rule answers 200 'Hook rules were not satisfied.' and
   assert.notEqual(await readFile(join(dir, "value.out"), "utf8").catch(() => ""), "zzz");
 });
 
+test("headers named like Object.prototype's properties are headers like any other", async () => {
+  // `Constructor: a` used to find Object.prototype.constructor in the header record: the request got no answer.
+  for (const name of ["Constructor", "__proto__", "toString"]) {
+    const r = await post("/hooks/value", '{"token":"yes","commit":{"id":"proto"}}', { [name]: "a" });
+    assert.equal(r.status, 200, name);
+    assert.equal(await r.text(), "ran proto\n", name);
+  }
+  const r = await post("/hooks/and-or", '{"ref":"refs/heads/main"}', { Constructor: "a", "X-User": "bot" });
+  assert.equal(await r.text(), "Hook rules were not satisfied.");
+});
+
 test("a valid X-Hub-Signature-256 runs the command; numbers keep their source text", async () => {
   const body = '{"n": 1.50}';
   const sig = createHmac("sha256", SECRET).update(body).digest("hex");

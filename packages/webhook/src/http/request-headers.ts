@@ -20,7 +20,8 @@ export function utf8HeaderValues(rawHeaders: readonly string[]): readonly string
 
 /** Every value of each header, under its lower-cased name (callers take `[0]`, as Go's `Header.Get`). */
 export function headerValues(rawHeaders: readonly string[]): Record<string, string[]> {
-  const headers: Record<string, string[]> = {};
+  // No prototype: a header named `Constructor` or `__proto__` is a header like any other, not Object.prototype's.
+  const headers: Record<string, string[]> = Object.create(null);
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = (rawHeaders[i] as string).toLowerCase();
     const values = headers[name] ?? [];
