@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { flagValues, parseDuration, parseFlags } from "./flags.js";
+import { flagValues, parseFlags } from "./flags.js";
 
 test("kingpin-style flags with upstream defaults", () => {
   const c = parseFlags([
@@ -20,7 +20,7 @@ test("kingpin-style flags with upstream defaults", () => {
 test("unknown flags and bad values are usage errors", () => {
   assert.throws(() => parseFlags(["--nope"]), { message: "unknown long flag '--nope'" });
   assert.throws(() => parseFlags(["--push.max-groups=x"]), /invalid value "x"/);
-  assert.equal(parseDuration("5x"), undefined);
+  assert.throws(() => parseFlags(["--push.group-ttl=5x"]), /unknown unit "x"/);
 });
 
 test("--storage.redis-url: validated at parse time, not with --persistence.file, redacted in flag values", () => {

@@ -356,12 +356,3 @@ export function flagValues(config: Config): Record<string, string> {
   }
   return out;
 }
-
-/** A duration flag's value in milliseconds (kingpin-duration.ts), undefined when it does not parse. */
-export function parseDuration(text: string): number | undefined {
-  try {
-    return parseKingpinDuration(text);
-  } catch {
-    return undefined;
-  }
-}

@@ -54,6 +54,8 @@ test("bad durations are refused with Go's texts", () => {
     ["", 'time: invalid duration ""'],
     ["1.5.h", 'time: missing unit in duration "1.5.h"'],
     ["1y", 'time: unknown unit "y" in duration "1y"'],
+    ["5constructor", 'time: unknown unit "constructor" in duration "5constructor"'],
+    ["1__proto__", 'time: unknown unit "__proto__" in duration "1__proto__"'],
     ["99999999999999999999h", 'time: invalid duration "99999999999999999999h"'],
   ];
   for (const [text, message] of cases) assert.throws(() => parseKingpinDuration(text), { message }, text);

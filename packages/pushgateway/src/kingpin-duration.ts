@@ -47,7 +47,8 @@ export function parseKingpinDurationNs(text: string): bigint {
     if (unitLength === 0) throw new Error(`time: missing unit in duration "${text}"`);
     const unitName = s.slice(0, unitLength);
     s = s.slice(unitLength);
-    const unit = NS[unitName];
+    // Own keys only: a unit spelled `constructor` is an unknown unit, not Object.prototype's.
+    const unit = Object.hasOwn(NS, unitName) ? NS[unitName] : undefined;
     if (unit === undefined) throw new Error(`time: unknown unit "${unitName}" in duration "${text}"`);
     const v = BigInt(whole === "" ? "0" : whole);
     if (v > MAX / unit) throw invalid();
