@@ -1,0 +1,37 @@
+// Go's `template.New(name).Funcs(funcs).Parse(text)` then `Execute(w, nil)`, as upstream's hooks loader runs it
+// (internal/hook/hook.go ParseHooks): the text is parsed and executed as bytes, then read back as UTF-8.
+import { BUILTINS, stringFunc, type TemplateFunc } from "./builtins.js";
+import { executeTemplate, TemplateExecError } from "./exec.js";
+import { fromBytes, toBytes } from "./go-text.js";
+import { parseTemplate, TemplateParseError } from "./parse.js";
+
+/** A template that failed to parse or execute; the message is Go's. */
+export class GoTemplateError extends Error {}
+
+/**
+ * Runs a template with nil data and the given `func(string) string` functions besides Go's builtins.
+ *
+ * @throws {GoTemplateError} `template: hooks:3: unexpected EOF`, `template: hooks:1:3: executing "hooks" at <…>: …`
+ */
+export function runGoTemplate(
+  name: string,
+  text: string,
+  functions: Readonly<Record<string, (arg: string) => string>>,
+): string {
+  const funcs = new Map<string, TemplateFunc>(BUILTINS);
+  for (const [fname, fn] of Object.entries(functions)) {
+    funcs.set(
+      fname,
+      stringFunc((arg) => toBytes(fn(fromBytes(arg)))),
+    );
+  }
+  const bytes = toBytes(text);
+  try {
+    const trees = parseTemplate(toBytes(name), bytes, new Set(funcs.keys()));
+    return fromBytes(executeTemplate(trees, { name: toBytes(name), text: bytes, funcs }));
+  } catch (error) {
+    if (error instanceof TemplateParseError || error instanceof TemplateExecError)
+      throw new GoTemplateError(fromBytes(error.message), { cause: error });
+    throw error;
+  }
+}
