@@ -1,48 +1,28 @@
-// Templates run by ours and answered by Go 1.19.8 (the Go of Debian's webhook 2.8.0): test/fixtures/go-template/
-// go1.19-answers.json was recorded with record.go there (template.New("hooks").Funcs({getenv}).Parse, Execute with
-// nil data, A=x ENV=prod). Cases follow Go's own exec_test.go and parse_test.go tables where they apply to nil data.
+// Every template of Go's own text/template tests (exec_test.go, parse_test.go, lex_test.go, multi_test.go), run with
+// nil data by ours and by Go 1.19.8 (the Go of Debian's webhook 2.8.0): the same output or the same error, word for
+// word. Recorded with scripts/go-template-oracle.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { GoTemplateError, runGoTemplate } from "./template.js";
+import {
+  answer,
+  goTemplateFixture,
+  type TemplateAnswer,
+} from "../../../test/support/go-template-fixtures.js";
 
-interface Answer {
-  readonly template: string;
-  readonly out?: string;
-  readonly err?: string;
-}
+const expected = ({ template, out, err }: TemplateAnswer): TemplateAnswer =>
+  err === undefined ? { template, out: out ?? "" } : { template, err };
 
-const ANSWERS = JSON.parse(
-  readFileSync(
-    fileURLToPath(new URL("../../../../test/fixtures/go-template/go1.19-answers.json", import.meta.url)),
-    "utf8",
-  ),
-) as Answer[];
-
-const ENV: Record<string, string> = { A: "x", ENV: "prod" };
-
-test("every recorded template gives Go 1.19's output or Go 1.19's error, word for word", () => {
-  assert.ok(ANSWERS.length >= 140);
-  for (const { template, out, err } of ANSWERS) {
-    let got: Answer;
-    try {
-      got = { template, out: runGoTemplate("hooks", template, { getenv: (k) => ENV[k] ?? "" }) };
-    } catch (error) {
-      if (!(error instanceof GoTemplateError)) throw error;
-      got = { template, err: error.message };
-    }
-    assert.deepEqual(got, err === undefined ? { template, out: out ?? "" } : { template, err }, template);
-  }
+test("the templates of Go's text/template tests give Go's output or Go's error", () => {
+  const answers = goTemplateFixture<TemplateAnswer[]>("go1.19-go-test-templates.json");
+  assert.ok(answers.length >= 450);
+  assert.ok(answers.filter((a) => a.err !== undefined).length >= 200, "errors are compared too");
+  for (const a of answers) assert.deepEqual(answer(a.template), expected(a));
 });
 
-test("a template that recurses without end fails instead of crashing", () => {
-  assert.throws(
-    () => runGoTemplate("hooks", '{{ define "a" }}{{ template "a" }}{{ end }}{{ template "a" }}', {}),
-    // Go 1.19's words; Go gets there after 100000 calls, Node's stack ends earlier.
-    {
-      message:
-        'template: hooks:1:28: executing "a" at <{{template "a"}}>: exceeded maximum template depth (100000)',
-    },
-  );
+test("a template that recurses without end fails as Go's does instead of crashing", () => {
+  // Go 1.19's words; Go gets there after 100000 calls, Node's stack ends earlier.
+  assert.deepEqual(answer('{{ define "a" }}{{ template "a" }}{{ end }}{{ template "a" }}'), {
+    template: '{{ define "a" }}{{ template "a" }}{{ end }}{{ template "a" }}',
+    err: 'template: hooks:1:28: executing "a" at <{{template "a"}}>: exceeded maximum template depth (100000)',
+  });
 });
