@@ -40,6 +40,10 @@ test("-template expands getenv, with js escaping, runs Go's template language an
     ),
     "p-007",
   );
+  // Half a character out: yaml.v2's reader refuses it (Debian's webhook, observed).
+  assert.throws(() => expandTemplate('a{{ slice "é" 0 1 }}b', sources({})), {
+    message: "error converting YAML to JSON: yaml: invalid trailing UTF-8 octet",
+  });
   assert.throws(() => expandTemplate("{{ if 1 }}", sources({})), {
     name: "HooksFileError",
     message: "template: hooks:1: unexpected EOF",

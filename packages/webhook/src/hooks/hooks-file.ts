@@ -2,9 +2,10 @@ import { posix } from "node:path";
 import { goErrnoText } from "@local/go-compat/os-error";
 import { HooksFileError, WebhookError } from "../errors.js";
 import { readRegularFile, readRegularFileSync } from "../regular-file.js";
-import { GoTemplateError, runGoTemplate } from "./go-template/template.js";
+import { GoTemplateError, runGoTemplateBytes } from "./go-template/template.js";
 import { decodeGoYaml, formatFloat32G, GoFloat } from "./go-yaml.js";
 import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
+import { libyamlUtf8Error } from "./libyaml-utf8.js";
 
 /**
  * Loads a hooks file. Upstream decodes every file, JSON included, as YAML 1.1 (ghodss/yaml), matches field names
@@ -18,9 +19,9 @@ export async function loadHooksFile(
   path: string,
   options: { template: boolean; env: Readonly<Record<string, string | undefined>> },
 ): Promise<Hook[]> {
-  let text: string;
+  let raw: Buffer;
   try {
-    text = (await readRegularFile(path)).toString("utf8");
+    raw = await readRegularFile(path);
   } catch (cause) {
     // A named pipe, socket or device, or a stalled file system: refused, naming the path and why.
     if (cause instanceof WebhookError) throw new HooksFileError(cause.message, { cause });
@@ -30,8 +31,11 @@ export async function loadHooksFile(
       cause,
     });
   }
+  // A template is run over the file's bytes, as Go's is: bytes that are not UTF-8 pass through text unchanged.
   return parseHooks(
-    options.template ? expandTemplate(text, { env: options.env, readFile: readTextFile }) : text,
+    options.template
+      ? expandTemplateBytes(raw.toString("latin1"), { env: options.env, readFile: readTextFile })
+      : raw.toString("utf8"),
   );
 }
 
@@ -362,6 +366,14 @@ function goPathJoin(dir: string, name: string): string {
  * @throws {HooksFileError} Go's parse or execution error (`template: hooks:3: unexpected EOF`)
  */
 export function expandTemplate(text: string, sources: TemplateSources): string {
+  return expandTemplateBytes(Buffer.from(text, "utf8").toString("latin1"), sources);
+}
+
+/**
+ * {@link expandTemplate} of a file's bytes (one char per byte). The output is handed to yaml.v2 as bytes upstream,
+ * whose reader refuses what is not UTF-8: so does this, with its words.
+ */
+function expandTemplateBytes(bytes: string, sources: TemplateSources): string {
   const getenv = (key: string) => sources.env[key] ?? "";
   const cat = (path: string) => {
     const content = sources.readFile(path);
@@ -373,7 +385,10 @@ export function expandTemplate(text: string, sources: TemplateSources): string {
     return dir === "" ? getenv(name) : cat(goPathJoin(dir, name));
   };
   try {
-    return runGoTemplate("hooks", text, { getenv, cat, credential });
+    const out = runGoTemplateBytes("hooks", bytes, { getenv, cat, credential });
+    const notUtf8 = libyamlUtf8Error(out);
+    if (notUtf8 !== undefined) throw new HooksFileError(`error converting YAML to JSON: yaml: ${notUtf8}`);
+    return Buffer.from(out, "latin1").toString("utf8");
   } catch (error) {
     if (error instanceof GoTemplateError) throw new HooksFileError(error.message, { cause: error });
     throw error;

@@ -9,6 +9,33 @@ import { parseTemplate, TemplateParseError } from "./parse.js";
 export class GoTemplateError extends Error {}
 
 /**
+ * Runs a template given as bytes (a byte string, one char per byte) and returns its output as bytes, as Go's
+ * `Execute` writes them: a template may write bytes that are not UTF-8 (`{{ slice "é" 0 1 }}`).
+ *
+ * @throws {GoTemplateError} as {@link runGoTemplate}
+ */
+export function runGoTemplateBytes(
+  name: string,
+  bytes: string,
+  functions: Readonly<Record<string, (arg: string) => string>>,
+): string {
+  const funcs = new Map<string, TemplateFunc>(BUILTINS);
+  for (const [fname, fn] of Object.entries(functions))
+    funcs.set(
+      fname,
+      stringFunc((arg) => toBytes(fn(fromBytes(arg)))),
+    );
+  try {
+    const trees = parseTemplate(toBytes(name), bytes, new Set(funcs.keys()));
+    return executeTemplate(trees, { name: toBytes(name), text: bytes, funcs });
+  } catch (error) {
+    if (error instanceof TemplateParseError || error instanceof TemplateExecError)
+      throw new GoTemplateError(fromBytes(error.message), { cause: error });
+    throw error;
+  }
+}
+
+/**
  * Runs a template with nil data and the given `func(string) string` functions besides Go's builtins.
  *
  * @throws {GoTemplateError} `template: hooks:3: unexpected EOF`, `template: hooks:1:3: executing "hooks" at <…>: …`
@@ -18,20 +45,5 @@ export function runGoTemplate(
   text: string,
   functions: Readonly<Record<string, (arg: string) => string>>,
 ): string {
-  const funcs = new Map<string, TemplateFunc>(BUILTINS);
-  for (const [fname, fn] of Object.entries(functions)) {
-    funcs.set(
-      fname,
-      stringFunc((arg) => toBytes(fn(fromBytes(arg)))),
-    );
-  }
-  const bytes = toBytes(text);
-  try {
-    const trees = parseTemplate(toBytes(name), bytes, new Set(funcs.keys()));
-    return fromBytes(executeTemplate(trees, { name: toBytes(name), text: bytes, funcs }));
-  } catch (error) {
-    if (error instanceof TemplateParseError || error instanceof TemplateExecError)
-      throw new GoTemplateError(fromBytes(error.message), { cause: error });
-    throw error;
-  }
+  return fromBytes(runGoTemplateBytes(name, toBytes(text), functions));
 }
