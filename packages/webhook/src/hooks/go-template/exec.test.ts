@@ -26,3 +26,16 @@ test("a template that recurses without end fails as Go's does instead of crashin
     err: 'template: hooks:1:28: executing "a" at <{{template "a"}}>: exceeded maximum template depth (100000)',
   });
 });
+
+test("nesting deeper than Node's stack is refused with a clear error, never a crash", () => {
+  for (const template of [
+    `{{${"(".repeat(20000)}1${")".repeat(20000)}}}`,
+    `${"{{if 1}}".repeat(20000)}${"{{end}}".repeat(20000)}`,
+  ]) {
+    const got = answer(template);
+    assert.match(got.err ?? "", /^template: hooks: nested too deeply for this server/);
+  }
+  // A depth hooks files could plausibly have is fine.
+  assert.deepEqual(answer(`{{${"(".repeat(200)}1${")".repeat(200)}}}`).out, "1");
+  assert.deepEqual(answer(`${"{{if 1}}".repeat(200)}x${"{{end}}".repeat(200)}`).out, "x");
+});

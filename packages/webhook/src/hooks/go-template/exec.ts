@@ -27,6 +27,7 @@ const BREAK = Symbol("break");
 const CONTINUE = Symbol("continue");
 /** Go's maxExecDepth; a JS stack runs out well before, which is reported as this limit being reached. */
 const MAX_EXEC_DEPTH = 100000;
+const RECURSION = 256;
 /** The `final` argument of a command that has none (Go: missingVal). */
 const MISSING = Symbol("missing");
 type Final = Value | typeof MISSING;
@@ -36,6 +37,7 @@ const isStackOverflow = (error: unknown) =>
   error instanceof Error && error.message.includes("Maximum call stack size exceeded");
 
 interface Deepest {
+  depth?: number;
   caller?: State;
   node?: Node;
 }
@@ -188,8 +190,11 @@ class State {
       },
       newDot,
     );
-    this.#deepest.caller = this;
-    this.#deepest.node = t;
+    if ((this.#deepest.depth ?? -1) < this.#depth) {
+      this.#deepest.depth = this.#depth;
+      this.#deepest.caller = this;
+      this.#deepest.node = t;
+    }
     state.walk(newDot, tree.root);
   }
 
@@ -424,7 +429,8 @@ export function executeTemplate(
   try {
     state.walk(undefined, tree.root);
   } catch (error) {
-    if (isStackOverflow(error) && deepest.caller !== undefined && deepest.node !== undefined) {
+    // Template calls hundreds deep when the stack ran out: a template calling itself, as Go reports it.
+    if (isStackOverflow(error) && (deepest.depth ?? 0) >= RECURSION && deepest.caller && deepest.node) {
       // Node's stack ends long before Go's 100000 calls: reported as Go reports its limit.
       deepest.caller.at(deepest.node);
       deepest.caller.errorf(`exceeded maximum template depth (${MAX_EXEC_DEPTH})`);

@@ -17,13 +17,20 @@ import type {
 } from "./nodes.js";
 import { isEmptyTree, nodeString } from "./nodes.js";
 import { newNumber } from "./number.js";
-import { quote, unquote } from "./strconv.js";
+import { ErrSyntax, quote, unquote } from "./strconv.js";
 
 /** A template that does not parse; the message is Go's, with byte-string text (see go-text.ts). */
 export class TemplateParseError extends Error {}
 
 /** The parsed file: every named template (`define`, `block`, and the file itself under its name). */
 export type TreeSet = Map<string, Tree>;
+
+/** A constant's error (strconv's or newNumber's); anything else, a stack overflow included, goes on up. */
+function syntaxMessage(error: unknown): string {
+  if (error instanceof ErrSyntax || (error instanceof Error && error.constructor === Error))
+    return error.message;
+  throw error;
+}
 
 /** Shared by the main template and the `define`/`block` bodies parsed from the same lexer. */
 interface Shared {
@@ -42,12 +49,10 @@ class Parser {
   #vars: string[] = ["$"];
   #actionLine = 0;
   #rangeDepth = 0;
-
   constructor(name: string, shared: Shared) {
     this.name = name;
     this.#s = shared;
   }
-
   next(): Item {
     if (this.#peekCount > 0) this.#peekCount--;
     else this.#token[0] = this.#s.lex.nextItem();
@@ -82,7 +87,6 @@ class Parser {
     this.backup();
     return token;
   }
-
   errorf(message: string): never {
     this.root = undefined;
     throw new TemplateParseError(`template: ${this.#s.name}:${this.#token[0]?.line ?? 1}: ${message}`);
@@ -118,7 +122,6 @@ class Parser {
     }
     if (!isEmptyTree(this.root)) this.errorf(`template: multiple definition of template ${quote(this.name)}`);
   }
-
   parse(): void {
     this.root = { type: "list", pos: this.peek().pos, nodes: [] };
     while (this.peek().type !== "EOF") {
@@ -150,7 +153,7 @@ class Parser {
     try {
       return unquote(s);
     } catch (error) {
-      return this.errorf((error as Error).message);
+      return this.errorf(syntaxMessage(error));
     }
   }
   itemList(): [ListNode, ElseNode | EndNode] {
@@ -221,8 +224,7 @@ class Parser {
       const v = this.peekNonSpace();
       if (v.type !== "variable") break;
       this.next();
-      // Since space is a token, we need 3-token look-ahead here in the worst case: in "$x foo" we need to read
-      // "foo" (as opposed to ":=") to know that $x is an argument variable rather than a declaration.
+      // 3-token look-ahead: in "$x foo", "foo" (not ":=") says $x is an argument, not a declaration.
       const tokenAfterVariable = this.peek();
       const next = this.peekNonSpace();
       if (next.type === "assign" || next.type === "declare") {
@@ -271,7 +273,6 @@ class Parser {
       }
     }
   }
-
   checkPipeline(pipe: PipeNode, context: string): void {
     if (pipe.cmds.length === 0) this.errorf(`missing value for ${context}`);
     pipe.cmds.slice(1).forEach((c, i) => {
@@ -280,7 +281,6 @@ class Parser {
         this.errorf(`non executable command in pipeline stage ${i + 2}`);
     });
   }
-
   parseControl(allowElseIf: boolean, context: "if" | "range" | "with"): BranchNode {
     const mark = this.#vars.length;
     try {
@@ -304,14 +304,12 @@ class Parser {
       this.#vars.length = mark;
     }
   }
-
   elseControl(): ElseNode {
     const peek = this.peekNonSpace();
     if (peek.type === "if") return { type: "else", pos: peek.pos, line: peek.line };
     const token = this.expect("rightDelim", "else");
     return { type: "else", pos: token.pos, line: token.line };
   }
-
   blockControl(): TemplateNode {
     const context = "block clause";
     const token = this.nextNonSpace();
@@ -409,7 +407,7 @@ class Parser {
         try {
           return newNumber(token.pos, token.val, token.type);
         } catch (error) {
-          return this.errorf((error as Error).message);
+          return this.errorf(syntaxMessage(error));
         }
       case "leftParen":
         return this.pipeline("parenthesized pipeline", "rightParen");

@@ -31,6 +31,12 @@ export function runGoTemplateBytes(
   } catch (error) {
     if (error instanceof TemplateParseError || error instanceof TemplateExecError)
       throw new GoTemplateError(fromBytes(error.message), { cause: error });
+    // Go's goroutine stack grows to 1 GB; Node's ends after a few thousand nested parentheses or blocks.
+    if (error instanceof Error && error.message.includes("Maximum call stack size exceeded"))
+      throw new GoTemplateError(
+        `template: ${name}: nested too deeply for this server (parentheses, if/with/range blocks or template calls some thousands deep); flatten the template`,
+        { cause: error },
+      );
     throw error;
   }
 }
