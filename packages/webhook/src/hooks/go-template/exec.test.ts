@@ -19,6 +19,12 @@ test("the templates of Go's text/template tests give Go's output or Go's error",
   for (const a of answers) assert.deepEqual(answer(a.template), expected(a));
 });
 
+test("800 random templates (seeded, scripts/go-template-oracle/random-templates.py) give Go's output or error", () => {
+  const answers = goTemplateFixture<TemplateAnswer[]>("go1.19-random-templates.json");
+  assert.equal(answers.length, 800);
+  for (const a of answers) assert.deepEqual(answer(a.template), expected(a));
+});
+
 test("a template that recurses without end fails as Go's does instead of crashing", () => {
   // Go 1.19's words; Go gets there after 100000 calls, Node's stack ends earlier.
   assert.deepEqual(answer('{{ define "a" }}{{ template "a" }}{{ end }}{{ template "a" }}'), {
