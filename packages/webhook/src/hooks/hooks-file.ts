@@ -2,15 +2,16 @@ import { posix } from "node:path";
 import { goErrnoText } from "@local/go-compat/os-error";
 import { HooksFileError, WebhookError } from "../errors.js";
 import { readRegularFile, readRegularFileSync } from "../regular-file.js";
+import { GoTemplateError, runGoTemplateBytes } from "./go-template/template.js";
 import { decodeGoYaml, formatFloat32G, GoFloat } from "./go-yaml.js";
 import type { Argument, Hook, MatchRule, Rule } from "./hook.js";
+import { libyamlUtf8Error } from "./libyaml-utf8.js";
 
 /**
  * Loads a hooks file. Upstream decodes every file, JSON included, as YAML 1.1 (ghodss/yaml), matches field names
  * case-insensitively, ignores unknown fields and turns numbers and booleans in string fields into strings
- * (internal/hook/hook.go Hooks.LoadFromFile); this does the same. With `template`, the file is first expanded as a Go
- * template supporting `getenv`, `cat` and `credential` (and the `js` escaper), which is how users keep secrets out of
- * the file.
+ * (internal/hook/hook.go Hooks.LoadFromFile); this does the same. With `template`, the file is first executed as a Go
+ * text/template (see {@link expandTemplate}), which is how users keep secrets out of the file.
  *
  * @throws {HooksFileError} with upstream's wording where it has one
  */
@@ -18,9 +19,9 @@ export async function loadHooksFile(
   path: string,
   options: { template: boolean; env: Readonly<Record<string, string | undefined>> },
 ): Promise<Hook[]> {
-  let text: string;
+  let raw: Buffer;
   try {
-    text = (await readRegularFile(path)).toString("utf8");
+    raw = await readRegularFile(path);
   } catch (cause) {
     // A named pipe, socket or device, or a stalled file system: refused, naming the path and why.
     if (cause instanceof WebhookError) throw new HooksFileError(cause.message, { cause });
@@ -30,8 +31,11 @@ export async function loadHooksFile(
       cause,
     });
   }
+  // A template is run over the file's bytes, as Go's is: bytes that are not UTF-8 pass through text unchanged.
   return parseHooks(
-    options.template ? expandTemplate(text, { env: options.env, readFile: readTextFile }) : text,
+    options.template
+      ? expandTemplateBytes(raw.toString("latin1"), { env: options.env, readFile: readTextFile })
+      : raw.toString("utf8"),
   );
 }
 
@@ -346,31 +350,6 @@ function readTextFile(path: string): string | undefined {
   }
 }
 
-/**
- * The template functions as upstream master's internal/hook/hook.go (`getenv`, and `cat`/`credential` from #712
- * trimmed by #720): Go's os.Getenv gives "" for an unset variable; `cat` drops one trailing newline and gives "" for
- * a file it cannot read; `credential` reads `$CREDENTIALS_DIRECTORY/<name>` (path.Join, so the path is cleaned) and
- * falls back to the variable of that name only when `CREDENTIALS_DIRECTORY` is unset or empty.
- */
-function templateFunction(name: string, arg: string, sources: TemplateSources): string {
-  const getenv = (key: string) => sources.env[key] ?? "";
-  const cat = (path: string) => {
-    const text = sources.readFile(path);
-    if (text === undefined) return "";
-    return text.endsWith("\n") ? text.slice(0, -1) : text;
-  };
-  switch (name) {
-    case "getenv":
-      return getenv(arg);
-    case "cat":
-      return cat(arg);
-    default: {
-      const dir = getenv("CREDENTIALS_DIRECTORY");
-      return dir === "" ? getenv(arg) : cat(goPathJoin(dir, arg));
-    }
-  }
-}
-
 /** Go's path.Join of two elements: joined and cleaned, no trailing slash (node's join keeps one). */
 function goPathJoin(dir: string, name: string): string {
   const joined = posix.normalize(name === "" ? dir : `${dir}/${name}`);
@@ -378,39 +357,40 @@ function goPathJoin(dir: string, name: string): string {
 }
 
 /**
- * Expands the subset of Go's text/template that hooks files use: `{{ getenv "NAME" }}`, `{{ cat "/path" }}` and
- * `{{ credential "name" }}`, each optionally piped through `js`, with `{{-`/`-}}` trimming. Anything else is refused
- * rather than passed through silently.
+ * Expands a hooks file as upstream's `-template` does (internal/hook/hook.go ParseHooks): Go's text/template with
+ * nil data, Go's builtins and the functions of upstream master (`getenv`, and `cat`/`credential` from #712 trimmed
+ * by #720): Go's os.Getenv gives "" for an unset variable; `cat` drops one trailing newline and gives "" for a file
+ * it cannot read; `credential` reads `$CREDENTIALS_DIRECTORY/<name>` (path.Join, so the path is cleaned) and falls
+ * back to the variable of that name only when `CREDENTIALS_DIRECTORY` is unset or empty.
+ *
+ * @throws {HooksFileError} Go's parse or execution error (`template: hooks:3: unexpected EOF`)
  */
 export function expandTemplate(text: string, sources: TemplateSources): string {
-  return text.replace(
-    /(\s*)\{\{(-?)\s*(.*?)\s*(-?)\}\}(\s*)/gs,
-    (_all, before: string, trimLeft: string, action: string, trimRight: string, after: string) => {
-      const m = /^(getenv|cat|credential)\s+"((?:[^"\\]|\\.)*)"\s*(?:\|\s*(js))?$/.exec(action);
-      if (!m)
-        throw new HooksFileError(
-          `template: hooks: unsupported action {{${action}}} (only getenv, cat, credential and js are supported)`,
-        );
-      const arg = JSON.parse(`"${m[2] ?? ""}"`) as string;
-      let value = templateFunction(m[1] as string, arg, sources);
-      if (m[3] === "js") value = goJsEscape(value);
-      return `${trimLeft ? "" : before}${value}${trimRight ? "" : after}`;
-    },
-  );
+  return expandTemplateBytes(Buffer.from(text, "utf8").toString("latin1"), sources);
 }
 
-/** Go's `template.JSEscapeString`. */
-function goJsEscape(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: Go escapes every control character.
-  return s.replace(/[\\'"<>&=\n\r\t]|[\u0000-\u001f]/g, (c) => {
-    const named: Record<string, string> = {
-      "\\": "\\\\",
-      "'": "\\'",
-      '"': '\\"',
-      "\n": "\\n",
-      "\r": "\\r",
-      "\t": "\\t",
-    };
-    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
-  });
+/**
+ * {@link expandTemplate} of a file's bytes (one char per byte). The output is handed to yaml.v2 as bytes upstream,
+ * whose reader refuses what is not UTF-8: so does this, with its words.
+ */
+function expandTemplateBytes(bytes: string, sources: TemplateSources): string {
+  const getenv = (key: string) => sources.env[key] ?? "";
+  const cat = (path: string) => {
+    const content = sources.readFile(path);
+    if (content === undefined) return "";
+    return content.endsWith("\n") ? content.slice(0, -1) : content;
+  };
+  const credential = (name: string) => {
+    const dir = getenv("CREDENTIALS_DIRECTORY");
+    return dir === "" ? getenv(name) : cat(goPathJoin(dir, name));
+  };
+  try {
+    const out = runGoTemplateBytes("hooks", bytes, { getenv, cat, credential });
+    const notUtf8 = libyamlUtf8Error(out);
+    if (notUtf8 !== undefined) throw new HooksFileError(`error converting YAML to JSON: yaml: ${notUtf8}`);
+    return Buffer.from(out, "latin1").toString("utf8");
+  } catch (error) {
+    if (error instanceof GoTemplateError) throw new HooksFileError(error.message, { cause: error });
+    throw error;
+  }
 }

@@ -1,0 +1,212 @@
+// A number constant of a template, read as Go 1.19's parse.(*Tree).newNumber reads it: char constants, complex
+// numbers, integers (strconv.ParseInt/ParseUint with base 0: 0x, 0o, 0b, leading-0 octal, underscores) and
+// floats (strconv.ParseFloat: decimal and hexadecimal).
+import type { NumberNode } from "./nodes.js";
+import { unquoteChar } from "./strconv.js";
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** strconv's underscoreOK: underscores only between digits, or between a base prefix and a digit. */
+function underscoreOK(text: string): boolean {
+  let s = text;
+  if (s[0] === "-" || s[0] === "+") s = s.slice(1);
+  let saw = "^";
+  let i = 0;
+  let hex = false;
+  if (s.length >= 2 && s[0] === "0" && "bBoOxX".includes(s[1] as string)) {
+    i = 2;
+    saw = "0";
+    hex = s[1] === "x" || s[1] === "X";
+  }
+  for (; i < s.length; i++) {
+    const c = s[i] as string;
+    if ((c >= "0" && c <= "9") || (hex && /[a-fA-F]/.test(c))) {
+      saw = "0";
+      continue;
+    }
+    if (c === "_") {
+      if (saw !== "0") return false;
+      saw = "_";
+      continue;
+    }
+    if (saw === "_") return false;
+    saw = "!";
+  }
+  return saw !== "_";
+}
+
+/** strconv.ParseUint(s, 0, 64) without a sign; undefined on any error. */
+function parseUnsigned(s: string): bigint | undefined {
+  if (s === "") return undefined;
+  let base = 10;
+  let digits = s;
+  let prefixed = false;
+  if (s[0] === "0") {
+    const p = s[1]?.toLowerCase();
+    if (s.length >= 3 && (p === "x" || p === "o" || p === "b")) {
+      base = p === "x" ? 16 : p === "o" ? 8 : 2;
+      digits = s.slice(2);
+      prefixed = true;
+    } else if (s.length > 1) {
+      base = 8;
+      digits = s.slice(1);
+      prefixed = true;
+    }
+  }
+  if (digits.includes("_") && !underscoreOK(s)) return undefined;
+  digits = digits.replaceAll("_", "");
+  if (digits === "" && !(prefixed && base === 8)) return undefined;
+  const valid = { 2: /^[01]*$/, 8: /^[0-7]*$/, 10: /^[0-9]+$/, 16: /^[0-9a-fA-F]*$/ }[base] as RegExp;
+  if (!valid.test(digits)) return undefined;
+  let n = 0n;
+  for (const d of digits) n = n * BigInt(base) + BigInt(Number.parseInt(d, 16));
+  return n > UINT64_MAX ? undefined : n;
+}
+
+function parseInt64(s: string): bigint | undefined {
+  const negative = s[0] === "-";
+  const body = s[0] === "-" || s[0] === "+" ? s.slice(1) : s;
+  const u = parseUnsigned(body);
+  if (u === undefined) return undefined;
+  const n = negative ? -u : u;
+  return n < INT64_MIN || n > INT64_MAX ? undefined : n;
+}
+
+/** strconv.ParseFloat(s, 64): undefined on a syntax error or when the value overflows (ErrRange). */
+export function parseFloat64(text: string): number | undefined {
+  if (text.includes("_") && !underscoreOK(text)) return undefined;
+  const s = text.replaceAll("_", "");
+  const m = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?[0-9]+)$/.exec(s);
+  let value: number;
+  if (m) {
+    const [, sign, int = "", frac = "", exp = "0"] = m;
+    if (int === "" && frac === "") return undefined;
+    const mantissa = BigInt(`0x${int}${frac}` === "0x" ? "0" : `0x${int}${frac}`);
+    value = Number(mantissa) * 2 ** (Number(exp) - 4 * frac.length);
+    if (sign === "-") value = -value;
+  } else {
+    if (!/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(s)) return undefined;
+    value = Number(s);
+  }
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** fmt.Sscan of a complex constant `a+bi` (itemComplex). */
+function parseComplex(text: string): { re: number; im: number } | undefined {
+  const m = /^([+-]?[^+-]*(?:[eEpP][+-]?[^+-]*)?)([+-].*)i$/.exec(text);
+  if (!m) return undefined;
+  const re = parseFloat64(m[1] as string);
+  const im = parseFloat64(m[2] as string);
+  return re === undefined || im === undefined ? undefined : { re, im };
+}
+
+/** Whether a float64 converts to an int64/uint64 and back unchanged, as Go's `float64(int64(f)) == f`. */
+const fitsInt64 = (f: number) => Number.isInteger(f) && f >= -(2 ** 63) && f < 2 ** 63;
+const fitsUint64 = (f: number) => Number.isInteger(f) && f >= 0 && f < 2 ** 64;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Reads a number, char or complex constant.
+ *
+ * @throws {Error} with Go's message (`integer overflow: "08"`, `illegal number syntax: "1e400"`, `invalid syntax`)
+ */
+export function newNumber(
+  pos: number,
+  text: string,
+  kind: "number" | "charConstant" | "complex",
+): NumberNode {
+  const n: Mutable<NumberNode> = {
+    type: "number",
+    pos,
+    text,
+    isInt: false,
+    isUint: false,
+    isFloat: false,
+    isComplex: false,
+    int64: 0n,
+    uint64: 0n,
+    float64: 0,
+    complex: { re: 0, im: 0 },
+  };
+  const simplifyComplex = () => {
+    n.isFloat = n.complex.im === 0;
+    if (n.isFloat) {
+      n.float64 = n.complex.re;
+      n.isInt = fitsInt64(n.float64);
+      if (n.isInt) n.int64 = BigInt(n.float64);
+      n.isUint = fitsUint64(n.float64);
+      if (n.isUint) n.uint64 = BigInt(n.float64);
+    }
+  };
+  if (kind === "charConstant") {
+    const { value, tail } = unquoteChar(text.slice(1), text.charCodeAt(0));
+    if (tail !== "'") throw new Error(`malformed character constant: ${text}`);
+    return {
+      ...n,
+      isInt: true,
+      isUint: true,
+      isFloat: true,
+      int64: BigInt(value),
+      uint64: BigInt(value),
+      float64: value,
+    };
+  }
+  if (kind === "complex") {
+    const c = parseComplex(text);
+    if (c === undefined) throw new Error(`illegal number syntax: ${JSON.stringify(text)}`);
+    n.isComplex = true;
+    n.complex = c;
+    simplifyComplex();
+    return n;
+  }
+  if (text.endsWith("i")) {
+    const f = parseFloat64(text.slice(0, -1));
+    if (f !== undefined) {
+      n.isComplex = true;
+      n.complex = { re: 0, im: f };
+      simplifyComplex();
+      return n;
+    }
+  }
+  const u = text[0] === "+" || text[0] === "-" ? undefined : parseUnsigned(text);
+  if (u !== undefined) {
+    n.isUint = true;
+    n.uint64 = u;
+  }
+  const i = parseInt64(text);
+  if (i !== undefined) {
+    n.isInt = true;
+    n.int64 = i;
+    if (i === 0n) {
+      n.isUint = true; // in case of -0.
+      n.uint64 = u ?? 0n;
+    }
+  }
+  if (n.isInt) {
+    n.isFloat = true;
+    n.float64 = Number(n.int64);
+  } else if (n.isUint) {
+    n.isFloat = true;
+    n.float64 = Number(n.uint64);
+  } else {
+    const f = parseFloat64(text);
+    if (f !== undefined) {
+      if (!/[.eEpP]/.test(text)) throw new Error(`integer overflow: ${JSON.stringify(text)}`);
+      n.isFloat = true;
+      n.float64 = f;
+      if (fitsInt64(f)) {
+        n.isInt = true;
+        n.int64 = BigInt(f);
+      }
+      if (fitsUint64(f)) {
+        n.isUint = true;
+        n.uint64 = BigInt(f);
+      }
+    }
+  }
+  if (!n.isInt && !n.isUint && !n.isFloat) throw new Error(`illegal number syntax: ${JSON.stringify(text)}`);
+  return n;
+}
