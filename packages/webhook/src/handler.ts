@@ -151,7 +151,8 @@ async function answer(
   const headers: (readonly [string, string])[] = [];
   for (const [name, value] of ctx.headers) setHeader(headers, name, value);
 
-  const headerMap: Record<string, string> = {};
+  // No prototype: a header named `__proto__` is stored like any other (as a key it would set the prototype).
+  const headerMap: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(req.headers)) {
     // Go moves Host and Transfer-Encoding out of the header map into their own request fields.
     if (value === undefined || name.toLowerCase() === "host" || name.toLowerCase() === "transfer-encoding")
