@@ -43,7 +43,20 @@ interface Argument {
 }
 
 const KEYS = ["a", "b", "x.y", "0", "é", "constructor", "__proto__", "toString", "k k"] as const;
-const STRINGS = ["", "s3", "héllo", "a&b<c>", "😀", "line\nbreak", " sp ", 'tok"en', "42", "true", "aGk="];
+const STRINGS = [
+  "",
+  "s3",
+  "héllo",
+  "a&b<c>",
+  "😀",
+  "line\nbreak",
+  " sp ",
+  'tok"en',
+  "42",
+  "true",
+  "aGk=",
+  "t\tab",
+];
 const NUMBERS = ["0", "-0", "1e3", "1E+3", "-1.50", "12345678901234567890", "3.14e-2", "42"];
 const HEADER_NAMES = [
   "X-Token",
@@ -53,8 +66,20 @@ const HEADER_NAMES = [
   "__proto__",
   "X_Under",
   "hasownproperty",
+  "content-type",
 ];
-const HEADER_VALUES = ["", "v", "s3", "José", "a,b", "42", " sp"];
+const HEADER_VALUES = [
+  "",
+  "v",
+  "s3",
+  "José",
+  "a,b",
+  "42",
+  " sp",
+  "a\tb",
+  "x".repeat(5000),
+  "application/json",
+];
 const SIG_HEADERS = ["X-Hub-Signature", "x-hub-signature-256", "X-Sig"];
 const SECRETS = ["s3cret", "", "é-key"];
 const ALGS = ["sha1", "sha256", "sha512"] as const;
@@ -170,7 +195,7 @@ export function fuzzHook(rng: Rng, i: number, command: string): FuzzHook {
       source: rng.pick(["payload", "header", "query"]),
       name: rng.pick(KEYS),
     }));
-  if (rng.chance(0.8)) def["trigger-rule"] = rule(rng, 0);
+  if (rng.chance(0.55)) def["trigger-rule"] = rule(rng, 0);
   const recorder = { exit: rng.chance(0.2) ? 3 : 0, stderr: rng.chance(0.1) };
   return { id, def, recorder, async: !sync };
 }
