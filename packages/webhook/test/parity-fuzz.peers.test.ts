@@ -134,7 +134,10 @@ interface Outcome {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The runs a request added; an async hook's run is awaited (up to 3 s) when the answer says it was triggered. */
+/**
+ * The runs a request added; an async hook's run is awaited (up to 2 s) when the answer says it was triggered (a
+ * command that cannot start, such as one given a NUL byte, records nothing on either side).
+ */
 async function runsAfter(side: Side, hook: FuzzHook, before: number, res: RawResponse): Promise<unknown[]> {
   const triggered =
     res.status !== 404 &&
@@ -142,7 +145,7 @@ async function runsAfter(side: Side, hook: FuzzHook, before: number, res: RawRes
     !/^(Hook rules|Error occurred while evaluating)/.test(res.body.toString());
   let lines = await records(side, hook.id);
   if (hook.async && triggered) {
-    for (let i = 0; lines.length === before && i < 60; i++) {
+    for (let i = 0; lines.length === before && i < 40; i++) {
       await sleep(50);
       lines = await records(side, hook.id);
     }
