@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import { stringify } from "yaml";
 import { OUR_WEBHOOK as OURS, PEER_WEBHOOK as PEER } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
-import { type FuzzHook, fuzzHook, fuzzRequest, Rng } from "./support/parity-fuzz-cases.js";
+import { type FuzzHook, fuzzFlags, fuzzHook, fuzzRequest, Rng } from "./support/parity-fuzz-cases.js";
 import { type RawResponse, rawRequest } from "./support/raw-http.js";
 import { ServerGroup } from "./support/server-group.js";
 
@@ -27,6 +27,7 @@ let root: string;
 const ports = new Map<Side, number>();
 const servers = new ServerGroup();
 const rng = new Rng(SEED);
+const flags = fuzzFlags(rng);
 const hooks: FuzzHook[] = [];
 /** How the peer answered, tallied for the closing diagnostic (how much of the space the seed reached). */
 const seen = new Map<string, number>();
@@ -91,7 +92,8 @@ before(async () => {
         "-port",
         String(port),
       ];
-      const args = [...argv, "-verbose", "-header", "X-Global=g"];
+      const args = [...argv, "-verbose", "-header", "X-Global=g", "-urlprefix", flags.urlPrefix];
+      if (flags.httpMethods !== "") args.push("-http-methods", flags.httpMethods);
       const dir = join(root, side);
       await servers.start(
         side === "peer" ? PEER : process.execPath,
@@ -162,8 +164,8 @@ async function runsAfter(side: Side, hook: FuzzHook, before: number, res: RawRes
 for (let i = 0; i < CASES; i++) {
   test(`fuzz seed ${SEED} case ${i}`, async () => {
     const hook = rng.pick(hooks);
-    const req = fuzzRequest(rng, hook);
-    const label = `seed ${SEED} case ${i}\nhook ${JSON.stringify(hook.def).split(root).join("<root>")}\nrequest ${JSON.stringify(req)}`;
+    const req = fuzzRequest(rng, hook, flags.urlPrefix);
+    const label = `seed ${SEED} case ${i} (${JSON.stringify(flags)})\nhook ${JSON.stringify(hook.def).split(root).join("<root>")}\nrequest ${JSON.stringify(req)}`;
     const [peer, ours] = (await Promise.all(
       SIDES.map(async (side) => {
         const before = (await records(side, hook.id)).length;

@@ -324,6 +324,14 @@ function scalrDate(offset: number): string {
   return `${weekday} ${day} ${mon} ${year} ${time} GMT`;
 }
 
+/** The server flags a seed runs both sides with: `-urlprefix` and `-http-methods` (empty: none given). */
+export function fuzzFlags(rng: Rng): { urlPrefix: string; httpMethods: string } {
+  return {
+    urlPrefix: rng.pick(["hooks", "hooks", "", "api/v1"]),
+    httpMethods: rng.pick(["", "", "post, Put", "GET"]),
+  };
+}
+
 /** One request, exactly as the raw client sends it. */
 export interface FuzzRequest {
   readonly method: string;
@@ -333,7 +341,7 @@ export interface FuzzRequest {
 }
 
 /** A request to `hook`: signatures right, wrong, several, upper-cased or missing for each of its signature rules. */
-export function fuzzRequest(rng: Rng, hook: FuzzHook): FuzzRequest {
+export function fuzzRequest(rng: Rng, hook: FuzzHook, urlPrefix = "hooks"): FuzzRequest {
   const method = rng.pick(["POST", "POST", "POST", "POST", "GET", "PUT", "Post", "HEAD"]);
   const query = rng.times(3, () =>
     rng.chance(0.9)
@@ -343,7 +351,8 @@ export function fuzzRequest(rng: Rng, hook: FuzzHook): FuzzRequest {
   const id = rng.chance(0.03)
     ? rng.pick(["valueOf", "isPrototypeOf", "__defineGetter__"])
     : String(hook.def.id);
-  const path = `/hooks/${id.split("/").map(encodeURIComponent).join("/")}${query.length > 0 ? `?${query.join("&")}` : ""}`;
+  const base = urlPrefix === "" ? "" : `/${urlPrefix}`;
+  const path = `${base}/${id.split("/").map(encodeURIComponent).join("/")}${query.length > 0 ? `?${query.join("&")}` : ""}`;
   const headers: [string, string][] = [];
   const contentType = rng.pick(CONTENT_TYPES);
   if (rng.chance(0.9)) headers.push(["Content-Type", contentType]);
