@@ -315,3 +315,34 @@ test("a multipart form with no values and no JSON files has no payload: entire-p
     [["null"], ["null"], ['{"__proto__":"v"}']],
   );
 });
+
+test("multipart by incoming-payload-content-type: the body is read only where Go's ParseMultipartForm reads it", async () => {
+  const ctx = context(
+    [
+      "- id: m",
+      "  execute-command: /bin/echo",
+      "  include-command-output-in-response: true",
+      "  incoming-payload-content-type: multipart/form-data; boundary=B",
+    ].join("\n"),
+  );
+  const send = async (method: string, contentType: string, body: string) => {
+    let reads = 0;
+    const res = await handleRequest(
+      request("/hooks/m", {
+        method,
+        headers: { "content-type": contentType },
+        readBody: async () => {
+          reads++;
+          return Buffer.from(body);
+        },
+      }),
+      ctx,
+    );
+    return [res.status, reads];
+  };
+  assert.deepEqual(await send("POST", "application/json", "{}"), [500, 0]);
+  assert.deepEqual(await send("PUT", "application/x-www-form-urlencoded", "a=1"), [500, 1]);
+  assert.deepEqual(await send("GET", "application/x-www-form-urlencoded", "a=1"), [500, 0]);
+  assert.deepEqual(await send("POST", "multipart/form-data", "--B--\r\n"), [500, 0]);
+  assert.deepEqual(await send("POST", "multipart/form-data; boundary=B", "--B--\r\n"), [200, 1]);
+});

@@ -172,6 +172,11 @@ for (let i = 0; i < CASES; i++) {
     const outcome = `${peer.res.status} ${peer.runs.length > 0 ? "ran" : peer.res.body.toString().slice(0, 24)}`;
     seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
     assert.equal(ours.res.status, peer.res.status, `status\n${label}`);
+    assert.deepEqual(
+      ours.res.informational,
+      peer.res.informational,
+      `interim answers (100 Continue)\n${label}`,
+    );
     assert.equal(ours.res.body.toString("latin1"), peer.res.body.toString("latin1"), `body\n${label}`);
     assert.deepEqual(visible(ours.res), visible(peer.res), `headers\n${label}`);
     assert.deepEqual(ours.runs, peer.runs, `the command's effect\n${label}`);

@@ -107,6 +107,7 @@ const STATUS_CODES = [200, 201, 202, 204, 299, 304, 418, 999, 0];
 const BOUNDARY = "XyZ123";
 
 function name(rng: Rng): string {
+  if (rng.chance(0.05)) return rng.pick(["", "a.", ".a", "a..b", "root.01", "root.-0", "x.y.0"]);
   const segs = rng.times(2, () => (rng.chance(0.25) ? String(rng.int(3)) : rng.pick(KEYS)));
   return [rng.pick(KEYS), ...segs].join(".");
 }
@@ -188,13 +189,13 @@ export function fuzzHook(rng: Rng, i: number, command: string): FuzzHook {
   if (args.length > 0) def["pass-arguments-to-command"] = args as unknown as Json;
   const env = rng.times(3, () => ({
     ...argument(rng),
-    ...(rng.chance(0.4) ? { envname: rng.pick(["E1", "MY_VAR", "e.x"]) } : {}),
+    ...(rng.chance(0.4) ? { envname: rng.pick(["E1", "MY_VAR", "e.x", "", "A=B"]) } : {}),
   }));
   if (env.length > 0) def["pass-environment-to-command"] = env as unknown as Json;
   if (rng.chance(0.25))
     def["pass-file-to-command"] = rng.times(2, () => ({
       ...argument(rng),
-      ...(rng.chance(0.5) ? { envname: rng.pick(["F1", "MY_FILE"]) } : {}),
+      ...(rng.chance(0.5) ? { envname: rng.pick(["F1", "MY_FILE", ""]) } : {}),
       ...(rng.chance(0.3) ? { base64decode: true } : {}),
     }));
   // Names without a dot: upstream panics on any dotted one (README "Differences that remain").
@@ -337,7 +338,7 @@ export interface FuzzRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: [string, string][];
-  readonly body?: string;
+  readonly body?: string | Buffer;
 }
 
 /** A request to `hook`: signatures right, wrong, several, upper-cased or missing for each of its signature rules. */
@@ -395,5 +396,18 @@ export function fuzzRequest(rng: Rng, hook: FuzzHook, urlPrefix = "hooks"): Fuzz
     sigQuery += `&${header}=${encodeURIComponent(values.join(","))}`;
   }
   const fullPath = sigQuery === "" ? path : `${path}${path.includes("?") ? "" : "?"}${sigQuery}`;
+  if (rng.chance(0.05)) headers.push(["Expect", "100-continue"]);
+  // Now and then the body goes chunked, in random pieces (signatures are over the decoded body, as servers see it).
+  if (text !== undefined && text !== "" && rng.chance(0.1)) {
+    headers.push(["Transfer-Encoding", "chunked"]);
+    const bytes = Buffer.from(text);
+    let chunked = "";
+    for (let at = 0; at < bytes.length; ) {
+      const size = 1 + rng.int(bytes.length - at);
+      chunked += `${size.toString(16)}\r\n${bytes.subarray(at, at + size).toString("latin1")}\r\n`;
+      at += size;
+    }
+    return { method, path: fullPath, headers, body: Buffer.from(`${chunked}0\r\n\r\n`, "latin1") };
+  }
   return { method, path: fullPath, headers, ...(text === undefined ? {} : { body: text }) };
 }
