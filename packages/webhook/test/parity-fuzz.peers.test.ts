@@ -160,7 +160,7 @@ async function runsAfter(side: Side, hook: FuzzHook, before: number, res: RawRes
 for (let i = 0; i < CASES; i++) {
   test(`fuzz seed ${SEED} case ${i}`, async () => {
     const hook = rng.pick(hooks);
-    const req = fuzzRequest(rng, hook, flags.urlPrefix);
+    const req = fuzzRequest(rng, hook, flags);
     const label = `seed ${SEED} case ${i} (${JSON.stringify(flags)})\nhook ${JSON.stringify(hook.def).split(root).join("<root>")}\nrequest ${JSON.stringify(req)}`;
     const [peer, ours] = (await Promise.all(
       SIDES.map(async (side) => {

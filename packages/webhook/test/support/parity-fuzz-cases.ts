@@ -342,8 +342,19 @@ export interface FuzzRequest {
 }
 
 /** A request to `hook`: signatures right, wrong, several, upper-cased or missing for each of its signature rules. */
-export function fuzzRequest(rng: Rng, hook: FuzzHook, urlPrefix = "hooks"): FuzzRequest {
-  const method = rng.pick(["POST", "POST", "POST", "POST", "GET", "PUT", "Post", "HEAD"]);
+export function fuzzRequest(
+  rng: Rng,
+  hook: FuzzHook,
+  flags: { readonly urlPrefix: string; readonly httpMethods: string },
+): FuzzRequest {
+  // Mostly a method the hook or -http-methods allows, so most requests get past the method check.
+  const own = hook.def["http-methods"];
+  const allowed = Array.isArray(own) && own.length > 0 ? own.map(String) : flags.httpMethods.split(",");
+  const method =
+    allowed[0] !== "" && rng.chance(0.7)
+      ? rng.pick(allowed).trim().toUpperCase()
+      : rng.pick(["POST", "POST", "POST", "POST", "GET", "PUT", "Post", "HEAD"]);
+  const urlPrefix = flags.urlPrefix;
   const query = rng.times(3, () =>
     rng.chance(0.9)
       ? `${formPart(rng.pick(KEYS), rng)}=${formPart(rng.pick(STRINGS), rng)}`
