@@ -69,6 +69,11 @@ const HEADER_NAMES = [
   "X_Under",
   "hasownproperty",
   "content-type",
+  "x.dot",
+  "-lead",
+  "x--y",
+  "1a-b",
+  "X-Token ",
 ];
 const HEADER_VALUES = [
   "",
