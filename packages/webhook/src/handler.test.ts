@@ -266,3 +266,83 @@ test("handleRequest reads a body not read yet only once a hook matched with an a
   assert.equal(reads, 1);
   assert.deepEqual(runs[0]?.args, ["lazy"]);
 });
+
+test("headers spelled like Object.prototype properties are headers like any other (entire-headers, header source)", async () => {
+  const runs: RunRequest[] = [];
+  const ctx = context(
+    [
+      "- id: h",
+      "  execute-command: /bin/echo",
+      "  include-command-output-in-response: true",
+      "  pass-arguments-to-command:",
+      "    - {source: header, name: __proto__}",
+      "    - {source: header, name: constructor}",
+      "    - {source: entire-headers, name: e}",
+    ].join("\n"),
+    { runs },
+  );
+  // JSON.parse makes `__proto__` an own key, as the server's header record (no prototype) holds it.
+  const headers = JSON.parse('{"__proto__": "José", "constructor": "c"}') as Record<string, string>;
+  const res = await handleRequest(request("/hooks/h", { headers }), ctx);
+  assert.equal(res.status, 200);
+  assert.deepEqual(runs[0]?.args, ["José", "c", '{"Constructor":"c","__proto__":"José"}']);
+});
+
+test("a multipart form with no values and no JSON files has no payload: entire-payload is null, as upstream's", async () => {
+  const runs: RunRequest[] = [];
+  const ctx = context(
+    [
+      "- id: m",
+      "  execute-command: /bin/echo",
+      "  include-command-output-in-response: true",
+      "  pass-arguments-to-command: [{source: entire-payload, name: e}]",
+    ].join("\n"),
+    { runs },
+  );
+  const send = (body: string) =>
+    handleRequest(
+      request("/hooks/m", {
+        headers: { "content-type": "multipart/form-data; boundary=B" },
+        body: Buffer.from(body),
+      }),
+      ctx,
+    );
+  await send("--B--\r\n");
+  await send('--B\r\nContent-Disposition: form-data; name="f"; filename="x"\r\n\r\nnot json\r\n--B--\r\n');
+  await send('--B\r\nContent-Disposition: form-data; name="__proto__"\r\n\r\nv\r\n--B--\r\n');
+  assert.deepEqual(
+    runs.map((r) => r.args),
+    [["null"], ["null"], ['{"__proto__":"v"}']],
+  );
+});
+
+test("multipart by incoming-payload-content-type: the body is read only where Go's ParseMultipartForm reads it", async () => {
+  const ctx = context(
+    [
+      "- id: m",
+      "  execute-command: /bin/echo",
+      "  include-command-output-in-response: true",
+      "  incoming-payload-content-type: multipart/form-data; boundary=B",
+    ].join("\n"),
+  );
+  const send = async (method: string, contentType: string, body: string) => {
+    let reads = 0;
+    const res = await handleRequest(
+      request("/hooks/m", {
+        method,
+        headers: { "content-type": contentType },
+        readBody: async () => {
+          reads++;
+          return Buffer.from(body);
+        },
+      }),
+      ctx,
+    );
+    return [res.status, reads];
+  };
+  assert.deepEqual(await send("POST", "application/json", "{}"), [500, 0]);
+  assert.deepEqual(await send("PUT", "application/x-www-form-urlencoded", "a=1"), [500, 1]);
+  assert.deepEqual(await send("GET", "application/x-www-form-urlencoded", "a=1"), [500, 0]);
+  assert.deepEqual(await send("POST", "multipart/form-data", "--B--\r\n"), [500, 0]);
+  assert.deepEqual(await send("POST", "multipart/form-data; boundary=B", "--B--\r\n"), [200, 1]);
+});

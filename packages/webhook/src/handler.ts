@@ -6,6 +6,7 @@ import type { Hook } from "./hooks/hook.js";
 import { jobsResponse } from "./jobs/jobs-api.js";
 import { UNKNOWN_HOOK } from "./metrics.js";
 import type { TrustedProxies } from "./request/client-address.js";
+import { goReadsMultipartBody } from "./request/multipart-form.js";
 import { decodeGoJsonObject, parseBody } from "./request/payload.js";
 import {
   argumentError,
@@ -151,7 +152,8 @@ async function answer(
   const headers: (readonly [string, string])[] = [];
   for (const [name, value] of ctx.headers) setHeader(headers, name, value);
 
-  const headerMap: Record<string, string> = {};
+  // No prototype: a header named `__proto__` is stored like any other (as a key it would set the prototype).
+  const headerMap: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(req.headers)) {
     // Go moves Host and Transfer-Encoding out of the header map into their own request fields.
     if (value === undefined || name.toLowerCase() === "host" || name.toLowerCase() === "transfer-encoding")
@@ -162,7 +164,11 @@ async function answer(
   // URL.Query() ignores the pairs it cannot parse and keeps the others.
   const query: Record<string, unknown> = goParseQuery(req.query).values;
   const contentType = hook.incomingPayloadContentType || headerMap["Content-Type"] || "";
-  const body = req.readBody === undefined ? req.body : await req.readBody();
+  // Upstream's multipart branch can fail before it reads a byte (the request itself is of another type).
+  const unread =
+    contentType.startsWith("multipart/form-data;") &&
+    !goReadsMultipartBody(req.method, headerMap["Content-Type"] ?? "");
+  const body = unread ? Buffer.alloc(0) : req.readBody === undefined ? req.body : await req.readBody();
   // webhook.go reads a body that is not multipart with ioutil.ReadAll and logs its error, keeping what came.
   const bodyError = req.bodyError?.();
   if (bodyError !== undefined && !contentType.startsWith("multipart/form-data;"))

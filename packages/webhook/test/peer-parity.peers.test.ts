@@ -230,6 +230,7 @@ for (const s of SCENARIOS) {
     const label = `${s.method ?? "POST"} ${s.path}`;
     assert.equal(peer.res.status, s.status, `peer status for ${label} (update the table to the peer's)`);
     assert.equal(ours.res.status, peer.res.status, `status for ${label}`);
+    assert.deepEqual(ours.res.informational, peer.res.informational, `100 Continue or not for ${label}`);
     assert.equal(ours.res.body.toString("latin1"), peer.res.body.toString("latin1"), `body for ${label}`);
     assert.deepEqual(visible(ours.res), visible(peer.res), `headers for ${label}`);
     if (s.rec !== undefined) {

@@ -10,6 +10,11 @@ test("first value per key, '+' as space, escapes decoded, empty pairs skipped", 
   assert.equal(r.error, undefined);
 });
 
+test("characters past U+FFFF sent raw (a form body in UTF-8) stay whole", () => {
+  const r = goParseQuery("😀=a😀b&k=%F0%9F%98%80");
+  assert.deepEqual(plain(r), { "😀": "a😀b", k: "😀" });
+});
+
 test("pairs with ';' or a bad escape are skipped and the first error reported", () => {
   const r = goParseQuery("a=1;b=2&c=%zz&d=4&%g=5");
   assert.deepEqual(plain(r), { d: "4" });

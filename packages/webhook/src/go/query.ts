@@ -42,7 +42,12 @@ function queryUnescape(s: string): string | { error: string } {
       bytes.push(Number.parseInt(hex, 16));
       i += 2;
     } else if (c === "+") bytes.push(0x20);
-    else bytes.push(...Buffer.from(c, "utf8"));
+    else {
+      // By code point: the two halves of a character past U+FFFF (an emoji) are one character, not two U+FFFDs.
+      const point = s.codePointAt(i) as number;
+      bytes.push(...Buffer.from(String.fromCodePoint(point), "utf8"));
+      if (point > 0xffff) i++;
+    }
   }
   return Buffer.from(bytes).toString("utf8");
 }

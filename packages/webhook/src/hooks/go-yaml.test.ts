@@ -22,6 +22,11 @@ test("plain scalars are typed as yaml.v2 resolves them", () => {
     ["1e20", "1e20"],
     ["2001-12-14", "2001-12-14"],
     ["18446744073709551615", 18446744073709551615n],
+    // Spelled like Object.prototype properties: plain strings, not the prototype's functions or objects.
+    ["constructor", "constructor"],
+    ["__proto__", "__proto__"],
+    ["toString", "toString"],
+    ["hasOwnProperty", "hasOwnProperty"],
   ];
   for (const [text, expected] of cases) assert.deepEqual(resolvePlain(text), expected, text);
   assert.deepEqual(resolvePlain(".5"), new GoFloat(0.5));

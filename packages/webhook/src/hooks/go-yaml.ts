@@ -150,45 +150,50 @@ function scalar(node: Scalar): GoYamlValue {
   return resolvePlain(node.source ?? String(node.value ?? ""));
 }
 
-const BOOLS: Readonly<Record<string, boolean>> = {
-  y: true,
-  Y: true,
-  yes: true,
-  Yes: true,
-  YES: true,
-  true: true,
-  True: true,
-  TRUE: true,
-  on: true,
-  On: true,
-  ON: true,
-  n: false,
-  N: false,
-  no: false,
-  No: false,
-  NO: false,
-  false: false,
-  False: false,
-  FALSE: false,
-  off: false,
-  Off: false,
-  OFF: false,
-};
+// Maps, not object literals: a scalar spelled `constructor` or `__proto__` must not find Object.prototype's.
+const BOOLS: ReadonlyMap<string, boolean> = new Map(
+  Object.entries({
+    y: true,
+    Y: true,
+    yes: true,
+    Yes: true,
+    YES: true,
+    true: true,
+    True: true,
+    TRUE: true,
+    on: true,
+    On: true,
+    ON: true,
+    n: false,
+    N: false,
+    no: false,
+    No: false,
+    NO: false,
+    false: false,
+    False: false,
+    FALSE: false,
+    off: false,
+    Off: false,
+    OFF: false,
+  }),
+);
 const NULLS = new Set(["", "~", "null", "Null", "NULL"]);
-const SPECIAL_FLOATS: Readonly<Record<string, number>> = {
-  ".nan": Number.NaN,
-  ".NaN": Number.NaN,
-  ".NAN": Number.NaN,
-  ".inf": Number.POSITIVE_INFINITY,
-  ".Inf": Number.POSITIVE_INFINITY,
-  ".INF": Number.POSITIVE_INFINITY,
-  "+.inf": Number.POSITIVE_INFINITY,
-  "+.Inf": Number.POSITIVE_INFINITY,
-  "+.INF": Number.POSITIVE_INFINITY,
-  "-.inf": Number.NEGATIVE_INFINITY,
-  "-.Inf": Number.NEGATIVE_INFINITY,
-  "-.INF": Number.NEGATIVE_INFINITY,
-};
+const SPECIAL_FLOATS: ReadonlyMap<string, number> = new Map(
+  Object.entries({
+    ".nan": Number.NaN,
+    ".NaN": Number.NaN,
+    ".NAN": Number.NaN,
+    ".inf": Number.POSITIVE_INFINITY,
+    ".Inf": Number.POSITIVE_INFINITY,
+    ".INF": Number.POSITIVE_INFINITY,
+    "+.inf": Number.POSITIVE_INFINITY,
+    "+.Inf": Number.POSITIVE_INFINITY,
+    "+.INF": Number.POSITIVE_INFINITY,
+    "-.inf": Number.NEGATIVE_INFINITY,
+    "-.Inf": Number.NEGATIVE_INFINITY,
+    "-.INF": Number.NEGATIVE_INFINITY,
+  }),
+);
 // yaml.v2 resolve.go: a float needs a signed exponent, if any.
 const YAML_STYLE_FLOAT = /^[-+]?[0-9]*\.?[0-9]+([eE][-+][0-9]+)?$/;
 const INT64_MIN = -(2n ** 63n);
@@ -198,9 +203,9 @@ const UINT64_MAX = 2n ** 64n - 1n;
 /** yaml.v2's `resolve` for an untagged plain scalar. */
 export function resolvePlain(text: string): GoYamlValue {
   if (NULLS.has(text)) return null;
-  const bool = BOOLS[text];
+  const bool = BOOLS.get(text);
   if (bool !== undefined) return bool;
-  const special = SPECIAL_FLOATS[text];
+  const special = SPECIAL_FLOATS.get(text);
   if (special !== undefined) return new GoFloat(special);
   const first = text[0] ?? "";
   if (first === ".") {

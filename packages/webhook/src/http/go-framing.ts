@@ -99,6 +99,9 @@ export function goResponseHead(
       dated = true;
       if (!allowed || !lengthKnown) continue;
     }
+    // A status without a body takes no write, so Go sniffs no type (the one after Content-Length); on 304
+    // suppressedHeaders drops the handler's own Content-Type too.
+    if (!allowed && name === "Content-Type" && (dated || status === 304)) continue;
     head += headerLines(name, headers[name]);
   }
   if (!dated) head += `Date: ${httpDate()}\r\n`;

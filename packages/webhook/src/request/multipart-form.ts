@@ -33,6 +33,19 @@ const MAP_ENTRY_OVERHEAD = 200;
 const FILE_HEADER_SIZE = 100;
 
 /**
+ * Whether Go's `ParseMultipartForm` reads the body at all, given the request's own Content-Type (upstream parses
+ * multipart when `incoming-payload-content-type` says so, whatever the request says): `ParseForm` reads a
+ * form-urlencoded POST, PUT or PATCH body, and `multipartReader` a `multipart/form-data` one with a boundary; any
+ * other type fails before a byte is read, so no `100 Continue` goes out (net/http request.go).
+ */
+export function goReadsMultipartBody(method: string, contentType: string): boolean {
+  const media = parseMediaType(contentType === "" ? "application/octet-stream" : contentType);
+  if ("error" in media) return false;
+  if (media.type === "multipart/form-data") return media.params.has("boundary");
+  return media.type === "application/x-www-form-urlencoded" && ["POST", "PUT", "PATCH"].includes(method);
+}
+
+/**
  * Reads a whole `multipart/form-data` body as Go's `Request.ParseMultipartForm(maxMemory)` does
  * (net/http request.go → mime/multipart formdata.go `readForm`): the boundary comes from the request's own
  * `Content-Type`; part headers and boundaries may end in CRLF or, when the first boundary line does, bare LF

@@ -105,10 +105,13 @@ async function parseMultipartBody(body: Buffer, options: MultipartOptions): Prom
       logError: `error parsing multipart form: ${queryError}`,
     };
   }
-  const payload: Record<string, unknown> = {};
+  // Upstream makes the payload map only when it stores a value or a JSON file: a form with neither has no payload
+  // (`entire-payload` is `null`, as for an unsupported body).
+  let payload: Record<string, unknown> | undefined;
   const notes: string[] = [];
   for (const [name, values] of form.values) {
     notes.push(`found multipart form value ${goQuote(name)}`);
+    payload ??= Object.create(null) as Record<string, unknown>;
     payload[name] = values[0];
   }
   for (const [name, files] of form.files) {
@@ -133,9 +136,10 @@ async function parseMultipartBody(body: Buffer, options: MultipartOptions): Prom
     }
     const decoded = decodeGoJsonObject(text);
     if ("error" in decoded) notes.push(`error parsing JSON payload file: ${decoded.error}`);
+    payload ??= Object.create(null) as Record<string, unknown>;
     payload[name] = "error" in decoded ? null : decoded.value;
   }
-  return { payload, notes, rawBodyUnavailable: true, cleanup };
+  return { ...(payload === undefined ? {} : { payload }), notes, rawBodyUnavailable: true, cleanup };
 }
 
 const DEFAULT_MAX_MEMORY = 1 << 20;

@@ -132,6 +132,12 @@ test("Go regexp syntax: inline flags, named groups, \\A and \\z, escapes Unicode
   assert.throws(() => goRegExp("("), RuleError);
 });
 
+test("Go regexp syntax: flags after a leading ^ apply to the rest, as RE2 reads them", () => {
+  assert.equal(goRegExp("^(?i)S3$").test("s3"), true);
+  assert.equal(goRegExp("^(?i)S3$").test("xs3"), false);
+  assert.equal(goRegExp("^(?s)a.b$").test("a\nb"), true);
+});
+
 test("an unknown match type reads its parameter first, as upstream: no source is an error, a good one is false", () => {
   const bad = evaluateRule(rule(match("nope", {})), request(), opts);
   assert.equal(bad.ok, false);

@@ -104,7 +104,7 @@ function evaluateMatch(m: MatchRule, data: RequestData, options: RuleOptions): E
 const regexCache = new Map<string, RegExp>();
 
 /**
- * Compiles a Go (RE2) pattern as a JavaScript RegExp: leading `(?flags)` become flags, `(?P<name>` becomes `(?<name>`,
+ * Compiles a Go (RE2) pattern as a JavaScript RegExp: leading `(?flags)` (also after `^`) become flags, `(?P<name>` becomes `(?<name>`,
  * `\A`/`\z` become `^`/`$`. Unicode mode first (as RE2 is UTF-8 aware), then without it for escapes such as `\-` that
  * RE2 accepts but Unicode mode refuses.
  *
@@ -115,10 +115,11 @@ export function goRegExp(pattern: string): RegExp {
   if (cached !== undefined) return cached;
   let source = pattern;
   let flags = "";
-  const inline = /^\(\?([ims]+)\)/.exec(source);
-  if (inline) {
-    flags = inline[1] ?? "";
-    source = source.slice(inline[0].length);
+  // `^(?i)x` is `(?i)^x`: `i` and `s` do not change what `^` matches (`m` does, so it must come first).
+  const inline = /^(\^?)\(\?([ims]+)\)/.exec(source);
+  if (inline && !(inline[1] === "^" && inline[2]?.includes("m"))) {
+    flags = inline[2] ?? "";
+    source = `${inline[1]}${source.slice(inline[0].length)}`;
   }
   source = source.replaceAll("(?P<", "(?<").replace(/\\A/g, "(?<![\\s\\S])").replace(/\\z/g, "(?![\\s\\S])");
   let re: RegExp;

@@ -15,6 +15,8 @@ export interface RawResponse {
   readonly status: number;
   readonly headers: readonly (readonly [string, string])[];
   readonly body: Buffer;
+  /** The statuses of interim answers before it (`100 Continue`), in order. */
+  readonly informational?: readonly number[];
 }
 
 /** Sends one request on a fresh connection and reads the answer until the server closes it. */
@@ -42,7 +44,15 @@ export function rawRequest(port: number, req: RawRequest): Promise<RawResponse> 
   });
 }
 
-function parseResponse(raw: Buffer, head: boolean): RawResponse {
+function parseResponse(all: Buffer, head: boolean): RawResponse {
+  let raw = all;
+  const informational: number[] = [];
+  // Interim answers (`HTTP/1.1 100 Continue` and its blank line) come before the answer itself.
+  for (let m = /^HTTP\/1\.[01] (1\d\d)[^\r]*\r\n\r\n/.exec(raw.toString("latin1", 0, 64)); m; ) {
+    informational.push(Number(m[1]));
+    raw = raw.subarray(m[0].length);
+    m = /^HTTP\/1\.[01] (1\d\d)[^\r]*\r\n\r\n/.exec(raw.toString("latin1", 0, 64));
+  }
   const end = raw.indexOf("\r\n\r\n");
   if (end < 0) throw new Error(`incomplete response: ${JSON.stringify(raw.toString())}`);
   const [statusLine = "", ...lines] = raw.subarray(0, end).toString("latin1").split("\r\n");
@@ -55,7 +65,7 @@ function parseResponse(raw: Buffer, head: boolean): RawResponse {
   if (head) body = Buffer.alloc(0);
   else if (headers.some(([k, v]) => k.toLowerCase() === "transfer-encoding" && v === "chunked"))
     body = dechunk(body);
-  return { status, headers, body };
+  return informational.length > 0 ? { status, headers, body, informational } : { status, headers, body };
 }
 
 function dechunk(data: Buffer): Buffer {
