@@ -8,11 +8,13 @@ import { after, before, test } from "node:test";
 import type { Deps } from "../src/deps.js";
 import { parseLockfile } from "../src/lockfile.js";
 import { main } from "../src/main.js";
-import { absoluteProbe, type FuzzArtifact, fuzzArtifact } from "./support/fuzz-archive.js";
-import { type Fault, type FuzzHost, type HostPlan, startFuzzHost } from "./support/fuzz-host.js";
+import { absoluteProbe, fuzzArtifact } from "./support/fuzz-archive.js";
+import { type FuzzHost, startFuzzHost } from "./support/fuzz-host.js";
+import { emptyPlan, hostPlan } from "./support/fuzz-host-plan.js";
 import { editLock } from "./support/fuzz-lock.js";
 import { breakText, projectText } from "./support/fuzz-project.js";
 import { Random } from "./support/fuzz-random.js";
+import { runProgram, TOOLMGR_BIN } from "./support/run-cli.js";
 import { tempDir } from "./support/temp-dir.js";
 
 // Property fuzzing through the CLI (`main(argv, deps)`, as cli.ts runs it) against a loopback code host: from a fixed
@@ -38,165 +40,6 @@ after(async () => {
   await host.close();
 });
 
-function emptyPlan(): HostPlan {
-  return {
-    tags: [],
-    nightlyCommit: "0".repeat(40),
-    private: false,
-    artifact: Buffer.alloc(0),
-    digest: "host",
-    downloadAt: "api",
-    publishedAt: undefined,
-    faults: new Map(),
-  };
-}
-
-const ODD_TAGS = [
-  "v1.2.3.4",
-  "v01.2.3",
-  "v1.2",
-  "v1",
-  "v1.2.3rc1",
-  "v1.20.0",
-  "v",
-  "1.2.3",
-  "v1.2.3-",
-  "v1.2.3/x",
-];
-const ODD_TAGS_2 = [
-  "v../../x",
-  "v1.2.3 ",
-  `v${"9".repeat(30)}.0.0`,
-  "constructor",
-  "v__proto__",
-  "nightly-zzz",
-];
-
-function fault(rng: Random, endpoint: string): Fault {
-  const options: (() => Fault)[] = [
-    () => ({ kind: "status", status: rng.pick([404, 410, 451, 401, 422]), times: 99 }),
-    () => ({ kind: "status", status: rng.pick([500, 502, 503]), times: 1 }),
-    () => ({ kind: "rate-limit" }),
-    () => ({ kind: "redirect", to: rng.pick(["other", "other", "plain-http", "self"] as const) }),
-    () => ({
-      kind: "body",
-      body: rng.pick(["<html>", "null", "[]", "{}", '"str"', "1e999", '{"assets": ', ""]),
-    }),
-    () => ({ kind: "body", body: `${"[".repeat(20000)}${"]".repeat(20000)}` }),
-  ];
-  if (rng.chance(0.05)) options.push(() => ({ kind: "status", status: 500, times: 99 }));
-  if (rng.chance(0.05)) options.push(() => ({ kind: "redirect", to: "bad-location" }));
-  const mutations: Record<string, ((good: unknown) => unknown)[]> = {
-    release: [
-      (g) => ({ ...(g as object), tag_name: 5 }),
-      (g) => ({ ...(g as object), assets: "x" }),
-      (g) => ({
-        ...(g as object),
-        assets: [null, 1, "x", { name: 5 }, { name: "fz", browser_download_url: 5 }],
-      }),
-      (g) => ({ ...(g as object), draft: true }),
-      (g) => ({ ...(g as object), prerelease: "yes" }),
-      (g) => {
-        const r = g as { assets: Record<string, unknown>[] };
-        return { ...r, assets: [...r.assets, ...r.assets] };
-      },
-      (g) => {
-        const r = g as { assets: Record<string, unknown>[] };
-        const odd = rng.pick(["../../etc/passwd", "constructor", "__proto__", "a\nb", "", "x".repeat(5000)]);
-        return { ...r, assets: r.assets.map((a) => ({ ...a, name: odd })) };
-      },
-      (g) => {
-        const r = g as { assets: Record<string, unknown>[] };
-        const url = rng.pick([
-          5,
-          "",
-          "javascript:x",
-          "file:///etc/passwd",
-          "http://[::1",
-          "https://user:pw@127.0.0.1:1/x",
-        ]);
-        return { ...r, assets: r.assets.map((a) => ({ ...a, browser_download_url: url })) };
-      },
-      (g) => {
-        const r = g as { assets: Record<string, unknown>[] };
-        return {
-          ...r,
-          assets: r.assets.map((a) => ({ ...a, url: `${host.otherUrl}/repos/acme/fz/releases/assets/1` })),
-        };
-      },
-      (g) => {
-        const r = g as { assets: Record<string, unknown>[] };
-        const digest = rng.pick([
-          5,
-          "sha256:",
-          "md5:abc",
-          `SHA256:${"a".repeat(64)}`,
-          `sha256:${"g".repeat(64)}`,
-        ]);
-        return { ...r, assets: r.assets.map((a) => ({ ...a, digest })) };
-      },
-    ],
-    tags: [
-      () => [null, { ref: 5 }, { ref: "refs/heads/x" }, { ref: "refs/tags/v1.2.3", object: null }],
-      () => [{ ref: "refs/tags/v1.2.3", object: { sha: "zz", type: "tag" } }],
-      () => [{ ref: "refs/tags/v1.2.3", object: { sha: "a".repeat(40), type: "tag" } }],
-      () => ({ list: [] }),
-      () =>
-        Array.from({ length: 3000 }, (_, i) => ({
-          ref: `refs/tags/v1.2.${i}`,
-          object: { sha: "b".repeat(40), type: "commit" },
-        })),
-    ],
-    commit: [
-      () => ({ sha: 5 }),
-      () => ({ sha: "abc" }),
-      () => ({}),
-      () => null,
-      () => "x".repeat(40),
-      () => ({ sha: "c".repeat(64) }),
-    ],
-    repo: [() => null, () => [], () => ({ private: "yes" }), () => ({ private: true }), () => "x"],
-  };
-  const mutate = mutations[endpoint];
-  if (mutate !== undefined) options.push(() => ({ kind: "mutate", mutate: rng.pick(mutate) }));
-  return rng.pick(options)();
-}
-
-function hostPlan(rng: Random, artifact: FuzzArtifact, commit: string): HostPlan {
-  const tags = ["v1.0.0", "v1.2.0", "v1.2.3", "v1.2.3-rc.1", "v2.0.0"];
-  if (rng.chance(0.25)) tags.push(rng.pick(ODD_TAGS), rng.pick(ODD_TAGS_2));
-  const faults = new Map<string, Fault>();
-  if (rng.chance(0.35)) {
-    const endpoint = rng.pick(["repo", "tags", "release", "release", "commit", "download", "download"]);
-    faults.set(endpoint, fault(rng, endpoint));
-  }
-  return {
-    tags,
-    nightlyCommit: commit,
-    private: rng.chance(0.2),
-    artifact: artifact.data,
-    digest: rng.chance(0.6) ? "host" : rng.pick(["none", "none", "wrong", "upper", "garbage"]),
-    downloadAt: rng.chance(0.7) ? "api" : rng.pick(["other", "other", "plain-http", "relative"]),
-    publishedAt: rng.chance(0.7)
-      ? "2026-01-01T00:00:00Z"
-      : rng.pick<unknown>([
-          "2026-11-22T23:00:00Z",
-          undefined,
-          null,
-          "",
-          "2026-02-30T00:00:00Z",
-          "not a date",
-          12345,
-          "0000-01-01T00:00:00Z",
-          "+275760-09-13T00:00:00.000Z",
-          "9999-12-31T23:59:59Z",
-          "2026-01-01T00:00:00",
-          {},
-        ]),
-    faults,
-  };
-}
-
 interface Outcome {
   readonly code: number;
   readonly stdout: string;
@@ -219,6 +62,8 @@ async function runMain(
     spawn,
     onSignal: () => () => {},
     processes: { pid: process.pid, isRunning: () => true },
+    // The shims hand over to the built launcher, as when users run it.
+    launcher: [process.execPath, TOOLMGR_BIN],
   };
   const code = await main(args, deps);
   return { code, stdout, stderr };
@@ -285,6 +130,36 @@ async function checkStore(home: string, synced: boolean, shimsBefore: string[]):
   return problems;
 }
 
+/**
+ * A shim and `toolmgr exec` decide alike (README "sync, shims, exec"): after a hand edit of the lock, or none, both
+ * run the tool or both refuse. The words may differ (a shim names an invalid entry its own way), the verdict may not:
+ * a lock the shim's awk reads differently from parseLockfile would run what exec refuses.
+ */
+async function shimParity(
+  rng: Random,
+  where: { project: string; home: string; env: Record<string, string> },
+): Promise<string[]> {
+  const lockPath = join(where.project, "toolmgr.lock");
+  const lock = await readFile(lockPath, "utf8");
+  const edit = rng.chance(0.6) ? editLock(rng, lock, { api: host.apiUrl, other: host.otherUrl }) : lock;
+  if (edit !== lock) await writeFile(lockPath, edit);
+  const shims = join(where.home, "shims");
+  const [command] = (await readdir(shims)).filter((f) => !f.startsWith("."));
+  if (command === undefined) return []; // a project without tools
+  const shimEnv = { TOOLMGR_HOME: where.home, HOME: where.home, PATH: `${shims}:/usr/bin:/bin` };
+  const viaShim = await runProgram(join(shims, command), [], { cwd: where.project, env: shimEnv });
+  const viaExec = await runProgram(process.execPath, [TOOLMGR_BIN, "exec", command], {
+    cwd: where.project,
+    env: { ...where.env, PATH: shimEnv.PATH },
+    timeout: 30_000,
+  });
+  if (viaShim.code !== viaExec.code || (viaShim.code === 0 && viaShim.stdout !== viaExec.stdout))
+    return [
+      `the shim and exec disagree after ${edit === lock ? "no edit" : `the edit:\n${edit}`}\n    shim: ${JSON.stringify(viaShim)}\n    exec: ${JSON.stringify(viaExec)}`,
+    ];
+  return [];
+}
+
 async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
   const seed = (SEED + index * 7919) >>> 0;
   const rng = new Random(seed);
@@ -296,7 +171,7 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
   const commit = rng.hex(40);
   const artifact = fuzzArtifact(rng, seed);
   host.leaks.length = 0;
-  host.plan = hostPlan(rng, artifact, commit);
+  host.plan = hostPlan(rng, artifact, { commit, otherUrl: host.otherUrl });
   const toml = projectText(rng, { ...artifact, apiUrl: host.apiUrl, commit }, { clean: rng.chance(0.5) });
   await writeFile(join(project, "toolmgr.toml"), toml);
   const lockPath = join(project, "toolmgr.lock");
@@ -308,6 +183,8 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     CODEHOST_API_URL: host.apiUrl,
     TOOLMGR_HOME: home,
+    // The user's own configuration (mirrors in ~/.config/toolmgr/config.toml) is none of the case's business.
+    HOME: home,
     TOOLMGR_HTTP_TIMEOUT: "5",
     ...(rng.chance(0.7) ? { CODEHOST_TOKEN: TOKEN } : {}),
   };
@@ -349,7 +226,35 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
   const shimsBefore = (await readdir(join(home, "shims")).catch(() => [] as string[])).sort();
   const synced = await run(["sync"]);
   problems.push(...(await checkStore(home, synced.code === 0, shimsBefore)));
-  for (const args of [["status"], ["which", "fz"], ["lock", "--check"]]) await run(args);
+  for (const args of [
+    ["status", "--json"],
+    ["which", "fz"],
+    ["lock", "--check"],
+    ["outdated"],
+    ["prune", "--dry-run"],
+  ])
+    await run(args);
+  if (index % 15 === 0 && !toml.includes("min_release_age")) {
+    // The launcher users run (bin/toolmgr.js, the bundle) answers as main() does, and its process ends cleanly (a
+    // release cooldown would count from the real clock there, not from NOW).
+    for (const args of [["lock", "--check"], ["status"]]) {
+      const inProcess = await runMain(args, { cwd: project, env });
+      const spawned = await runProgram(process.execPath, [TOOLMGR_BIN, ...args], {
+        cwd: project,
+        env,
+        timeout: 30_000,
+      });
+      if (
+        spawned.code !== inProcess.code ||
+        spawned.stdout !== inProcess.stdout ||
+        spawned.stderr !== inProcess.stderr
+      )
+        problems.push(
+          `bin/toolmgr.js ${args.join(" ")} differs from main(): ${JSON.stringify(spawned)} vs ${JSON.stringify(inProcess)}`,
+        );
+    }
+  }
+  if (synced.code === 0 && rng.chance(0.5)) problems.push(...(await shimParity(rng, { project, home, env })));
   const edited = await readIfThere(lockPath);
   const relocked = await run(["lock"]);
   if (relocked.code !== 0 && !(edited?.equals((await readIfThere(lockPath)) ?? Buffer.alloc(0)) ?? true))
