@@ -1,7 +1,17 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { lstat, mkdir, readdir, readFile, readlink, writeFile } from "node:fs/promises";
+import {
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  symlink,
+  truncate,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -131,18 +141,59 @@ async function checkStore(home: string, synced: boolean, shimsBefore: string[]):
 }
 
 /**
+ * Damages one file the store holds (a cached artifact, a remembered answer, a project record, a marker): cut short,
+ * overwritten, replaced by a directory, or by a link out of the store. What the store holds is re-checked, never
+ * trusted: commands must still answer in words, and `sync` must still install only verified bytes.
+ */
+async function damageStore(rng: Random, home: string, root: string): Promise<void> {
+  const files: string[] = [];
+  const shims = join(home, "shims");
+  // Not the shims themselves: a shim cut short is a program cut short, not a store record to re-check.
+  for (const path of await walk(home))
+    if ((await lstat(path)).isFile() && dirname(path) !== shims) files.push(path);
+  if (files.length === 0) return;
+  const victim = rng.pick(files);
+  switch (rng.int(0, 4)) {
+    case 0:
+      await truncate(victim, Math.floor((await lstat(victim)).size / 2));
+      return;
+    case 1:
+      await writeFile(victim, rng.pick(["", "{", "garbage\n", "\u0000\u0000", '{"version": 99}']));
+      return;
+    case 2:
+      await rm(victim);
+      await mkdir(victim);
+      return;
+    case 3:
+      await writeFile(plantedFile(root), "#!/bin/sh\necho outside\n");
+      await rm(victim);
+      await symlink(plantedFile(root), victim);
+      return;
+    default:
+      await rm(victim);
+  }
+}
+
+/** The file damageStore links to from inside the store: written by the test, the one file allowed outside. */
+function plantedFile(root: string): string {
+  return join(root, "p", "outside-target");
+}
+
+/**
  * A shim and `toolmgr exec` decide alike (README "sync, shims, exec"): after a hand edit of the lock, or none, both
  * run the tool or both refuse. The words may differ (a shim names an invalid entry its own way), the verdict may not:
  * a lock the shim's awk reads differently from parseLockfile would run what exec refuses.
  */
 async function shimParity(
   rng: Random,
-  where: { project: string; home: string; env: Record<string, string> },
+  where: { project: string; home: string; root: string; env: Record<string, string> },
 ): Promise<string[]> {
   const lockPath = join(where.project, "toolmgr.lock");
   const lock = await readFile(lockPath, "utf8");
   const edit = rng.chance(0.6) ? editLock(rng, lock, { api: host.apiUrl, other: host.otherUrl }) : lock;
   if (edit !== lock) await writeFile(lockPath, edit);
+  const damaged = rng.chance(0.3);
+  if (damaged) await damageStore(rng, where.home, where.root);
   const shims = join(where.home, "shims");
   const [command] = (await readdir(shims)).filter((f) => !f.startsWith("."));
   if (command === undefined) return []; // a project without tools
@@ -153,9 +204,14 @@ async function shimParity(
     env: { ...where.env, PATH: shimEnv.PATH },
     timeout: 30_000,
   });
-  if (viaShim.code !== viaExec.code || (viaShim.code === 0 && viaShim.stdout !== viaExec.stdout))
+  // In a damaged store the shim may refuse where exec repairs or ignores a record (it cannot rewrite one), but it
+  // must never run anything exec refuses.
+  const disagree = damaged
+    ? viaShim.code === 0 && (viaExec.code !== 0 || viaShim.stdout !== viaExec.stdout)
+    : viaShim.code !== viaExec.code || (viaShim.code === 0 && viaShim.stdout !== viaExec.stdout);
+  if (disagree)
     return [
-      `the shim and exec disagree after ${edit === lock ? "no edit" : `the edit:\n${edit}`}\n    shim: ${JSON.stringify(viaShim)}\n    exec: ${JSON.stringify(viaExec)}`,
+      `the shim and exec disagree after ${edit === lock ? "no edit" : `the edit:\n${edit}`}${damaged ? " (store damaged)" : ""}\n    shim: ${JSON.stringify(viaShim)}\n    exec: ${JSON.stringify(viaExec)}`,
     ];
   return [];
 }
@@ -223,6 +279,7 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
   if (after !== undefined && rng.chance(0.4)) {
     await writeFile(lockPath, editLock(rng, after.toString(), { api: host.apiUrl, other: host.otherUrl }));
   }
+  if (rng.chance(0.2)) await damageStore(rng, home, root);
   const shimsBefore = (await readdir(join(home, "shims")).catch(() => [] as string[])).sort();
   const synced = await run(["sync"]);
   problems.push(...(await checkStore(home, synced.code === 0, shimsBefore)));
@@ -254,7 +311,8 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
         );
     }
   }
-  if (synced.code === 0 && rng.chance(0.5)) problems.push(...(await shimParity(rng, { project, home, env })));
+  if (synced.code === 0 && rng.chance(0.5))
+    problems.push(...(await shimParity(rng, { project, home, root, env })));
   const edited = await readIfThere(lockPath);
   const relocked = await run(["lock"]);
   if (relocked.code !== 0 && !(edited?.equals((await readIfThere(lockPath)) ?? Buffer.alloc(0)) ?? true))
@@ -262,6 +320,7 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
 
   for (const path of await walk(root)) {
     if (
+      path !== plantedFile(root) &&
       !path.startsWith(`${project}`) &&
       !path.startsWith(`${home}`) &&
       !`${project}/${home}/`.includes(`${path}/`)

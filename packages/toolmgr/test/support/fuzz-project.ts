@@ -89,13 +89,15 @@ export function projectText(rng: Random, shape: ProjectShape, options: { clean: 
     lines.push(`${tomlKey(name)} = ${tomlValue(versionText(rng, shape.commit))}`);
   }
   const version = odd(0.3) ? versionText(rng, shape.commit) : rng.pick(["1", "1.2", "1.2.3", "nightly"]);
-  lines.push("", "[tools.fz]", `version = ${tomlValue(version)}`);
+  // The project-local tool: mostly `fz`, sometimes a name spelled like an Object.prototype property or with dots.
+  const tool = rng.pick(["fz", "fz", "fz", "fz", "fz", "constructor", "fz.cli", "f-z_9"]);
+  lines.push("", `[tools.${tomlKey(tool)}]`, `version = ${tomlValue(version)}`);
   if (odd(0.08)) lines.push(`min_release_age = ${tomlValue(rng.pick<unknown>(["0", "2d", "x", 0]))}`);
   if (odd(0.03)) lines.push(`${rng.pick(["command", "post_install", "constructor"])} = "sh -c id"`);
-  lines.push("", "[tools.fz.source]", ...sourceLines(rng, shape, odd));
+  lines.push("", `[tools.${tomlKey(tool)}.source]`, ...sourceLines(rng, shape, odd));
   if (options.clean || !odd(0.3)) {
     const channel = odd(0.15) ? rng.pick([...PROTO_NAMES, "x".repeat(33), "night ly", "a..b"]) : "nightly";
-    lines.push("", `[tools.fz.source.channels.${tomlKey(channel)}]`);
+    lines.push("", `[tools.${tomlKey(tool)}.source.channels.${tomlKey(channel)}]`);
     const asset = odd(0.1) ? rng.pick(["", "{nope}", "a/b"]) : `fz-nightly-{os}-{arch}${shape.ending}`;
     lines.push(`asset = ${tomlValue(asset)}`);
     if (odd(0.05)) lines.push('url = "https://example.com/x"');
