@@ -107,7 +107,8 @@ function faulted(
         .writeHead(403, {
           "content-type": "application/json",
           "x-ratelimit-remaining": "0",
-          "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600),
+          // A fixed time, far after every clock the cases run with: the message names it, the same every run.
+          "x-ratelimit-reset": String(Date.UTC(2027, 0, 1) / 1000),
         })
         .end('{"message":"API rate limit exceeded"}');
       return true;
