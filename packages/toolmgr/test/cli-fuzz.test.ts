@@ -275,6 +275,21 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
       problems.push(`a second lock differs: exit ${again.code}, ${again.stdout}${again.stderr}`);
     const check = await run(["lock", "--check"]);
     if (check.code !== 0) problems.push(`lock --check after lock: exit ${check.code}`);
+    if (rng.chance(0.3) && !text.includes("windows/")) {
+      // Another machine (a fresh store, no lock yet) resolves the same project to the same bytes (contract scenario 3:
+      // "the same input produces the same lockfile"); a tool lock made on Windows could differ by its `.exe` only.
+      const elsewhere = join(root, "p", "elsewhere");
+      await mkdir(elsewhere);
+      await writeFile(join(elsewhere, "toolmgr.toml"), toml);
+      const fresh = await runMain(["lock"], {
+        cwd: elsewhere,
+        env: { ...env, TOOLMGR_HOME: join(root, "h", "fresh") },
+      });
+      problems.push(...checkOutcome("toolmgr lock (elsewhere)", fresh, inputs));
+      const second = await readIfThere(join(elsewhere, "toolmgr.lock"));
+      if (fresh.code !== 0 || !second?.equals(after))
+        problems.push(`a fresh store locks otherwise:\n${second?.toString()}\n    vs\n${text}`);
+    }
   }
   if (after !== undefined && rng.chance(0.4)) {
     await writeFile(lockPath, editLock(rng, after.toString(), { api: host.apiUrl, other: host.otherUrl }));
@@ -321,6 +336,8 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
   for (const path of await walk(root)) {
     if (
       path !== plantedFile(root) &&
+      !path.startsWith(join(root, "p", "elsewhere")) &&
+      !path.startsWith(join(root, "h", "fresh")) &&
       !path.startsWith(`${project}`) &&
       !path.startsWith(`${home}`) &&
       !`${project}/${home}/`.includes(`${path}/`)
