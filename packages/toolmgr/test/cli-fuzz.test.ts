@@ -35,7 +35,7 @@ import { tempDir } from "./support/temp-dir.js";
 // FUZZ_SEED and FUZZ_CASES change the run (README "Tests"); a failure names the case's seed to replay it alone.
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
-const CASES = Number(process.env.FUZZ_CASES ?? 300);
+const CASES = Number(process.env.FUZZ_CASES ?? 200);
 const ONLY = process.env.FUZZ_CASE === undefined ? undefined : Number(process.env.FUZZ_CASE);
 const TOKEN = "fuzz-token-5f3c9a71e2d4";
 const NOW = new Date("2026-11-23T00:00:00Z");
