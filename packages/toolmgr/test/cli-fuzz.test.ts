@@ -197,7 +197,8 @@ async function shimParity(
   const damaged = rng.chance(0.3);
   if (damaged) await damageStore(rng, where.home, where.root);
   const shims = join(where.home, "shims");
-  const [command] = (await readdir(shims)).filter((f) => !f.startsWith("."));
+  // (No shims here when an odd TOOLMGR_HOME put the store elsewhere.)
+  const [command] = (await readdir(shims).catch(() => [] as string[])).filter((f) => !f.startsWith("."));
   if (command === undefined) return []; // a project without tools
   const shimEnv = { TOOLMGR_HOME: where.home, HOME: where.home, PATH: `${shims}:/usr/bin:/bin` };
   const viaShim = await runProgram(join(shims, command), [], { cwd: where.project, env: shimEnv });
@@ -246,6 +247,24 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
     TOOLMGR_HTTP_TIMEOUT: "5",
     ...(rng.chance(0.7) ? { CODEHOST_TOKEN: TOKEN } : {}),
   };
+  if (rng.chance(0.08)) {
+    // One variable of the environment set to something odd: refused at the edge (exit 2 naming it) or harmless.
+    const [name, value] = rng.pick<[string, string]>([
+      ["TOOLMGR_HTTP_TIMEOUT", rng.pick(["0", "-1", "abc", "1e309", "", "NaN", "0x10"])],
+      ["TOOLMGR_MIN_RELEASE_AGE", rng.pick(["7w", "-1d", "", "constructor", "99999999999d", "0"])],
+      [
+        "CODEHOST_API_URL",
+        rng.pick(["not a url", "ftp://127.0.0.1/", "", `${host.apiUrl}/../x`, `${host.apiUrl}?a=b`]),
+      ],
+      [
+        "TOOLMGR_MIRRORS",
+        rng.pick(["oci://", "=x", "constructor=x", ",", "http://example.invalid/=x", "oci://127.0.0.1:1"]),
+      ],
+      ["TOOLMGR_OFFLINE", rng.pick(["1", "0", "yes", ""])],
+      ["TOOLMGR_HOME", rng.pick(["", "relative/home", "/dev/null"])],
+    ]);
+    env[name] = value;
+  }
   const inputs = `${toml}\n${artifact.description}`;
   const label = `case ${index} (FUZZ_SEED=${SEED} FUZZ_CASE=${index}; ${artifact.description}; faults ${[...host.plan.faults.keys()].join()})`;
   const problems: string[] = [];
@@ -345,8 +364,10 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
       !`${project}/${home}/`.includes(`${path}/`)
     )
       problems.push(`a file outside the project and the store: ${path}`);
-    const s = await lstat(path);
-    if (s.isFile() && s.size < 1 << 20 && (await readFile(path)).includes(TOKEN))
+    // Every command has returned: a file that vanishes now belongs to work that ran on after it (a download).
+    const s = await lstat(path).catch(() => undefined);
+    if (s === undefined) problems.push(`${path} went away after every command had returned`);
+    else if (s.isFile() && s.size < 1 << 20 && (await readFile(path)).includes(TOKEN))
       problems.push(`the token is written in ${path}`);
   }
   for (const probe of [absoluteProbe(seed), join(tmpdir(), `escaped-${seed}`)])

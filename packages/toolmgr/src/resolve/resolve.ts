@@ -1,4 +1,5 @@
 import { archiveKind } from "../archive-kind.js";
+import { mapConcurrent } from "../concurrency.js";
 import { ResolveError, SourceError, UnsupportedPlatformError } from "../errors.js";
 import type { CodeHost, Release } from "../http/code-host.js";
 import { type LockedArtifact, type LockedTool, unlockableUrl } from "../lockfile.js";
@@ -85,7 +86,9 @@ export async function resolveTool(tool: ProjectTool, context: ResolveContext): P
   const planned = [...context.platforms]
     .sort()
     .map((platform) => planArtifact(resolved, { chosen, platform, isPrivate, context }));
-  const artifacts = await Promise.all(planned.map((plan) => digestArtifact(resolved, plan, context)));
+  const artifacts = await mapConcurrent(planned, (plan) => digestArtifact(resolved, plan, context), {
+    limit: planned.length,
+  });
   return {
     name: tool.name,
     constraint: tool.constraint.text,

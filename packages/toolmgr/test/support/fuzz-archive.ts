@@ -152,7 +152,7 @@ function zipArtifact(rng: Random, seed: number): FuzzArtifact {
   if (rng.chance(0.04)) {
     // The central directory's uncompressed size of the first entry: far more than its data holds.
     const central = data.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), data.length - 22);
-    if (central > 0) data.writeUInt32LE(0xfffffff0, central + 24);
+    if (central > 0 && central + 28 <= data.length) data.writeUInt32LE(0xfffffff0, central + 24);
   }
   return {
     data,
