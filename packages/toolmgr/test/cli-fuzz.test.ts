@@ -68,7 +68,7 @@ async function runMain(
     cwd: options.cwd,
     fetch: globalThis.fetch,
     now: () => NOW,
-    runtime: { platform: "linux", arch: "x64", homedir: options.env.TOOLMGR_HOME ?? "/nonexistent" },
+    runtime: { platform: "linux", arch: "x64", homedir: options.env.HOME ?? "/nonexistent" },
     spawn,
     onSignal: () => () => {},
     processes: { pid: process.pid, isRunning: () => true },
@@ -261,7 +261,7 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
         rng.pick(["oci://", "=x", "constructor=x", ",", "http://example.invalid/=x", "oci://127.0.0.1:1"]),
       ],
       ["TOOLMGR_OFFLINE", rng.pick(["1", "0", "yes", ""])],
-      ["TOOLMGR_HOME", rng.pick(["", "relative/home", "/dev/null"])],
+      ["TOOLMGR_HOME", rng.pick(["", "/dev/null", join(home, "..", "home")])],
     ]);
     env[name] = value;
   }
@@ -384,6 +384,10 @@ test(`property fuzzing of lock and sync through the CLI (seed ${SEED}, ${CASES} 
   const rejections: unknown[] = [];
   const onRejection = (reason: unknown) => rejections.push(reason);
   process.on("unhandledRejection", onRejection);
+  // main() works in deps.cwd: a path resolved against the process's own directory would land in this empty one.
+  const processCwd = process.cwd();
+  const strayDir = await tempDir("toolmgr-fuzz-cwd-");
+  process.chdir(strayDir);
   try {
     for (let i = 0; i < CASES; i++) {
       if (ONLY !== undefined && i !== ONLY) continue;
@@ -391,7 +395,9 @@ test(`property fuzzing of lock and sync through the CLI (seed ${SEED}, ${CASES} 
     }
   } finally {
     process.off("unhandledRejection", onRejection);
+    process.chdir(processCwd);
   }
+  assert.deepEqual(await readdir(strayDir), [], "nothing is written relative to the process's directory");
   assert.deepEqual(rejections, [], "no rejection goes unhandled");
   // One example of each kind of problem (the kind: the property and the first line of the message).
   const kinds = new Map<string, string>();
