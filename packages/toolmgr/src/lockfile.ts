@@ -67,9 +67,23 @@ export function parseLockfile(text: string): Lockfile {
     );
   }
   const version = raw.version;
-  if (version !== LOCK_FORMAT_VERSION && version !== BigInt(LOCK_FORMAT_VERSION)) {
+  if (version === undefined) {
+    // An empty or cut-off file, or one that is no lock at all: say what is missing, not "version undefined".
     throw new LockfileError(
-      `Cannot parse lock: unsupported format version ${String(version)} (this toolmgr reads version ${LOCK_FORMAT_VERSION})`,
+      `Cannot parse lock: it has no format "version" (this toolmgr reads version ${LOCK_FORMAT_VERSION}); re-run \`toolmgr lock\``,
+    );
+  }
+  if (version !== LOCK_FORMAT_VERSION && version !== BigInt(LOCK_FORMAT_VERSION)) {
+    const shown =
+      typeof version !== "object" || version === null
+        ? String(version)
+        : Array.isArray(version)
+          ? "(an array)"
+          : version instanceof Date
+            ? "(a date)"
+            : "(a table)";
+    throw new LockfileError(
+      `Cannot parse lock: unsupported format version ${shown} (this toolmgr reads version ${LOCK_FORMAT_VERSION})`,
     );
   }
   for (const key of Object.keys(raw)) {
@@ -251,17 +265,26 @@ function parseArtifact(raw: unknown, toolWhere: string): LockedArtifact {
   return { platform, url, sha256, ...(apiUrl === undefined ? {} : { apiUrl }) };
 }
 
-/** URLs in a lock are https, or http on a loopback address (tests and local mirrors). */
-function checkUrl(text: string, where: string): string {
+/**
+ * Why a URL cannot be recorded in a lock, or undefined when it can: URLs in a lock are absolute https, or http on a
+ * loopback address (tests and local mirrors). `lock` asks before it records one, so it never writes a lock it refuses.
+ */
+export function unlockableUrl(text: string): "not a URL" | "not an https URL" | undefined {
   let url: URL;
   try {
     url = new URL(text);
-  } catch (cause) {
-    throw new LockfileError(`Cannot parse lock: "${text}" of ${where} is not a URL`, { cause });
+  } catch {
+    return "not a URL";
   }
   if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
-    throw new LockfileError(`Cannot parse lock: "${text}" of ${where} is not an https URL`);
+    return "not an https URL";
   }
+  return undefined;
+}
+
+function checkUrl(text: string, where: string): string {
+  const wrong = unlockableUrl(text);
+  if (wrong !== undefined) throw new LockfileError(`Cannot parse lock: "${text}" of ${where} is ${wrong}`);
   return text;
 }
 

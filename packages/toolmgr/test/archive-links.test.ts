@@ -134,6 +134,36 @@ test("an entry that cannot be unpacked as the archive says is refused, never ski
   }
 });
 
+test("an entry refused while earlier ones are still being written leaves nothing behind, and says why", async () => {
+  // Found by test/cli-fuzz.test.ts: node-tar's error came while it still wrote the entries before it, so the removal
+  // of the unpacking raced those writes: a directory left in tools/<name>/, or ENOTEMPTY instead of the reason.
+  for (let i = 0; i < 2; i++) {
+    const name = `racing${i}`;
+    host.addRepo(`acme/${name}`);
+    host.addRelease(`acme/${name}`, {
+      tag: "v1.0.0",
+      assets: [
+        {
+          name: `${name}_1.0.0_linux_amd64.tar.gz`,
+          data: writeTar([
+            { name, content: TOOL, mode: 0o755 },
+            // Many small files in directories of their own: node-tar has several of them in flight at any time.
+            ...Array.from({ length: 300 }, (_, n) => ({ name: `share/${n}/f`, content: "x" })),
+            { name: "l", type: "symlink" as const, linkname: "" },
+          ]),
+        },
+      ],
+    });
+    const p = await blockProject(host, project(name, name, 0));
+    assert.equal((await p.run("lock")).code, 0);
+    const sync = await p.run("sync");
+    assert.equal(sync.code, 1, `${name}: ${sync.stdout}`);
+    assert.match(sync.stderr, /entry "l" cannot be unpacked \(TAR_ENTRY_INVALID: linkpath required\)/);
+    await new Promise((r) => setTimeout(r, 200)); // whatever was still to be written would be there by now
+    assert.deepEqual(await readdir(join(p.home, "tools", name)), [], `${name}: nothing left behind`);
+  }
+});
+
 test("a zip link whose target holds a NUL byte is refused in words, naming the entry", async () => {
   // nao1215/block internal/archive/archive_test.go TestExtractRefusals, "zip symlink with a NUL in the target".
   host.addRepo("acme/nullink");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
@@ -48,6 +48,26 @@ test("a FIFO in place of a project record or of the remembered API answers is no
   await execFileP("mkfifo", [join(p.home, "cache", "http", answers)]);
   const lock = await p.run("lock");
   assert.equal(lock.code, 0, lock.stderr);
+});
+
+test("a directory in place of a project record's copy is replaced by sync, and the shim runs the tool again", async () => {
+  // Found by test/cli-fuzz.test.ts: a rename cannot replace a directory, the failure was ignored, and every shim call
+  // then failed in awk ("read error (Is a directory)") while toolmgr exec ran the tool.
+  const p = await blockProject(host, HELLO);
+  assert.equal((await p.run("lock")).code, 0);
+  assert.equal((await p.run("sync")).code, 0);
+  const record = join(p.home, "projects", p.dir);
+  for (const copy of ["toolmgr.lock", "toolmgr.toml"]) {
+    await rm(join(record, copy));
+    await mkdir(join(record, copy, "x"), { recursive: true });
+    const now = Date.now() / 1000 + 1;
+    await utimes(join(p.dir, "toolmgr.toml"), now, now); // off the shim's hot path: the full check reads the record
+    const sync = await p.run("sync");
+    assert.equal(sync.code, 0, sync.stderr);
+    assert.equal(await readFile(join(record, copy), "utf8"), await readFile(join(p.dir, copy), "utf8"));
+    const shim = await p.shim("hello", { args: ["x"] });
+    assert.deepEqual([shim.code, shim.stdout, shim.stderr], [0, "hello 1.2.3 x\n", ""]);
+  }
 });
 
 test("a lock that grows while it is read is refused at its limit, never read without end", async () => {

@@ -110,6 +110,25 @@ test("a redirect from https to http is refused, and the token is not sent to ano
   );
 });
 
+test("a redirect to a location that is no URL is an error at once, naming it, not a network failure", async () => {
+  // Found by test/cli-fuzz.test.ts: "Cannot reach …: Invalid URL; check the network", after three retries.
+  let requests = 0;
+  const fake: typeof fetch = async () => {
+    requests++;
+    return new Response(null, { status: 302, headers: { location: "http://[::1" } });
+  };
+  const http = createHttpClient({ fetch: fake, apiBase: "https://api.example", sleep: async () => {} });
+  await assert.rejects(http.get("https://api.example/repos/acme/x"), (error: unknown) => {
+    assert.ok(error instanceof HttpError);
+    assert.equal(
+      error.message,
+      'Cannot follow the redirect from https://api.example/repos/acme/x: its location "http://[::1" is not a URL',
+    );
+    return true;
+  });
+  assert.equal(requests, 1, "not retried");
+});
+
 test("5xx answers and reset connections are retried with growing backoff", async () => {
   host.addRepo("acme/flaky");
   const waits: number[] = [];

@@ -223,6 +223,23 @@ test("lock refuses a channel the source does not declare", async () => {
   assert.match(r.stderr, /declares no channel "beta" \(channels: nightly\)/);
 });
 
+test("a channel named like an Object.prototype property is a channel the source does not declare", async () => {
+  // Found by test/cli-fuzz.test.ts: `constructor` found Object.prototype's, and lock stopped with a TypeError.
+  for (const channel of ["constructor", "toString", "hasOwnProperty", "valueOf"]) {
+    const p = await makeProject(host, localTool("hello", { version: channel, repo: "acme/hello" }));
+    for (const args of [["lock"], ["lock", "--check"]]) {
+      const r = await p.run(args);
+      assert.equal(r.code, 1, `${channel}: ${args.join(" ")}: ${r.stderr}`);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `^toolmgr: Cannot resolve "hello@${channel}": the source declares no channel "${channel}" \\(channels: nightly\\)\n$`,
+        ),
+      );
+    }
+  }
+});
+
 test("lock records api_url for a private repository only, and the token never reaches another origin", async () => {
   host.addRepo("acme/secret", { private: true });
   host.addRelease("acme/secret", release("secret", "1.0.0", { digest: false }));

@@ -11,11 +11,14 @@ import { tempDir } from "./support/temp-dir.js";
 
 const DATA = Buffer.from("odd 1.0.0 linux");
 
-/** What the tags and release endpoints answer next. */
-let answers: { tags: unknown; release: unknown };
+/** What the tags, release and repository endpoints answer next. */
+let answers: { tags: unknown; release: unknown; repo?: unknown };
 let server: ScriptedServer;
 
-function goodAnswers(): typeof answers {
+function goodAnswers(): {
+  tags: unknown;
+  release: Record<string, unknown> & { assets: Record<string, unknown>[] };
+} {
   return {
     tags: [{ ref: "refs/tags/v1.0.0", object: { sha: "a".repeat(40), type: "commit" } }],
     release: {
@@ -38,6 +41,7 @@ before(async () => {
   server = await startScriptedServer((path, _req, res) => {
     if (path === "/repos/acme/odd/git/matching-refs/tags/v1") return sendJson(res, answers.tags);
     if (path === "/repos/acme/odd/releases/tags/v1.0.0") return sendJson(res, answers.release);
+    if (path === "/repos/acme/odd") return sendJson(res, answers.repo ?? { private: false });
     res.writeHead(404, { "content-type": "application/json" }).end('{"message":"Not Found"}');
   });
 });
@@ -57,11 +61,11 @@ bin = ["odd"]
 `;
 
 /** A project locked against good answers, so each case has an existing lock to leave alone. */
-async function lockedProject() {
+async function lockedProject(token = "") {
   const dir = await tempDir("toolmgr-odd-");
   const home = await tempDir("toolmgr-odd-home-");
   await writeFile(join(dir, "toolmgr.toml"), TOML);
-  const env = { CODEHOST_API_URL: server.url, TOOLMGR_HOME: home, CODEHOST_TOKEN: "" };
+  const env = { CODEHOST_API_URL: server.url, TOOLMGR_HOME: home, CODEHOST_TOKEN: token };
   const run = (...args: string[]) => runCli(args, { cwd: dir, env });
   answers = goodAnswers();
   const locked = await run("lock");
@@ -92,6 +96,26 @@ for (const { label, answer, message } of [
     message: () => 'Cannot read the tags of "acme/odd": expected a list',
   },
   {
+    // Found by test/cli-fuzz.test.ts: an entry that is not an object stopped lock with a TypeError.
+    label: "a release whose assets are null, a number and a string",
+    answer: () => ({ release: { ...goodAnswers().release, assets: [null, 1, "odd-1.0.0-linux-amd64"] } }),
+    message: () =>
+      'Cannot lock "odd" for linux/amd64: the release acme/odd@v1.0.0 has no asset "odd-1.0.0-linux-amd64" (it has: no assets); no substitute is chosen',
+  },
+  ...[
+    "/acme/odd/releases/download/v1.0.0/odd-1.0.0-linux-amd64",
+    "http://example.com/odd-1.0.0-linux-amd64",
+  ].map((url) => ({
+    // Recorded as given, this was a lock every later command refused ("Cannot parse lock: … is not a URL").
+    label: `a release whose download URL is ${url.startsWith("/") ? "relative" : "plain http off loopback"}`,
+    answer: () => {
+      const good = goodAnswers().release;
+      return { release: { ...good, assets: good.assets.map((a) => ({ ...a, browser_download_url: url })) } };
+    },
+    message: () =>
+      `Cannot lock "odd" for linux/amd64: the download URL of "odd-1.0.0-linux-amd64" in acme/odd@v1.0.0 is "${url}", ${url.startsWith("/") ? "not a URL" : "not an https URL"}; a lock records only https URLs (plain http only to a loopback address)`,
+  })),
+  {
     label: "a tags answer that is not JSON",
     answer: () => ({ tags: "refs/tags/v1.0.0" }),
     message: () =>
@@ -109,5 +133,20 @@ for (const { label, answer, message } of [
     }
     assert.deepEqual(await readFile(join(p.dir, "toolmgr.lock")), p.lock);
     assert.deepEqual(await readdir(p.dir), ["toolmgr.lock", "toolmgr.toml"], "no temporary file left");
+  });
+}
+
+// JSON texts: sendJson sends a string as it is.
+for (const repo of ["null", "[]", '"private"']) {
+  test(`with a token, lock fails clearly when the repository answer is ${repo} and keeps toolmgr.lock`, async () => {
+    // Found by test/cli-fuzz.test.ts: `null` stopped lock with a TypeError reading "private".
+    const p = await lockedProject("a-token");
+    answers = { ...goodAnswers(), repo };
+    for (const args of [["lock"], ["lock", "--check"]]) {
+      const r = await p.run(...args);
+      assert.equal(r.code, 1, `${args.join(" ")}: ${r.stderr}`);
+      assert.equal(r.stderr, 'toolmgr: Cannot read the repository "acme/odd": unexpected answer\n');
+    }
+    assert.deepEqual(await readFile(join(p.dir, "toolmgr.lock")), p.lock);
   });
 }

@@ -41,6 +41,17 @@ for (const { label, text, reason } of [
     reason: /unsupported format version 2 \(this toolmgr reads version 1\)/,
   },
   {
+    // An empty file, one cut off before its first line, or a merge that lost it: said so, not "version undefined".
+    label: "a lock without its format version",
+    text: '[[tools]]\nname = "hello"\n',
+    reason: /it has no format "version" \(this toolmgr reads version 1\); re-run `toolmgr lock`/,
+  },
+  {
+    label: "a lock whose format version is a table",
+    text: "version = { major = 1 }\n",
+    reason: /unsupported format version \(a table\) \(this toolmgr reads version 1\)/,
+  },
+  {
     label: "a lock with a digest that is not hex",
     text: `version = 1\n[[tools]]\nname = "hello"\nconstraint = "1"\nversion = "1.0.0"\nbin = ["hello"]\n[[tools.artifacts]]\nplatform = "linux/amd64"\nurl = "https://example.com/hello"\nsha256 = "../../etc"\n`,
     reason: /sha256 of .* must be 64 lower-case hex digits/,

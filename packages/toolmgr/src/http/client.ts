@@ -180,7 +180,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       });
       if (response.status >= 300 && response.status < 400 && response.headers.has("location")) {
         await response.discard();
-        const next = new URL(response.headers.get("location") ?? "", current);
+        const location = response.headers.get("location") ?? "";
+        let next: URL;
+        try {
+          next = new URL(location, current);
+        } catch (cause) {
+          // Not a network failure to retry (and "Invalid URL" named nothing): the answer itself is wrong.
+          throw new HttpError(
+            `Cannot follow the redirect from ${redact(current)}: its location ${JSON.stringify(location)} is not a URL`,
+            { cause },
+          );
+        }
         if (current.protocol === "https:" && next.protocol === "http:") {
           throw new HttpError(
             `Cannot follow the redirect from ${redact(current)} to ${redact(next)}: it leaves https`,

@@ -138,9 +138,11 @@ export function createCodeHost(http: HttpClient): CodeHost {
       let known = privacy.get(repo);
       if (known === undefined) {
         // Nothing waits for this answer until the release is chosen: it yields to the resolution chains.
-        known = json(repoUrl(repo), { allow404: false, background: true }).then(
-          (body) => (body as { private?: unknown }).private === true,
-        );
+        known = json(repoUrl(repo), { allow404: false, background: true }).then((body) => {
+          if (typeof body !== "object" || body === null || Array.isArray(body))
+            throw new HttpError(`Cannot read the repository "${repo}": unexpected answer`);
+          return (body as { private?: unknown }).private === true;
+        });
         privacy.set(repo, known);
       }
       return known;
@@ -191,6 +193,8 @@ function parseRelease(body: unknown, where: string): Release {
     throw new HttpError(`Cannot read the release ${where}: unexpected answer`);
   }
   const assets = r.assets.flatMap((a: unknown): ReleaseAsset[] => {
+    // An entry that is not an object (null, a number) is no asset, as one without a name is not.
+    if (typeof a !== "object" || a === null) return [];
     const asset = a as { name?: unknown; url?: unknown; browser_download_url?: unknown; digest?: unknown };
     // Only the fields toolmgr needs are required: hosts shaped like nao1215/block's fake GitHub
     // (internal/fakegh) send name, browser_download_url and digest, and no API `url`.

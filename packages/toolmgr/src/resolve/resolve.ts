@@ -1,7 +1,8 @@
 import { archiveKind } from "../archive-kind.js";
+import { mapConcurrent } from "../concurrency.js";
 import { ResolveError, SourceError, UnsupportedPlatformError } from "../errors.js";
 import type { CodeHost, Release } from "../http/code-host.js";
-import type { LockedArtifact, LockedTool } from "../lockfile.js";
+import { type LockedArtifact, type LockedTool, unlockableUrl } from "../lockfile.js";
 import type { Platform } from "../platform.js";
 import type { ProjectTool } from "../project/project-file.js";
 import { renderTemplate, templateHost, templatePlaceholders } from "../source/asset-template.js";
@@ -85,7 +86,9 @@ export async function resolveTool(tool: ProjectTool, context: ResolveContext): P
   const planned = [...context.platforms]
     .sort()
     .map((platform) => planArtifact(resolved, { chosen, platform, isPrivate, context }));
-  const artifacts = await Promise.all(planned.map((plan) => digestArtifact(resolved, plan, context)));
+  const artifacts = await mapConcurrent(planned, (plan) => digestArtifact(resolved, plan, context), {
+    limit: planned.length,
+  });
   return {
     name: tool.name,
     constraint: tool.constraint.text,
@@ -126,7 +129,8 @@ async function chooseRelease(tool: ProjectTool, context: ChoiceContext): Promise
   const isChannel = c.kind === "channel" || c.kind === "channel-commit";
   let template = source.template;
   if (isChannel) {
-    const channel = source.channels[c.channel];
+    // Own keys only: a channel named like an Object.prototype property (`constructor`, `toString`) is a channel name.
+    const channel = Object.hasOwn(source.channels, c.channel) ? source.channels[c.channel] : undefined;
     // Rule 3: a channel form needs the recipe to declare the channel, because asset names come from it.
     if (channel === undefined) {
       const known = Object.keys(source.channels);
@@ -390,6 +394,19 @@ function planArtifact(
     if (!context.allowHost({ host, repo: source.repo })) {
       throw new ResolveError(
         `Cannot lock "${tool.name}": "${host}" is not in the host policy for "${source.repo}"; an http source may only download from a listed host`,
+      );
+    }
+  }
+  // What the lock records must parse again (lockfile.ts): a code host (or CODEHOST_API_URL) that names a relative or
+  // plain-http download would otherwise get a lock that every later command refuses.
+  for (const [key, value] of [
+    ["download URL", url],
+    ["API URL", apiUrl],
+  ] as const) {
+    const wrong = value === undefined ? undefined : unlockableUrl(value);
+    if (wrong !== undefined) {
+      throw new ResolveError(
+        `Cannot lock "${tool.name}" for ${platform}: the ${key} of "${name}" in ${release} is "${value}", ${wrong}; a lock records only https URLs (plain http only to a loopback address)`,
       );
     }
   }

@@ -193,6 +193,8 @@ function safeRelative(path: string, options: ExtractOptions): string {
 async function extractTar(file: string, dest: string, options: ExtractOptions): Promise<void> {
   const tar = await import("tar");
   let refused: UnsafeArchiveError | undefined;
+  // Set at the first error: node-tar then writes no further entry, only finishes the ones it started.
+  let stopped = false;
   const written = new Set<string>();
   const links: Links = new Map();
   const extractor = tar.x({
@@ -206,7 +208,7 @@ async function extractTar(file: string, dest: string, options: ExtractOptions): 
     // TestExtractRefusals: "the archive did not write", "empty name", "links to nothing").
     strict: true,
     filter: (path, entry) => {
-      if (refused) return false;
+      if (refused || stopped) return false;
       try {
         const type = "type" in entry ? entry.type : "File";
         if (type === "SymbolicLink" || type === "Link") {
@@ -260,7 +262,12 @@ async function extractTar(file: string, dest: string, options: ExtractOptions): 
   });
   // 1 MiB reads, not 64 KiB: fewer thread-pool round trips (extracting a 100 MB .tar.gz: 360 ms -> 150 ms).
   try {
-    await unpackTar(file, extractor, options);
+    await unpackTar(file, extractor, {
+      ...options,
+      stop: () => {
+        stopped = true;
+      },
+    });
   } catch (error) {
     if (refused) throw refused;
     throw entryError(error, options) ?? error;
@@ -290,15 +297,25 @@ function entryError(error: unknown, options: ExtractOptions): UnsafeArchiveError
   );
 }
 
+/** How long a failed unpacking waits for node-tar to finish the entries it had started before giving up on them. */
+const SETTLE_MS = 10_000;
+
 async function unpackTar(
   file: string,
   extractor: NodeJS.WritableStream,
-  options: ExtractOptions,
+  options: ExtractOptions & { readonly stop: () => void },
 ): Promise<void> {
   const source = createReadStream(file, { highWaterMark: 1 << 20 });
+  // Each stage's errors are listened to below (`pipe` forwards none).
+  const stages: NodeJS.ReadableStream[] = [source];
+  const through = (stage: NodeJS.ReadWriteStream) => {
+    stages.push(source.pipe(stage));
+    return stage;
+  };
+  let input: NodeJS.ReadableStream;
   if (options.kind === "tar.bz2") {
     const { default: bz2 } = await import("unbzip2-stream");
-    await pipeline(source, bz2(), extractor);
+    input = through(bz2());
   } else if (options.kind === "tar.xz") {
     // xz-decompress: xz-embedded compiled to WASM, no native code and no install script; it speaks web streams.
     // It is a UMD bundle, so Node's ESM loader sees its exports only on `default`.
@@ -306,15 +323,43 @@ async function unpackTar(
     const XzReadableStream = (xzModule.default ?? (xzModule as typeof import("xz-decompress")))
       .XzReadableStream;
     const xz = new XzReadableStream(Readable.toWeb(source) as ReadableStream<Uint8Array>);
-    await pipeline(Readable.fromWeb(xz as import("node:stream/web").ReadableStream<Uint8Array>), extractor);
+    input = Readable.fromWeb(xz as import("node:stream/web").ReadableStream<Uint8Array>);
+    stages.push(input);
   } else if (options.kind === "tar.gz" && (await startsWithGzipMagic(file))) {
     // node's zlib stream inflates on the thread pool while node-tar parses on the main thread; node-tar's own
     // detection inflates synchronously in its parser, which made a 100 MB install 1.3x `curl | tar xz` instead of
     // under 1.0x (bench/toolmgr/README.md, "sync"). A ".tar.gz" that is not gzip still goes to node-tar's detection.
-    await pipeline(source, createGunzip({ chunkSize: 1 << 20 }), extractor);
+    input = through(createGunzip({ chunkSize: 1 << 20 }));
   } else {
-    await pipeline(source, extractor);
+    input = source;
   }
+  // Not `pipeline(input, extractor)`: that rejects at the first error while node-tar still writes the entries it
+  // had started, so the caller's removal of the directory raced those writes (ENOTEMPTY, or files left behind in the
+  // store). At the first error (a refused entry, a corrupt or truncated stream) nothing more is fed or written, and
+  // the promise settles once node-tar has finished what it started.
+  await new Promise<void>((resolve, reject) => {
+    let failure: unknown;
+    let settle: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(settle);
+      if (failure === undefined) resolve();
+      else reject(failure);
+    };
+    const fail = (error: unknown) => {
+      if (failure !== undefined) return;
+      failure = error;
+      options.stop();
+      // unbzip2-stream's stage is a classic `through` stream: no unpipe; destroying it ends its pipe.
+      (input as Partial<Readable>).unpipe?.(extractor as NodeJS.WritableStream);
+      for (const stage of stages) (stage as Readable).destroy?.();
+      settle = setTimeout(done, SETTLE_MS);
+      extractor.end();
+    };
+    for (const stage of stages) stage.on("error", fail);
+    extractor.on("error", fail);
+    extractor.on("finish", done);
+    input.pipe(extractor);
+  });
 }
 
 async function startsWithGzipMagic(file: string): Promise<boolean> {

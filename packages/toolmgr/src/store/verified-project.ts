@@ -1,4 +1,4 @@
-import { mkdir, realpath, rm } from "node:fs/promises";
+import { lstat, mkdir, realpath, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { LOCKFILE_NAME, type Lockfile, lockedArtifact } from "../lockfile.js";
 import { type Platform, platformOs } from "../platform.js";
@@ -79,6 +79,11 @@ export async function recordVerifiedProject(
   for (const dir of dirs) {
     try {
       await mkdir(dir, { recursive: true });
+      // A copy that is not a regular file (a directory or link put there) could never be replaced by a rename, and the
+      // shim's awk fails on it instead of asking `toolmgr exec`: it goes, and a regular file is written in its place.
+      await Promise.all(
+        [PROJECT_FILE_NAME, LOCKFILE_NAME, SHIM_ANSWERS_NAME].map((name) => removeIfNotFile(join(dir, name))),
+      );
       // Answers of an earlier record must never pair with the new copies: they go before the copies change.
       if (answers === undefined) await rm(join(dir, SHIM_ANSWERS_NAME), { force: true });
       await Promise.all([
@@ -100,6 +105,11 @@ export async function recordVerifiedProject(
       // project without a record is unknown, which can cost its next `sync` downloads and installs again.
     }
   }
+}
+
+async function removeIfNotFile(path: string): Promise<void> {
+  const s = await lstat(path).catch(() => undefined);
+  if (s !== undefined && !s.isFile()) await rm(path, { recursive: true, force: true });
 }
 
 /**
