@@ -107,3 +107,22 @@ test("cloudConfigFromCmdline() collects every cc: part, percent-decoded, with li
   assert.equal(cloudConfigFromCmdline("cc: unterminated"), "unterminated");
   assert.equal(cloudConfigFromCmdline("xcc: nope"), "");
 });
+
+test("resolveRunDir(): a file with a tag PyYAML's safe_load cannot construct counts as empty, as in cloud-init", () => {
+  // load_yaml catches safe_load's ConstructorError and returns {}: the file's run_dir does not count, so the
+  // file below it in priority decides (the `yaml` library alone would read the tagged value as "").
+  for (const tagged of ["!!python/name:os.system", "!custom /x", "!!merge /x"]) {
+    const files = system({
+      "/etc/cloud/cloud.cfg": runDir("/main"),
+      "/etc/cloud/cloud.cfg.d/90.cfg": runDir(tagged),
+    });
+    assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/main", tagged);
+  }
+  const known = system({ "/etc/cloud/cloud.cfg.d/90.cfg": runDir("!!str /tagged") });
+  assert.equal(resolveRunDir({ files: known, cmdline: "", cloudCfg: undefined }), "/tagged");
+  const twoDocs = system({
+    "/etc/cloud/cloud.cfg": runDir("/main"),
+    "/etc/cloud/cloud.cfg.d/90.cfg": "---\na: 1\n---\nb: 2\n",
+  });
+  assert.equal(resolveRunDir({ files: twoDocs, cmdline: "", cloudCfg: undefined }), "/main");
+});
