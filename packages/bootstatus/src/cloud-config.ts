@@ -31,14 +31,20 @@ const SAFE_TAGS = new Set(
   ),
 );
 
+// PyYAML's Reader (yaml/reader.py NON_PRINTABLE) refuses a stream holding any other character, a NUL or an
+// escape character anywhere in the file included, before parsing.
+const NON_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
 /**
  * cloudinit/util.py load_yaml(default={}): PyYAML's safe_load is YAML 1.1 and lets a repeated key win; a file
- * that is not YAML, holds a tag safe_load cannot construct, or whose root is not a mapping counts as empty.
+ * that is not YAML, holds a character or a tag safe_load refuses, or whose root is not a mapping counts as empty.
  */
 function loadYaml(text: string | undefined): Config {
-  if (text === undefined) return {};
+  if (text === undefined || NON_PRINTABLE.test(text)) return {};
   try {
-    const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: true, logLevel: "error" });
+    // PyYAML breaks lines at NEL, LS and PS too (yaml/reader.py, scanner.py scan_line_break), as YAML 1.1 does.
+    const lines = text.replace(/[\x85\u2028\u2029]/g, "\n");
+    const doc = parseDocument(lines, { version: "1.1", uniqueKeys: false, merge: true, logLevel: "error" });
     if (doc.errors.length > 0) return {};
     let unsafe = false;
     visit(doc, {
