@@ -54,6 +54,12 @@ export interface TreeTraits {
   acceptedByCloudInit: string[];
   /** `systemctl` fails: `--wait` would retry forever in cloud-init. */
   systemctlFails: boolean;
+  /**
+   * A config the package README lists as read differently: an empty or non-string path, a `system_info` or
+   * `paths` that is not a mapping, a non-string conf_d, a run_dir with a NUL, a file that is not UTF-8 (cloud-init
+   * raises or reads its working directory; bootstatus takes the default run_dir or reads the file leniently).
+   */
+  configDiffers: string[];
   /** v1 has a key named like a computed field, which hides it in cloud-init's output but not in report v1. */
   shadowsComputed: boolean;
   /**
@@ -88,7 +94,6 @@ const WORDS = [
   "\u0000nul",
   "Ä".repeat(300),
   "('scripts_user', RuntimeError('Runparts: 1 failures (part-001) in 1 attempted commands'))",
-  "lone \ud800 surrogate",
   "\u2028line separator\u0085next line",
 ];
 const LEVELS = [
@@ -176,6 +181,43 @@ const CONFIGS = [
   "conf_d: ''\n",
   "system_info:\n  paths:\n    run_dir: /run/ci2 # a comment\n",
   "system_info:\n  paths:\n    run_dir: >-\n      /run/ci2\n",
+  "system_info:\n  paths:\n    run_dir: run/ci2\n",
+  "system_info:\n  paths:\n    run_dir: /run//ci2/./\n",
+  "system_info:\n  paths:\n    run_dir: /run/../run/ci2\n",
+  "system_info:\n  paths:\n    run_dir: '/run/ci2 '\n",
+  "system_info:\n  paths:\n    run_dir: !!python/name:os.system\n",
+  "system_info:\n  paths:\n    run_dir: /run/ci2\n    run_dir: /var/run/ci3\n",
+  "system_info:\n  paths: &p\n    run_dir: /run/ci2\nother: *p\n",
+  "system_info: {paths: {run_dir: /run/ci2}}\n...\n",
+  "? system_info\n: paths:\n    run_dir: /var/run/ci3\n",
+  "system_info:\n  paths:\n    run_dir: /run/ci2\n  paths:\n    cloud_dir: /x\n",
+  "a: &a {run_dir: /run/ci2}\nb: &b {cloud_dir: /x}\nsystem_info:\n  paths:\n    <<: [*b, *a]\n",
+  "system_info:\n  paths:\n    run_dir: |\n      /run/ci2\n",
+  "system_info:\n  paths:\n    run_dir: /run/ci2\n---\n",
+  "system_info:\n  paths:\n    run_dir: *nowhere\n",
+  "system_info:\n  paths:\n    run_dir: /run/ci2\u0000\n",
+  'system_info: {paths: {run_dir: "/run/ci2\\0"}}\n',
+  "conf_d: 5\nsystem_info: {paths: {run_dir: /run/ci2}}\n",
+  "system_info:\n  paths:\n    run_dir: /run/ci2\n  paths: null\n",
+  "system_info: null\n",
+  "system_info:\n  paths:\n    run_dir: ~\n",
+  "system_info:\n  paths:\n    run_dir: yes\n",
+  "system_info:\n  paths:\n    run_dir: 0x10\n",
+  "system_info:\n  paths:\n    run_dir: /run/ci2\n    cloud_dir: !!binary aGk=\n",
+  "system_info:\n  paths:\n    run_dir: !!str\n",
+  "'system_info': {'paths': {'run_dir': '/run/ci2'}}\n",
+  'system_info:\n  paths:\n    "run_dir": /var/run/ci3\n',
+  "system_info:\n  paths:\n    run_dir: /run/ci2\n    run_dir: /run/cloud-init\n",
+];
+/** The CONFIGS the package README documents as read differently (see TreeTraits.configDiffers). */
+const DOCUMENTED_CONFIGS = [
+  /run_dir: !!str\n/,
+  /run_dir: (yes|0x10|~)\n/,
+  /\\0/,
+  /conf_d: 5/,
+  /(system_info|paths): null/,
+  /run_dir: run\/ci2/,
+  /!!binary/,
 ];
 const UNIT = (active: string, file: string, sub: string, pid: string) =>
   `ActiveState=${active}\nUnitFileState=${file}\nSubState=${sub}\nMainPID=${pid}\n`;
@@ -188,6 +230,7 @@ export class TreeGenerator {
     systemctlFails: false,
     shadowsComputed: false,
     cloudInitRaises: [],
+    configDiffers: [],
   };
 
   constructor(seed: number) {
@@ -265,7 +308,10 @@ export class TreeGenerator {
     const r = this.rnd();
     if (r < 0.97) {
       const words = this.sample(WORDS, 3);
-      if (words.some((w) => /[\ud800-\udfff]/.test(w))) this.traits.cloudInitRaises.push("a lone surrogate");
+      if (this.chance(0.02)) {
+        words.push("lone \ud800 surrogate");
+        this.traits.cloudInitRaises.push("a lone surrogate");
+      }
       return words;
     }
     if (r < 0.985) {
@@ -385,6 +431,8 @@ export class TreeGenerator {
         "xcloud-init=disabled",
         "cloud-init=disabledx",
         "console=ttyS0,115200n8",
+        "cc: system_info: {paths: {run_dir: /run/ci2}} end_cc",
+        "cc:system_info:%20%7Bpaths:%20%7Brun_dir:%20/var/run/ci3%7D%7D end_cc",
       ],
       3,
     );
@@ -437,7 +485,14 @@ export class TreeGenerator {
       ],
       3,
     );
-    for (const file of where) files.set(file, this.pick(CONFIGS));
+    for (const file of where) {
+      // A file that is not UTF-8 now and then (load_text_file decodes strictly).
+      const text = this.chance(0.05) ? Buffer.from([0x73, 0x3a, 0x20, 0xff, 0x0a]) : this.pick(CONFIGS);
+      if (typeof text !== "string" || DOCUMENTED_CONFIGS.some((re) => re.test(text))) {
+        this.traits.configDiffers.push(`${file}: ${JSON.stringify(String(text))}`);
+      }
+      files.set(file, text);
+    }
   }
 
   /** The next tree. */
@@ -447,6 +502,7 @@ export class TreeGenerator {
       systemctlFails: false,
       shadowsComputed: false,
       cloudInitRaises: [],
+      configDiffers: [],
     };
     const files = new Map<string, string | Buffer | null | { link: string }>();
     files.set("etc/os-release", 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\nVERSION_ID="12"\n');
