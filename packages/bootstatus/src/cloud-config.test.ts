@@ -107,3 +107,44 @@ test("cloudConfigFromCmdline() collects every cc: part, percent-decoded, with li
   assert.equal(cloudConfigFromCmdline("cc: unterminated"), "unterminated");
   assert.equal(cloudConfigFromCmdline("xcc: nope"), "");
 });
+
+test("resolveRunDir(): a file with a tag PyYAML's safe_load cannot construct counts as empty, as in cloud-init", () => {
+  // load_yaml catches safe_load's ConstructorError and returns {}: the file's run_dir does not count, so the
+  // file below it in priority decides (the `yaml` library alone would read the tagged value as "").
+  for (const tagged of ["!!python/name:os.system", "!custom /x", "!!merge /x"]) {
+    const files = system({
+      "/etc/cloud/cloud.cfg": runDir("/main"),
+      "/etc/cloud/cloud.cfg.d/90.cfg": runDir(tagged),
+    });
+    assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/main", tagged);
+  }
+  const known = system({ "/etc/cloud/cloud.cfg.d/90.cfg": runDir("!!str /tagged") });
+  assert.equal(resolveRunDir({ files: known, cmdline: "", cloudCfg: undefined }), "/tagged");
+  const twoDocs = system({
+    "/etc/cloud/cloud.cfg": runDir("/main"),
+    "/etc/cloud/cloud.cfg.d/90.cfg": "---\na: 1\n---\nb: 2\n",
+  });
+  assert.equal(resolveRunDir({ files: twoDocs, cmdline: "", cloudCfg: undefined }), "/main");
+});
+
+test("resolveRunDir(): a file with a character PyYAML's reader refuses counts as empty, as in cloud-init", () => {
+  for (const odd of ["\u0000", "\u001b", "\u007f", "\u0090", "\ufffe", "\ud800"]) {
+    const files = system({
+      "/etc/cloud/cloud.cfg": runDir("/main"),
+      "/etc/cloud/cloud.cfg.d/90.cfg": runDir(`/odd${odd}`),
+    });
+    assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/main", JSON.stringify(odd));
+  }
+  // NBSP, a BOM and astral characters are printable to it.
+  const printable = system({ "/etc/cloud/cloud.cfg.d/90.cfg": `\ufeff${runDir("/ok\u00a0\u{1f600}")}` });
+  assert.equal(resolveRunDir({ files: printable, cmdline: "", cloudCfg: undefined }), "/ok\u00a0\u{1f600}");
+});
+
+test("resolveRunDir(): NEL, LS and PS break lines in a config file, as in PyYAML (YAML 1.1)", () => {
+  const nel = system({
+    "/etc/cloud/cloud.cfg": "system_info:\n  paths:\n    run_dir: /nel\u0085    cloud_dir: /x\n",
+  });
+  assert.equal(resolveRunDir({ files: nel, cmdline: "", cloudCfg: undefined }), "/nel");
+  const ls = system({ "/etc/cloud/cloud.cfg": "system_info:\n  paths:\n    run_dir: /ls\u2028" });
+  assert.equal(resolveRunDir({ files: ls, cmdline: "", cloudCfg: undefined }), "/ls");
+});

@@ -1,4 +1,4 @@
-import { parse } from "yaml";
+import { parseDocument, visit } from "yaml";
 import { CLOUD_CFG, DEFAULT_CLOUD_DIR, DEFAULT_RUN_DIR } from "./cloud-init-paths.js";
 
 /** Read access to the inspected system's files, by their paths on that system (state-files maps them). */
@@ -23,15 +23,42 @@ function isConfig(value: unknown): value is Config {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+// The tags PyYAML's SafeConstructor knows (yaml/constructor.py); any other explicit tag (`!foo`,
+// `!!python/name:...`, `!!merge`) makes safe_load raise ConstructorError.
+const SAFE_TAGS = new Set(
+  ["null", "bool", "int", "float", "binary", "timestamp", "omap", "pairs", "set", "str", "seq", "map"].map(
+    (name) => `tag:yaml.org,2002:${name}`,
+  ),
+);
+
+// PyYAML's Reader (yaml/reader.py NON_PRINTABLE) refuses a stream holding any other character, a NUL or an
+// escape character anywhere in the file included, before parsing.
+const NON_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
 /**
  * cloudinit/util.py load_yaml(default={}): PyYAML's safe_load is YAML 1.1 and lets a repeated key win; a file
- * that is not YAML or whose root is not a mapping counts as empty.
+ * that is not YAML, holds a character or a tag safe_load refuses, or whose root is not a mapping counts as empty.
  */
 function loadYaml(text: string | undefined): Config {
-  if (text === undefined) return {};
+  if (text === undefined || NON_PRINTABLE.test(text)) return {};
   try {
-    const doc: unknown = parse(text, { version: "1.1", uniqueKeys: false, merge: true, logLevel: "error" });
-    return isConfig(doc) ? doc : {};
+    // PyYAML breaks lines at NEL, LS and PS too (yaml/reader.py, scanner.py scan_line_break), as YAML 1.1 does.
+    const lines = text.replace(/[\x85\u2028\u2029]/g, "\n");
+    const doc = parseDocument(lines, { version: "1.1", uniqueKeys: false, merge: true, logLevel: "error" });
+    if (doc.errors.length > 0) return {};
+    let unsafe = false;
+    visit(doc, {
+      Node(_key, node) {
+        if (node.tag !== undefined && !SAFE_TAGS.has(node.tag)) {
+          unsafe = true;
+          return visit.BREAK;
+        }
+        return undefined;
+      },
+    });
+    if (unsafe) return {};
+    const value: unknown = doc.toJS();
+    return isConfig(value) ? value : {};
   } catch {
     return {};
   }

@@ -11,8 +11,19 @@ function pad(n: number, width = 2): string {
  * microsecond first, then the format truncates to the second.
  */
 export function formatLastUpdate(seconds: number): string {
-  const micros = Math.round(seconds * 1e6);
-  const date = new Date(Math.floor(micros / 1000));
+  // CPython pytime.c _PyTime_DoubleToDenominator: the fraction alone (modf, exact) times 1e6 is rounded, so
+  // 86399.9999994999962 stays in its second, where rounding seconds * 1e6 (86399999999.5) would carry into the
+  // next. (Python rounds half to even; a tie, 999999.5, carries either way, so Math.round agrees at the second.)
+  let whole = Math.trunc(seconds);
+  let micros = Math.round((seconds - whole) * 1e6);
+  if (micros >= 1e6) {
+    micros -= 1e6;
+    whole += 1;
+  } else if (micros < 0) {
+    micros += 1e6;
+    whole -= 1;
+  }
+  const date = new Date(whole * 1000 + Math.floor(micros / 1000));
   if (Number.isNaN(date.getTime())) return "";
   const year = date.getUTCFullYear();
   return (

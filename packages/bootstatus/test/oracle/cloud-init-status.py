@@ -61,4 +61,5 @@ def main():
     sys.exit(status.handle_status_args("status", args))
 
 
-main()
+if __name__ == "__main__":
+    main()
