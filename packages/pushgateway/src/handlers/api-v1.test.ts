@@ -135,3 +135,28 @@ test("apiMetrics() writes histograms and summaries as upstream 1.11: integer cou
   // Go encodes these maps with sorted keys.
   assert.match(bodyText(response.body), /\{"buckets":\[\[1,"-0\.8408964152537144"/);
 });
+
+test("apiMetrics() lists a family named __proto__ and sorts a group's keys as Go's map (found by push-fuzz.peers.test.ts)", async () => {
+  const { ctx, store } = recordingContext();
+  const families = parseText('__proto__{instance="",job="j"} 1\nzz{instance="",job="j"} 2\n').map(
+    renderFamily,
+  );
+  store.storedGroups = [
+    {
+      labels: { job: "j" },
+      families: new Map(families.map((f) => [f.name, f])),
+      pushedAt: new Map(),
+      pushTime: 1,
+      failureTime: 0,
+    },
+  ];
+  const body = bodyText((await handleRequest(request("GET", "/api/v1/metrics"), ctx)).body);
+  // As a plain object's key, __proto__ set the entry's prototype: the family was missing, and the prototype (a Go
+  // struct) made the encoder keep the entry's keys unsorted.
+  const keys = [...body.matchAll(/"([^"]+)":\{"time_stamp"/g)].map((m) => m[1]);
+  assert.deepEqual(keys, ["__proto__", "push_failure_time_seconds", "push_time_seconds", "zz"]);
+  assert.match(
+    body,
+    /^\{"status":"success","data":\[\{"__proto__":\{.*\},"labels":\{"job":"j"\},"last_push_successful":true,/,
+  );
+});

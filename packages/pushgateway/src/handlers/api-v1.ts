@@ -58,7 +58,9 @@ function metricGroups(ctx: GatewayContext): unknown[] {
  * `last_push_successful`. Without `families` it is the group as `/api/v1/groups` lists it (handlers/groups-api.ts).
  */
 export function groupEntry(g: Group, options: { families: boolean }): Record<string, unknown> {
-  const entry: Record<string, unknown> = { labels: g.labels };
+  // Keys are family names from the push: without a prototype, `__proto__` is a key like any other.
+  const entry: Record<string, unknown> = Object.create(null);
+  entry.labels = g.labels;
   for (const [name, rendered] of options.families ? g.families : []) {
     const f = parseRenderedFamily(rendered);
     entry[name] = goStruct({
