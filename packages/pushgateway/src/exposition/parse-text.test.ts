@@ -155,3 +155,18 @@ test("accepts what 1.5.1's parser accepts (found by test/push-fuzz.peers.test.ts
   // The type's letters compare upper-cased as Go's strings.ToUpper does: dotless ı is I.
   assert.equal(parseText("# TYPE m hıstogram\nm_count 1\n")[0]?.type, "histogram");
 });
+
+test("histogram and summary counts are Go's uint64 of the value on amd64, as 1.5.1 stores them", () => {
+  const [h, s] = parseText(
+    '# TYPE h histogram\nh_bucket{le="1"} 2.5\nh_bucket{le="2"} -1\nh_bucket{le="3"} NaN\nh_bucket{le="5"} 1e300\nh_count 3.7\n# TYPE s summary\ns_count -Inf\ns_sum -1.5\n',
+  );
+  assert.deepEqual(h?.metrics[0]?.buckets, [
+    [1, 2],
+    [2, 2 ** 64 - 1],
+    [3, 2 ** 63],
+    [5, 2 ** 63],
+  ]);
+  assert.equal(h?.metrics[0]?.count, 3);
+  assert.equal(s?.metrics[0]?.count, 2 ** 63);
+  assert.equal(s?.metrics[0]?.sum, -1.5);
+});

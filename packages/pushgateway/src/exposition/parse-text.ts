@@ -277,12 +277,12 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
     }
     if (s.timestampMs !== undefined) m.timestampMs = s.timestampMs;
     if (s.role === "sum") m.sum = s.value;
-    else if (s.role === "count") m.count = s.value;
+    else if (s.role === "count") m.count = goUint64Cast(s.value);
     // A quantile or bucket whose bound is NaN or absent makes the series but is dropped, as upstream's parser drops
     // it (prometheus/common text_parse.go readingValue: `case !math.IsNaN(p.currentQuantile)`).
     else if (Number.isNaN(s.bound)) return;
     else if (f.type === "summary") m.quantiles?.push([s.bound, s.value]);
-    else m.buckets?.push([s.bound, s.value]);
+    else m.buckets?.push([s.bound, goUint64Cast(s.value)]);
   }
 
   /**
@@ -303,6 +303,17 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
     }
     return index.byLabels.get(labelSetKey(labels));
   }
+}
+
+/**
+ * Go's `uint64(v)` on amd64, where Debian's and upstream's builds run, as the parser stores counts
+ * (`proto.Uint64(uint64(value))`): the fraction dropped, a negative value wrapped (-1 is 2^64-1), NaN, infinities and
+ * values past the range 2^63. As a float: the text format writes these counts as floats again.
+ */
+function goUint64Cast(v: number): number {
+  if (Number.isNaN(v) || v >= 2 ** 64 || v < -(2 ** 63)) return 2 ** 63;
+  const t = Math.trunc(v);
+  return t < 0 ? 2 ** 64 + t : t;
 }
 
 /** expfmt's isCount, isSum, isBucket: the suffix after at least one character. */

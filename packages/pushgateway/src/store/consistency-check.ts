@@ -37,32 +37,51 @@ export function pushInvalidity(
   }
   // A label value that is not UTF-8 or a label name given twice (a protobuf push; the text parser refuses both
   // itself) fails client_golang's Gather even unchecked, where upstream would then fail every scrape: refused here,
-  // checked or not. Checked, the rest of client_golang's checkMetricConsistency runs too, in its order.
+  // checked or not. Checked, the rest of client_golang's checkMetricConsistency runs too, in its order, per family
+  // after the family's type was compared with the gateway's own family of that name (Gatherers.Gather).
+  // Every error is kept, as client_golang's Gather goes on after one: a family whose type clashes is skipped, a
+  // series that fails is not counted for duplicates (registry.go Gatherers.Gather, checkMetricConsistency).
+  const own = new Map(options.check ? options.own.map((f) => [f.name, f]) : []);
+  const errors: string[] = [];
+  let first: number | undefined;
+  const failed = (family: number, message: string) => {
+    errors.push(message);
+    first ??= family;
+  };
   for (const [family, f] of sanitized.entries()) {
-    for (const m of f.metrics) {
-      const problem = seriesProblem(f, m, options);
-      if (problem !== undefined) return { family, message: problem };
-    }
-  }
-  if (!options.check) return undefined;
-  const own = new Map(options.own.map((f) => [f.name, f]));
-  for (const [family, f] of sanitized.entries()) {
+    // Upstream replaces a pushed push_time_seconds (and push_failure_time_seconds) with its own gauge before it
+    // gathers (storage/diskmetricstore.go processWriteRequest): only the timestamps above are checked in them.
+    if (f.name === PUSH_TIME || f.name === FAILURE_TIME) continue;
     const ownFamily = own.get(f.name);
     if (ownFamily !== undefined && ownFamily.type !== f.type) {
-      return {
+      failed(
         family,
-        message: `gathered metric family ${f.name} has type ${f.type.toUpperCase()} but should have ${ownFamily.type.toUpperCase()}`,
-      };
+        `gathered metric family ${f.name} has type ${f.type.toUpperCase()} but should have ${ownFamily.type.toUpperCase()}`,
+      );
+      continue;
     }
     const keys = rendered[family]?.keys ?? [];
     const seen = new Set<string>();
     for (const [i, m] of f.metrics.entries()) {
+      const problem = seriesProblem(f, m, options);
+      if (problem !== undefined) {
+        failed(family, problem);
+        continue;
+      }
+      if (!options.check) continue;
       const id = keys[i] ?? seriesKey(m);
-      if (seen.has(id)) return { family, message: collectedBefore(f, m) };
+      if (seen.has(id)) failed(family, collectedBefore(f, m));
       seen.add(id);
     }
   }
-  return undefined;
+  if (first === undefined) return undefined;
+  return { family: first, message: multiError(errors) };
+}
+
+/** client_golang's MultiError text: one error as it is, more as `N error(s) occurred:` and a `* ` line each. */
+export function multiError(errors: readonly string[]): string {
+  if (errors.length === 1) return errors[0] ?? "";
+  return `${errors.length} error(s) occurred:${errors.map((e) => `\n* ${e}`).join("")}`;
 }
 
 /**
