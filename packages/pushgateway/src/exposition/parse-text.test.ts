@@ -170,3 +170,19 @@ test("histogram and summary counts are Go's uint64 of the value on amd64, as 1.5
   assert.equal(s?.metrics[0]?.count, 2 ** 63);
   assert.equal(s?.metrics[0]?.sum, -1.5);
 });
+
+test("the gateway's own lines: a grouping label named le is a label, the last le the bound (a 500 on /api/v1/metrics)", () => {
+  const body =
+    '# TYPE h histogram\nh_bucket{job="x",le="é",le="1"} 1\nh_sum{job="x",le="é"} 2\nh_count{job="x",le="é"} 1\n';
+  assert.deepEqual(parseText(body, { stored: true })[0]?.metrics, [
+    {
+      labels: [
+        ["job", "x"],
+        ["le", "é"],
+      ],
+      buckets: [[1, 1]],
+      sum: 2,
+      count: 1,
+    },
+  ]);
+});

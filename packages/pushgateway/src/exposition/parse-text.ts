@@ -23,7 +23,7 @@ const TYPES: Record<string, MetricType | "gauge_histogram"> = {
  *
  * @throws {ParseError}
  */
-export function parseText(text: string, options: { utf8?: boolean } = {}): MetricFamily[] {
+export function parseText(text: string, options: { utf8?: boolean; stored?: boolean } = {}): MetricFamily[] {
   const utf8 = options.utf8 === true;
   // Go's parser keeps a map of families by name; `typed` and `helped` are its `Type != nil` and `Help != nil`.
   const families = new Map<string, MetricFamily>();
@@ -135,8 +135,19 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
     }
     // In a summary every line's `quantile` label, in a histogram every line's `le`, is read as a float when met and
     // kept out of the series' labels (expfmt startLabelName, startLabelValue).
-    const special = f.type === "summary" ? "quantile" : f.type === "histogram" ? "le" : undefined;
+    // `stored`: lines the gateway wrote itself, where only a bucket's (quantile's) own `le` (`quantile`) is the bound and
+    // a grouping or pushed label of that name on the other lines is a label.
+    const bounded =
+      !options.stored || (f.type === "histogram" ? name === `${f.name}_bucket` : name === f.name);
+    const special = !bounded
+      ? undefined
+      : f.type === "summary"
+        ? "quantile"
+        : f.type === "histogram"
+          ? "le"
+          : undefined;
     let bound = Number.NaN;
+    let storedBound: string | undefined;
     const labels: [string, string][] = [];
     if (braceFirst || ch(pos) === "{") {
       if (!braceFirst) pos++;
@@ -191,7 +202,11 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
           value += c;
           pos++;
         }
-        if (labelName === special) {
+        if (labelName === special && options.stored) {
+          // The gateway's own lines append the bound last: an earlier label of that name is a label.
+          if (storedBound !== undefined) labels.push([labelName, storedBound]);
+          storedBound = value;
+        } else if (labelName === special) {
           bound =
             parseGoFloat(value) ??
             fail(`expected float as value for '${special}' label, got ${goQuote(value)}`);
@@ -201,6 +216,10 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
         else if (ch(pos) !== "}") fail(`unexpected end of label value ${goQuoteLossless(value)}`);
       }
     }
+    if (storedBound !== undefined)
+      bound =
+        parseGoFloat(storedBound) ??
+        fail(`expected float as value for '${special}' label, got ${goQuote(storedBound)}`);
     pos = skipBlank(line, pos);
     const valueToken = /^[^ \t]*/.exec(line.slice(pos))?.[0] ?? "";
     ch(pos + valueToken.length);
@@ -221,7 +240,8 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
       if (rest !== "" && partial) eof();
       if (rest !== "") fail(`spurious string after timestamp: ${goQuote(rest.replaceAll("\\", ""))}`);
     }
-    addSample(f, { role, special, labels, value: value as number, timestampMs, bound });
+    const folded = f.type === "summary" || f.type === "histogram";
+    addSample(f, { role, folded, labels, value: value as number, timestampMs, bound });
   });
   return [...families.values()].filter((f) => f.metrics.length > 0);
 
@@ -254,7 +274,8 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
     f: MetricFamily,
     s: {
       role: "count" | "sum" | undefined;
-      special: string | undefined;
+      /** A summary's or histogram's line, folded into its series. */
+      folded: boolean;
       labels: [string, string][];
       value: number;
       timestampMs: number | undefined;
@@ -262,7 +283,7 @@ export function parseText(text: string, options: { utf8?: boolean } = {}): Metri
       bound: number;
     },
   ): void {
-    if (s.special === undefined) {
+    if (!s.folded) {
       f.metrics.push({
         labels: s.labels,
         value: s.value,

@@ -204,6 +204,7 @@ export function parseRenderedFamily(f: RenderedFamily): MetricFamily {
       ? []
       : (parseText(`# TYPE ${f.utf8 ? quoteName(f.name) : f.name} ${f.type}\n${f.lines.join("\n")}\n`, {
           utf8: f.utf8 === true,
+          stored: true,
         })[0]?.metrics ?? []);
   // One metric per series, in the lines' order: the protobuf value of each goes back where it was.
   f.protoValues?.forEach((value, i) => {
