@@ -120,3 +120,15 @@ export function normalizeExposition(exposition: string, mask: readonly RegExp[] 
     joined = joined.replace(new RegExp(re.source, `${re.flags.replace("g", "")}g`), "<masked>");
   return joined;
 }
+
+/** The API's JSON with groups in a fixed order (upstream's follow Go map order), the barrier dropped, times masked. */
+export function normalizeApi(body: string): string {
+  const doc = JSON.parse(body) as { status: string; data: Record<string, unknown>[] };
+  const groups = doc.data
+    .filter((g) => (g.labels as Record<string, string>).job !== "zz_barrier")
+    .map((g) => JSON.stringify(g))
+    .sort();
+  return `${doc.status} ${groups.join("\n")}`
+    .replace(/"time_stamp":"[^"]*"/g, '"time_stamp":"<time>"')
+    .replace(/("push(?:_failure)?_time_seconds":\{[\s\S]*?"value":)"(?!0")[^"]*"/g, '$1"<time>"');
+}
