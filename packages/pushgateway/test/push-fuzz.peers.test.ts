@@ -38,12 +38,6 @@ const KNOWN: readonly ((step: Step) => string | undefined)[] = [
   // Not fixed yet (class a): a protobuf series with a label name twice keeps one in ours; 1.5.1 overwrites only the
   // first with the grouping label and refuses the push (`has two or more labels with the same name`).
   (step) => (Buffer.isBuffer(step.body) && repeatsLabel(step.body) ? "protobuf label twice" : undefined),
-  // Not fixed yet (class a): a name followed by a character that is neither blank nor `{` (`a-b 1`) is read by Go as
-  // the name and then a value (`expected float as value, got "-b"`); ours says `invalid metric name`.
-  (step) =>
-    typeof step.body === "string" && /^[ \t]*[a-zA-Z_:][a-zA-Z0-9_:]*[^a-zA-Z0-9_: \t{\n]/m.test(step.body)
-      ? "name run into another character"
-      : undefined,
 ];
 
 function repeatsLabel(body: Buffer): boolean {

@@ -57,6 +57,9 @@ const errors: [string, string][] = [
     "text format parsing error in line 1: expected '=' after label name, found '\u00c3'",
   ],
   ['m{a="\\\u00e9"} 1\n', "text format parsing error in line 1: invalid escape sequence '\\\u00c3'"],
+  // a name ends at the first byte that cannot continue it, and what follows is read as the value;
+  ["a-b 1\n", 'text format parsing error in line 1: expected float as value, got "-b"'],
+  ['m-b{a="x"} 1\n', 'text format parsing error in line 1: expected float as value, got "-b{a=\\"x\\"}"'],
   // `_count` under a histogram's TYPE names the histogram.
   [
     "# TYPE h histogram\n# TYPE h_count gauge\n",

@@ -120,8 +120,8 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
       if (!nameMatch) fail("invalid metric name");
       name = nameMatch?.[0] ?? "";
       pos = name.length;
-      const next = ch(pos);
-      if (next !== undefined && next !== " " && next !== "\t" && next !== "{") fail("invalid metric name");
+      // A name runs until a byte that cannot continue it; what follows (`-b` in `a-b 1`) is read as the value.
+      ch(pos);
       pos = skipBlank(line, pos);
     }
     const { family: f, role } = resolve(name);
