@@ -160,3 +160,20 @@ test("apiMetrics() lists a family named __proto__ and sorts a group's keys as Go
     /^\{"status":"success","data":\[\{"__proto__":\{.*\},"labels":\{"job":"j"\},"last_push_successful":true,/,
   );
 });
+
+test("apiMetrics() leaves out a help sent empty, as Go's `help,omitempty`", async () => {
+  const { ctx, store } = recordingContext();
+  const [family] = parseText('e{instance="",job="j"} 1\n').map((f) => renderFamily({ ...f, help: "" }));
+  assert.ok(family);
+  store.storedGroups = [
+    {
+      labels: { job: "j" },
+      families: new Map([["e", family]]),
+      pushedAt: new Map(),
+      pushTime: 1,
+      failureTime: 0,
+    },
+  ];
+  const body = bodyText((await handleRequest(request("GET", "/api/v1/metrics"), ctx)).body);
+  assert.match(body, /"e":\{"time_stamp":"[^"]*","type":"UNTYPED","metrics":/);
+});

@@ -66,7 +66,8 @@ export function groupEntry(g: Group, options: { families: boolean }): Record<str
     entry[name] = goStruct({
       time_stamp: isoTime(g.pushedAt.get(name) ?? 0),
       type: f.type.toUpperCase(),
-      ...(f.help === undefined ? {} : { help: f.help }),
+      // `help,omitempty`: an empty help is left out, as a missing one.
+      ...(f.help === undefined || f.help === "" ? {} : { help: f.help }),
       metrics: f.metrics.map((m) => encodableMetric(f.type, m)),
     });
   }
