@@ -298,12 +298,13 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
     }
     if (s.timestampMs !== undefined) m.timestampMs = s.timestampMs;
     if (s.role === "sum") m.sum = s.value;
-    else if (s.role === "count") m.count = goUint64Cast(s.value);
+    // The gateway's own lines hold counts already converted (a wrapped -1 is 2^64, which would convert to 2^63).
+    else if (s.role === "count") m.count = options.stored ? s.value : goUint64Cast(s.value);
     // A quantile or bucket whose bound is NaN or absent makes the series but is dropped, as upstream's parser drops
     // it (prometheus/common text_parse.go readingValue: `case !math.IsNaN(p.currentQuantile)`).
     else if (Number.isNaN(s.bound)) return;
     else if (f.type === "summary") m.quantiles?.push([s.bound, s.value]);
-    else m.buckets?.push([s.bound, goUint64Cast(s.value)]);
+    else m.buckets?.push([s.bound, options.stored ? s.value : goUint64Cast(s.value)]);
   }
 
   /**

@@ -72,3 +72,12 @@ function protoMetric(type: MetricType, m: Metric): Record<string, unknown> {
 export function goUint64(v: number): number {
   return Number.isFinite(v) && v >= 0 ? Math.trunc(v) : 0;
 }
+
+/**
+ * A count's decimal digits as Go prints a uint64 (`fmt.Sprint`): exact, where `String` writes 2^63 as
+ * 9223372036854776000. A float at 2^64 (a small negative count wrapped, parse-text.ts) is the largest uint64.
+ */
+export function goUint64String(v: number): string {
+  const n = goUint64(v);
+  return n >= 2 ** 64 ? "18446744073709551615" : BigInt(n).toString();
+}

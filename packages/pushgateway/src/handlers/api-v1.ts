@@ -8,7 +8,7 @@ import {
   nativeBuckets,
 } from "../exposition/native-buckets.js";
 import { parseRenderedFamily } from "../exposition/rendered-family.js";
-import { goUint64 } from "../exposition/write-protobuf.js";
+import { goUint64String } from "../exposition/write-protobuf.js";
 import { isoTime } from "../iso-time.js";
 import {
   FAILURE_TIME,
@@ -158,5 +158,5 @@ interface PushedHistogram extends NativeHistogram {
 
 /** A count as Go's `fmt.Sprint(uint64)`: the text parser stored `uint64(value)`, so the fraction is dropped. */
 function goUint64Text(v: number): string {
-  return BigInt(goUint64(v)).toString();
+  return goUint64String(v);
 }
