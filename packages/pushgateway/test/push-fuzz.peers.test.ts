@@ -85,15 +85,19 @@ async function barrier(side: Side): Promise<void> {
  * upstream (research §4), so their HELP lines are dropped from both scrapes.
  */
 function mixedHelp(api: string): Set<string> {
-  const helps = new Map<string, Set<string>>();
+  const helps = new Map<string, string[]>();
   for (const group of (JSON.parse(api) as { data: Record<string, unknown>[] }).data)
     for (const [name, fam] of Object.entries(group)) {
       if (name === "labels" || name === "last_push_successful") continue;
-      const set = helps.get(name) ?? new Set<string>();
-      set.add((fam as { help?: string }).help ?? "");
-      helps.set(name, set);
+      helps.set(name, [...(helps.get(name) ?? []), (fam as { help?: string }).help ?? ""]);
     }
-  return new Set([...helps].filter(([, set]) => set.size > 1).map(([name]) => name));
+  // The API leaves out an empty help as a missing one (omitempty), which the scrape tells apart: a family held by
+  // several groups without a help in the API may be either.
+  return new Set(
+    [...helps]
+      .filter(([, list]) => new Set(list).size > 1 || (list.length > 1 && list.includes("")))
+      .map(([name]) => name),
+  );
 }
 
 const withoutHelp = (exposition: string, names: Set<string>) =>

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { bodyText, recordingContext, request } from "../../test/support/recording-context.js";
+import { parseDelimitedProtobuf } from "../exposition/parse-protobuf.js";
 import { parseText } from "../exposition/parse-text.js";
 import { renderFamily } from "../exposition/rendered-family.js";
 import { handleRequest } from "./routes.js";
@@ -196,4 +197,33 @@ test("apiMetrics() prints counts past 2^53 with Go's exact uint64 digits (found 
   // As 1.5.1 answers the same push: uint64(-1.0) and uint64(NaN) on amd64, read back from the stored lines as is.
   assert.match(body, /"s":\{[^\]]*"count":"18446744073709551615"/);
   assert.match(body, /"h":\{[^\]]*"count":"9223372036854775808"/);
+});
+
+test("apiMetrics() lists a protobuf histogram sent without buckets with none, as 1.5.1 (the scrape adds +Inf)", async () => {
+  const { ctx, store } = recordingContext();
+  // MetricFamily {name: "nb", type: HISTOGRAM, metric: [{label: [job="j", instance=""], histogram: {sample_count: 4}}]}.
+  const label = (n: string, v: string) => [
+    0x0a,
+    2 + n.length + 2 + v.length,
+    0x0a,
+    n.length,
+    ...Buffer.from(n),
+    0x12,
+    v.length,
+    ...Buffer.from(v),
+  ];
+  const metric = [...label("instance", ""), ...label("job", "j"), 0x3a, 0x02, 0x08, 0x04];
+  const family = [0x0a, 0x02, ...Buffer.from("nb"), 0x18, 0x04, 0x22, metric.length, ...metric];
+  const families = (await parseDelimitedProtobuf(Buffer.from([family.length, ...family]))).map(renderFamily);
+  store.storedGroups = [
+    {
+      labels: { job: "j" },
+      families: new Map(families.map((f) => [f.name, f])),
+      pushedAt: new Map(),
+      pushTime: 1,
+      failureTime: 0,
+    },
+  ];
+  const body = bodyText((await handleRequest(request("GET", "/api/v1/metrics"), ctx)).body);
+  assert.match(body, /"nb":\{[^\]]*"metrics":\[\{"buckets":\{\},"count":"4",/);
 });

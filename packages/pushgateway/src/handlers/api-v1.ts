@@ -129,9 +129,10 @@ function encodableMetric(type: MetricType, m: Metric): Record<string, unknown> {
         sum,
         count:
           floatCount > 0 ? formatGoFloat(floatCount) : (pushed?.sampleCount ?? goUint64Text(m.count ?? 0)),
-        buckets: pushed?.bucket
+        // A pushed value message lists its buckets as sent, none when it has none (the stored lines add +Inf).
+        buckets: pushed
           ? Object.fromEntries(
-              pushed.bucket.map((b) => {
+              (pushed.bucket ?? []).map((b) => {
                 const c = Number(b.cumulativeCountFloat ?? 0);
                 return [
                   formatGoFloat(Number(b.upperBound ?? 0)),
