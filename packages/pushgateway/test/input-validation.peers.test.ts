@@ -166,6 +166,8 @@ const ROWS: readonly Row[] = [
   { name: "a pushed push_time_seconds is replaced before the check", source: "fuzz", steps: [put(J, "push_time_seconds 1\npush_time_seconds 2\nm 1\n")], peer: 200 },
   { name: "a type clash with an own family comes before the family's series", source: "fuzz", steps: [putPb(J, { name: "process_open_fds", type: "UNTYPED", metric: [{ label: [lp("__x", "1")], gauge: { value: 1 } }] })], peer: 400 },
   { name: "every error of a push, as client_golang's MultiError", source: "fuzz", steps: [put(J, 'c_total{__x="1"} 1\nc_total 0\nc_total 2\n# TYPE process_open_fds counter\nprocess_open_fds 1\n')], peer: 400 },
+  { name: "a type clash with another group among other errors", source: "fuzz", steps: [put("/metrics/job/a", '# TYPE m gauge\nm{x="1"} 1\n'), put("/metrics/job/b", '# TYPE m counter\nm{x="2"} 1\nc{__x="1"} 1\n')], peer: 400 },
+  { name: "a series another group holds among other errors", source: "fuzz", steps: [put("/metrics/job/j", 'd{a="x"} 1\n'), put("/metrics/job/j/a/x", 'd 1\nc{__x="1"} 1\n')], peer: 400 },
   { name: "histogram and summary counts stored as Go's uint64", source: "fuzz", steps: [put(J, '# TYPE h histogram\nh_bucket{le="1"} 2.5\nh_bucket{le="3"} NaN\nh_bucket{le="5"} 1e300\nh_count 3.7\n# TYPE s summary\ns_count 1e300\n')], peer: 200 },
   { name: "protobuf help sent empty", source: "fuzz", steps: [putPb(J, { name: "eh", help: "", type: "GAUGE", metric: [gauge(1)] })], peer: 200 },
   { name: "a blank after the value", source: "fuzz", steps: [put(J, "m 1 \n")], peer: 400 },

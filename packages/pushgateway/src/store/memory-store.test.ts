@@ -202,15 +202,17 @@ test("pushRendered() with a verdict judged by invalidity() on another store ends
   assert.equal(messages[4], undefined);
 });
 
-test("invalidity() names the family where the state-free checks stopped; the checks against other groups come first before it", () => {
+test("invalidity() names each state-free error by family and series; the store adds those against other groups (MultiError)", () => {
   const store = new MemoryStore();
   push(store, "# TYPE m gauge\nm 1\n", { job: "a" });
   const families = parseText('# TYPE m counter\nm 2\n# TYPE d gauge\nd{x="1"} 1\nd{x="1"} 2\n');
   const prepared = preparePush({ labels: { job: "b" }, families });
+  const duplicate =
+    'collected metric "d" { label:{name:"instance" value:""} label:{name:"job" value:"b"} label:{name:"x" value:"1"} gauge:{value:2}} was collected before with the same name and label values';
   assert.deepEqual(store.invalidity(prepared, { check: true }), {
     family: 1,
-    message:
-      'collected metric "d" { label:{name:"instance" value:""} label:{name:"job" value:"b"} label:{name:"x" value:"1"} gauge:{value:2}} was collected before with the same name and label values',
+    message: duplicate,
+    errors: [{ family: 1, series: 1, message: duplicate }],
   });
   assert.equal(store.invalidity(prepared, { check: false }), undefined);
   const rejection = store.pushRendered({
@@ -221,7 +223,21 @@ test("invalidity() names the family where the state-free checks stopped; the che
     check: true,
     invalid: store.invalidity(prepared, { check: true }),
   });
-  assert.match(rejection?.message ?? "", /collected metric "m" .* is not a GAUGE/);
+  // client_golang's Gather goes on after the first error: both, in family order.
+  assert.match(
+    rejection?.message ?? "",
+    /^2 error\(s\) occurred:\n\* collected metric "m" .* is not a GAUGE\n\* collected metric "d" .* was collected before/,
+  );
+  // A verdict logged without its errors apart (an older replica's) is still answered at its family, as before.
+  const legacy = store.pushRendered({
+    labels: { job: "b" },
+    families: prepared.rendered,
+    replace: true,
+    now: at(6),
+    check: true,
+    invalid: { family: 1, message: duplicate },
+  });
+  assert.match(legacy?.message ?? "", /^collected metric "m" .* is not a GAUGE$/);
 });
 
 test("pushRendered() quotes a histogram pushed without a +Inf bucket as pushed, with only the lines and addedInf", () => {

@@ -1,0 +1,115 @@
+import type { Metric } from "../exposition/metric-family.js";
+import {
+  type KeyedFamily,
+  lineSeriesKey,
+  type RenderedFamily,
+  seriesKeyLabels,
+} from "../exposition/rendered-family.js";
+import type { GroupingLabels } from "../grouping-key.js";
+import { collectedBefore, notOfType, type PushInvalidity } from "./consistency-check.js";
+import { candidateGroup, type GroupingNameSets } from "./grouping-name-sets.js";
+import { FAILURE_TIME, type Group, PUSH_TIME } from "./metric-store.js";
+import type { SeriesIndex } from "./series-index.js";
+
+/** The store's groups and the indexes a push is checked against ({@link againstOthers}). */
+export interface HeldGroups {
+  readonly groups: ReadonlyMap<string, Group>;
+  readonly index: SeriesIndex;
+  readonly nameSets: GroupingNameSets;
+}
+
+/** The errors {@link againstOthers} found: in series order, by series index, and whether the family's type clashed. */
+export type OthersErrors = string[] & { typeClash?: boolean; bySeries: Map<number, string> };
+
+/**
+ * The errors of a pushed family against the other groups (upstream's checkWriteRequest gathers them all): a type
+ * another group holds it with (every pushed series then `is not a` that type), else its series another group holds
+ * (`was collected before`), by series index. `skip`: series already failing on their own, which Go does not hash.
+ */
+export function againstOthers(
+  f: KeyedFamily,
+  options: HeldGroups & {
+    key: string;
+    labels: GroupingLabels;
+    family: number;
+    series: (family: number, f: KeyedFamily, i: number) => Metric | undefined;
+    skip?: ReadonlyMap<number | undefined, string>;
+  },
+): OthersErrors | undefined {
+  const { family, series } = options;
+  // Another group holding the family with another type (the pushing group's own family is being replaced).
+  const mine = options.groups.get(options.key)?.families.get(f.name);
+  for (const [type, count] of options.index.types(f.name) ?? []) {
+    if (type !== f.type && count - (mine?.type === type ? 1 : 0) > 0) {
+      const all = Array.from(f.keys.keys(), (i) =>
+        notOfType(f, { metric: series(family, f, i), held: type }),
+      );
+      return Object.assign(all, { typeClash: true, bySeries: new Map<number, string>() });
+    }
+  }
+  // Another group holding one of the series: only a group whose grouping label names another group uses can
+  // (grouping-name-sets.ts); with a single set of names (the usual fleet) there is nothing to look up.
+  const others = options.nameSets.others(options.labels);
+  if (others.length === 0 || options.index.types(f.name) === undefined) return undefined;
+  // Each other group's family looked up is made a set of its series keys once.
+  const ids = new Map<RenderedFamily, Set<string>>();
+  const heldIds = (held: RenderedFamily) =>
+    ids.get(held) ?? ids.set(held, new Set(Array.from(held.lines, lineSeriesKey))).get(held);
+  const found: OthersErrors = Object.assign([] as string[], { bySeries: new Map<number, string>() });
+  for (const [i, id] of f.keys.entries()) {
+    if (options.skip?.has(i)) continue;
+    const labels = seriesKeyLabels(id) ?? new Map(series(family, f, i)?.labels ?? []);
+    for (const names of others) {
+      const candidate = candidateGroup(names, labels);
+      const held = candidate === undefined ? undefined : options.groups.get(candidate)?.families.get(f.name);
+      if (held !== undefined && heldIds(held)?.has(id)) {
+        const message = collectedBefore(f, series(family, f, i));
+        found.push(message);
+        found.bySeries.set(i, message);
+        break;
+      }
+    }
+  }
+  return found.length === 0 ? undefined : found;
+}
+
+/**
+ * Every error of a push, as client_golang's Gather collects them: per family, a type clash with the gateway's own
+ * family skips it (`invalid`, the state-free verdict); else per series the first of a clash with another group's
+ * type, its own problem, a duplicate. Pushed push-time families are replaced before upstream gathers.
+ */
+export function pushErrors(
+  families: readonly KeyedFamily[],
+  options: HeldGroups & {
+    key: string;
+    labels: GroupingLabels;
+    check: boolean;
+    invalid: PushInvalidity | undefined;
+    series: (family: number, f: KeyedFamily, i: number) => Metric | undefined;
+  },
+): string[] {
+  const errors: string[] = [];
+  for (const [family, f] of families.entries()) {
+    const mine = options.invalid?.errors?.filter((e) => e.family === family) ?? [];
+    const skipped = mine.find((e) => e.series === undefined);
+    if (skipped !== undefined) {
+      errors.push(skipped.message);
+      continue;
+    }
+    const bySeries = mine.length === 0 ? undefined : new Map(mine.map((e) => [e.series, e.message]));
+    const others =
+      options.check && f.name !== PUSH_TIME && f.name !== FAILURE_TIME
+        ? againstOthers(f, { ...options, family, ...(bySeries === undefined ? {} : { skip: bySeries }) })
+        : undefined;
+    if (others?.typeClash) {
+      errors.push(...others);
+      continue;
+    }
+    if (others === undefined && bySeries === undefined) continue;
+    for (const i of f.keys.keys()) {
+      const message = bySeries?.get(i) ?? others?.bySeries.get(i);
+      if (message !== undefined) errors.push(message);
+    }
+  }
+  return errors;
+}
