@@ -5,8 +5,6 @@
 // the sequence must agree. Replay or widen a run with FUZZ_SEED and FUZZ_CASES.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import protobuf from "protobufjs";
-import { metricFamilyType } from "./support/metric-family-type.js";
 import {
   BARRIER,
   normalizeApi,
@@ -35,28 +33,7 @@ const KNOWN: readonly ((step: Step) => string | undefined)[] = [
     typeof step.body === "string" && /#[ \t]*TYPE[ \t]+\S+[ \t]+gauge_histogram/i.test(step.body)
       ? "gauge histogram in text"
       : undefined,
-  // Not fixed yet (class a): a protobuf series with a label name twice keeps one in ours; 1.5.1 overwrites only the
-  // first with the grouping label and refuses the push (`has two or more labels with the same name`).
-  (step) => (Buffer.isBuffer(step.body) && repeatsLabel(step.body) ? "protobuf label twice" : undefined),
 ];
-
-function repeatsLabel(body: Buffer): boolean {
-  const reader = protobuf.Reader.create(body);
-  try {
-    while (reader.pos < reader.len) {
-      const f = metricFamilyType.toObject(metricFamilyType.decodeDelimited(reader)) as {
-        metric?: { label?: { name?: string }[] }[];
-      };
-      for (const m of f.metric ?? []) {
-        const names = (m.label ?? []).map((l) => l.name ?? "");
-        if (new Set(names).size !== names.length) return true;
-      }
-    }
-  } catch {
-    // A broken body: both refuse it before any label matters.
-  }
-  return false;
-}
 
 function known(step: Step): string | undefined {
   for (const rule of KNOWN) {
