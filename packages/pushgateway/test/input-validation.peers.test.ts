@@ -170,6 +170,8 @@ const ROWS: readonly Row[] = [
   { name: "a series another group holds among other errors", source: "fuzz", steps: [put("/metrics/job/j", 'd{a="x"} 1\n'), put("/metrics/job/j/a/x", 'd 1\nc{__x="1"} 1\n')], peer: 400 },
   { name: "histogram and summary counts stored as Go's uint64", source: "fuzz", steps: [put(J, '# TYPE h histogram\nh_bucket{le="1"} 2.5\nh_bucket{le="3"} NaN\nh_bucket{le="5"} 1e300\nh_count 3.7\n# TYPE s summary\ns_count 1e300\n')], peer: 200 },
   { name: "protobuf grouping label name twice in a series", source: "fuzz", steps: [putPb(`${J}/a/g`, { name: "pm", type: "GAUGE", metric: [gauge(1, [lp("a", "x"), lp("a", "y")])] })], peer: 400 },
+  { name: "a summary's _sum pushed as a family of its own by another group", source: "fuzz", steps: [put("/metrics/job/a", '# TYPE s summary\ns{quantile="0.5"} 1\n'), put("/metrics/job/b", "s_sum 1\n")], peer: 400 },
+  { name: "a family named like an own summary's _count", source: "fuzz", steps: [put(J, "pushgateway_http_push_duration_seconds_count 1\n")], peer: 400 },
   { name: "protobuf help sent empty", source: "fuzz", steps: [putPb(J, { name: "eh", help: "", type: "GAUGE", metric: [gauge(1)] })], peer: 200 },
   { name: "a blank after the value", source: "fuzz", steps: [put(J, "m 1 \n")], peer: 400 },
   { name: "le on a histogram's _sum line", source: "fuzz", steps: [put(J, '# TYPE h histogram\nh_sum{le="1"} 2\nh_count{le="2"} 3\n')], peer: 200 },

