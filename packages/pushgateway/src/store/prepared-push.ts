@@ -37,7 +37,8 @@ export function sanitize(family: MetricFamily, grouping: GroupingLabels): Metric
       for (const pair of m.labels) {
         const name = pair[0];
         if (Object.hasOwn(grouping, name) && !set?.includes(name)) {
-          (set ??= []).push(name);
+          set ??= [];
+          set.push(name);
           labels.push([name, grouping[name] as string]);
           continue;
         }
