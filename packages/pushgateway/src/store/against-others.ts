@@ -6,10 +6,11 @@ import {
   type RenderedFamily,
   seriesKeyLabels,
 } from "../exposition/rendered-family.js";
-import type { GroupingLabels } from "../grouping-key.js";
+import { type GroupingLabels, groupKey } from "../grouping-key.js";
 import { collectedBefore, notOfType, type PushInvalidity } from "./consistency-check.js";
 import { candidateGroup, type GroupingNameSets } from "./grouping-name-sets.js";
 import { FAILURE_TIME, type Group, PUSH_TIME } from "./metric-store.js";
+import { sanitize } from "./prepared-push.js";
 import type { SeriesIndex } from "./series-index.js";
 
 /** The store's groups and the indexes a push is checked against ({@link againstOthers}). */
@@ -189,4 +190,25 @@ function heldType(
     for (const [type, count] of types) if (count - (mine?.type === type ? 1 : 0) > 0) return type;
   }
   return options.own().find((f) => f.name === name)?.type;
+}
+
+/**
+ * The other group whose push-time series carry this group's labels: the same grouping labels with `instance=""`
+ * given or left out (sanitizeLabels adds `instance=""` to a group without one).
+ */
+export function timeTwin(groups: ReadonlyMap<string, Group>, labels: GroupingLabels): Group | undefined {
+  if (!Object.hasOwn(labels, "instance")) return groups.get(groupKey({ ...labels, instance: "" }));
+  if (labels.instance !== "") return undefined;
+  const { instance: _, ...rest } = labels;
+  return groups.get(groupKey(rest));
+}
+
+/** A twin's push-time series and this group's are each collected twice (upstream gathers both groups). */
+export function twinErrors(labels: GroupingLabels): string[] {
+  const series = sanitize(
+    { name: PUSH_TIME, help: undefined, type: "gauge", metrics: [{ labels: [] }] },
+    labels,
+  );
+  const metric = { labels: series.metrics[0]?.labels ?? [], value: 0 };
+  return [FAILURE_TIME, PUSH_TIME].map((name) => collectedBefore({ name, type: "gauge" }, metric));
 }

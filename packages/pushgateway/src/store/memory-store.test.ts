@@ -303,3 +303,39 @@ test("client_golang's per-series checks on a protobuf push: value message of the
       /\} has two or more labels with the same name: $/,
     );
 });
+
+test('a group beside its twin (instance="" given or left out) is refused for the push-time series both would expose, and not created', () => {
+  const store = new MemoryStore();
+  assert.equal(push(store, "a 1\n", { job: "tw" }), undefined);
+  for (const labels of [{ job: "tw", instance: "" }]) {
+    const rejection = store.push({
+      labels,
+      families: parseText("b 1\n"),
+      replace: true,
+      now: at(200),
+      check: true,
+    });
+    // As 1.5.1 answers (found by test/push-fuzz.peers.test.ts); 1.5.1 then keeps the group and fails every scrape.
+    assert.match(
+      rejection?.message ?? "",
+      /^2 error\(s\) occurred:\n\* collected metric "push_failure_time_seconds" \{ label:\{name:"instance" value:""\} label:\{name:"job" value:"tw"\} gauge:\{value:0\}\} was collected before with the same name and label values\n\* collected metric "push_time_seconds" .* was collected before/,
+    );
+  }
+  assert.deepEqual(
+    store.groups().map((g) => g.labels),
+    [{ job: "tw" }],
+  );
+  // The other way round: {job="tw2",instance=""} first, then {job="tw2"}.
+  store.push({
+    labels: { job: "tw2", instance: "" },
+    families: [],
+    replace: true,
+    now: at(300),
+    check: true,
+  });
+  assert.match(
+    push(store, "c 1\n", { job: "tw2" })?.message ?? "",
+    /push_time_seconds.*was collected before/,
+  );
+  assert.equal(store.groups().length, 2);
+});

@@ -11,7 +11,7 @@ import {
 } from "../exposition/rendered-family.js";
 import { parseGroupSelector, selectorMatches } from "../group-selector.js";
 import { type GroupingLabels, groupKey } from "../grouping-key.js";
-import { againstOthers, type HeldGroups, pushErrors } from "./against-others.js";
+import { againstOthers, type HeldGroups, pushErrors, timeTwin, twinErrors } from "./against-others.js";
 import {
   type AddedInfBuckets,
   multiError,
@@ -131,10 +131,13 @@ export class MemoryStore implements MetricStore {
     this.#expire(request.now.getTime());
     const rendered = request.families;
     let group = this.#groups.get(key);
-    const error = this.#check(rendered, { ...request, ...options, key });
+    const twin = request.check ? timeTwin(this.#groups, request.labels) : undefined;
+    const error = this.#check(rendered, { ...request, ...options, key, twin });
     if (error !== undefined) {
-      if (group === undefined) group = this.#newGroup(key, request.labels);
-      group.failureTime = nowSeconds;
+      // Upstream creates the refused group even beside its twin, and from then on fails every scrape and push for
+      // the duplicate push-time series: not copied, the twin's refusal leaves no group.
+      if (group === undefined && twin === undefined) group = this.#newGroup(key, request.labels);
+      if (group !== undefined) group.failureTime = nowSeconds;
       return { kind: "inconsistent", message: error };
     }
     const limit = this.#checkLimits(rendered, { group, replace: request.replace });
@@ -319,6 +322,7 @@ export class MemoryStore implements MetricStore {
       labels: GroupingLabels;
       check: boolean;
       replace?: boolean | undefined;
+      twin?: Group | undefined;
       invalid: PushInvalidity | undefined;
       sanitized?: readonly MetricFamily[] | undefined;
       addedInf?: AddedInfBuckets | undefined;
@@ -340,6 +344,7 @@ export class MemoryStore implements MetricStore {
       return invalid.message;
     }
     const errors = pushErrors(families, { ...options, ...this.#held(), own: () => this.#own(), series });
+    if (options.twin !== undefined) errors.unshift(...twinErrors(options.labels));
     return errors.length === 0 ? undefined : multiError(errors);
   }
 
