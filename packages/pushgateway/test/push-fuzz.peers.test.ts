@@ -20,7 +20,7 @@ import { sequence } from "./support/push-fuzz-cases.js";
 import { xorshift32 } from "./support/xorshift.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
-const CASES = Number(process.env.FUZZ_CASES ?? 360);
+const CASES = Number(process.env.FUZZ_CASES ?? 2000);
 
 /**
  * Requests where ours answers otherwise on purpose (README "Differences", research §15): they are left out of a
