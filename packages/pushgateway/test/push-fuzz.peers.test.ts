@@ -33,7 +33,29 @@ const KNOWN: readonly ((step: Step) => string | undefined)[] = [
     typeof step.body === "string" && /#[ \t]*TYPE[ \t]+\S+[ \t]+gauge_histogram/i.test(step.body)
       ? "gauge histogram in text"
       : undefined,
+  // A delimited body ending right after a length prefix: 1.5.1's pbutil reads it as the end (200), current
+  // upstream's protodelim as `unexpected EOF`, which ours follows (README "we follow upstream").
+  (step) => (Buffer.isBuffer(step.body) && endsAfterLength(step.body) ? "protodelim EOF" : undefined),
 ];
+
+/** Whether the last varint length prefix of a delimited body promises bytes and nothing follows it. */
+function endsAfterLength(body: Buffer): boolean {
+  let at = 0;
+  while (at < body.length) {
+    let size = 0;
+    let shift = 0;
+    let byte = 0x80;
+    while (byte & 0x80) {
+      if (at >= body.length || shift > 63) return false;
+      byte = body[at++] ?? 0;
+      size += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    if (at === body.length) return size > 0;
+    at += size;
+  }
+  return false;
+}
 
 function known(step: Step): string | undefined {
   for (const rule of KNOWN) {

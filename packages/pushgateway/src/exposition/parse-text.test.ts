@@ -60,6 +60,15 @@ const errors: [string, string][] = [
   // a name ends at the first byte that cannot continue it, and what follows is read as the value;
   ["a-b 1\n", 'text format parsing error in line 1: expected float as value, got "-b"'],
   ['m-b{a="x"} 1\n', 'text format parsing error in line 1: expected float as value, got "-b{a=\\"x\\"}"'],
+  // an unterminated last comment line fails on what Go reads before the end of the input;
+  [
+    "m 1\n# TYPE m counter",
+    'text format parsing error in line 2: second TYPE line for metric name "m", or TYPE reported after samples',
+  ],
+  ["# HELP m a\n# HELP m b", 'text format parsing error in line 2: second HELP line for metric name "m"'],
+  ["# HELP m a\\q", "text format parsing error in line 1: invalid escape sequence '\\q'"],
+  ["# HELP m a\\\\", "text format parsing error in line 1: unexpected end of input stream"],
+  ["# TYPE -x", "text format parsing error in line 1: invalid metric name in comment"],
   // `_count` under a histogram's TYPE names the histogram.
   [
     "# TYPE h histogram\n# TYPE h_count gauge\n",

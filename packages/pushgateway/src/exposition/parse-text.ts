@@ -49,20 +49,21 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
     const ch = (pos: number): string | undefined => (partial && pos >= line.length ? eof() : line[pos]);
     if (line === "") return;
     if (line.startsWith("#")) {
-      if (partial) eof();
+      // An unterminated last line ends in Go's EOF wherever its reading stops short of an error (expfmt startComment).
       const tokens = line
         .slice(1)
         .replace(/^[ \t]+/, "")
         .split(/[ \t]+/);
       const keyword = tokens[0];
-      if (keyword !== "HELP" && keyword !== "TYPE") return;
+      const comment = (): undefined => (partial ? eof() : undefined);
+      if (keyword !== "HELP" && keyword !== "TYPE") return comment();
       const rest = line
         .slice(1)
         .replace(/^[ \t]+/, "")
         .slice(4)
         .replace(/^[ \t]+/, "");
       // A bare `# HELP` or `# TYPE` is an ordinary comment to Go's parser.
-      if (rest === "") return;
+      if (rest === "") return comment();
       let name: string;
       let after: string;
       if (utf8 && rest.startsWith('"')) {
@@ -75,23 +76,29 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
         name = nameMatch?.[0] ?? "";
         after = rest.slice(name.length);
         // A line ending right after the name (even an empty one) is a comment (expfmt startComment).
-        if (after === "") return;
+        if (after === "") return comment();
         if (!nameMatch) fail("invalid metric name in comment");
       }
-      if (after === "") return;
+      if (after === "") return comment();
       if (!/^[ \t]/.test(after)) fail("invalid metric name in comment");
       // The family is looked up (and made) before the rest of the line is read, as a `_count`, `_sum` or `_bucket`
       // name finds its summary or histogram (expfmt setOrCreateCurrentMF).
       const f = resolve(name).family;
       const value = after.replace(/^[ \t]+/, "");
-      if (value === "") return;
+      if (value === "") return comment();
       if (keyword === "HELP") {
         if (helped.has(f)) fail(`second HELP line for metric name ${goQuote(f.name)}`);
+        if (partial) {
+          // Go meets a bad escape before the end; a backslash ending the input waits for a byte that never comes.
+          unescapeHelp(/(^|[^\\])(\\\\)*\\$/.test(value) ? value.slice(0, -1) : value, fail);
+          eof();
+        }
         helped.add(f);
         f.help = unescapeHelp(value, fail);
       } else {
         if (typed.has(f))
           fail(`second TYPE line for metric name ${goQuote(f.name)}, or TYPE reported after samples`);
+        if (partial) eof();
         // The rest of the line is the type, trailing blanks included, backslashes dropped (readTokenUntilNewline).
         const token = value.replaceAll("\\", "");
         const type = TYPES[token.toUpperCase()];
