@@ -2,6 +2,7 @@ import { goQuote, goQuoteRune } from "@local/go-compat/quote";
 import { ParseError } from "../errors.js";
 import { goQuoteLossless, hasInvalidUtf8 } from "./lossless-utf8.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
+import { goUint64Cast } from "./write-protobuf.js";
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
@@ -55,15 +56,23 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
         .replace(/^[ \t]+/, "")
         .split(/[ \t]+/);
       const keyword = tokens[0];
-      const comment = (): undefined => (partial ? eof() : undefined);
-      if (keyword !== "HELP" && keyword !== "TYPE") return comment();
+      const comment = (): void => {
+        if (partial) eof();
+      };
+      if (keyword !== "HELP" && keyword !== "TYPE") {
+        comment();
+        return;
+      }
       const rest = line
         .slice(1)
         .replace(/^[ \t]+/, "")
         .slice(4)
         .replace(/^[ \t]+/, "");
       // A bare `# HELP` or `# TYPE` is an ordinary comment to Go's parser.
-      if (rest === "") return comment();
+      if (rest === "") {
+        comment();
+        return;
+      }
       let name: string;
       let after: string;
       if (utf8 && rest.startsWith('"')) {
@@ -76,16 +85,25 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
         name = nameMatch?.[0] ?? "";
         after = rest.slice(name.length);
         // A line ending right after the name (even an empty one) is a comment (expfmt startComment).
-        if (after === "") return comment();
+        if (after === "") {
+          comment();
+          return;
+        }
         if (!nameMatch) fail("invalid metric name in comment");
       }
-      if (after === "") return comment();
+      if (after === "") {
+        comment();
+        return;
+      }
       if (!/^[ \t]/.test(after)) fail("invalid metric name in comment");
       // The family is looked up (and made) before the rest of the line is read, as a `_count`, `_sum` or `_bucket`
       // name finds its summary or histogram (expfmt setOrCreateCurrentMF).
       const f = resolve(name).family;
       const value = after.replace(/^[ \t]+/, "");
-      if (value === "") return comment();
+      if (value === "") {
+        comment();
+        return;
+      }
       if (keyword === "HELP") {
         if (helped.has(f)) fail(`second HELP line for metric name ${goQuote(f.name)}`);
         if (partial) {
@@ -332,17 +350,6 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
     }
     return index.byLabels.get(labelSetKey(labels));
   }
-}
-
-/**
- * Go's `uint64(v)` on amd64, where Debian's and upstream's builds run, as the parser stores counts
- * (`proto.Uint64(uint64(value))`): the fraction dropped, a negative value wrapped (-1 is 2^64-1), NaN, infinities and
- * values past the range 2^63. As a float: the text format writes these counts as floats again.
- */
-function goUint64Cast(v: number): number {
-  if (Number.isNaN(v) || v >= 2 ** 64 || v < -(2 ** 63)) return 2 ** 63;
-  const t = Math.trunc(v);
-  return t < 0 ? 2 ** 64 + t : t;
 }
 
 /** expfmt's isCount, isSum, isBucket: the suffix after at least one character. */

@@ -81,3 +81,14 @@ export function goUint64String(v: number): string {
   const n = goUint64(v);
   return n >= 2 ** 64 ? "18446744073709551615" : BigInt(n).toString();
 }
+
+/**
+ * Go's `uint64(v)` on amd64, where Debian's and upstream's builds run, as the parser stores counts
+ * (`proto.Uint64(uint64(value))`): the fraction dropped, a negative value wrapped (-1 is 2^64-1), NaN, infinities and
+ * values past the range 2^63. As a float: the text format writes these counts as floats again.
+ */
+export function goUint64Cast(v: number): number {
+  if (Number.isNaN(v) || v >= 2 ** 64 || v < -(2 ** 63)) return 2 ** 63;
+  const t = Math.trunc(v);
+  return t < 0 ? 2 ** 64 + t : t;
+}
