@@ -5,6 +5,7 @@
 // the sequence must agree. Replay or widen a run with FUZZ_SEED and FUZZ_CASES.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { gunzipSync } from "node:zlib";
 import {
   BARRIER,
   normalizeApi,
@@ -30,13 +31,23 @@ const KNOWN: readonly ((step: Step) => string | undefined)[] = [
   // 1.5.1 stores a text gauge histogram's samples without a value and then cannot expose the family; ours refuses
   // them (src/exposition/parse-text.ts), as it does not copy the protobuf case either (input-validation).
   (step) =>
-    typeof step.body === "string" && /#[ \t]*TYPE[ \t]+\S+[ \t]+gauge_histogram/i.test(step.body)
-      ? "gauge histogram in text"
-      : undefined,
+    /#[ \t]*TYPE[ \t]+\S+[ \t]+gauge_histogram/i.test(textOf(step)) ? "gauge histogram in text" : undefined,
   // A delimited body ending right after a length prefix: 1.5.1's pbutil reads it as the end (200), current
   // upstream's protodelim as `unexpected EOF`, which ours follows (README "we follow upstream").
-  (step) => (Buffer.isBuffer(step.body) && endsAfterLength(step.body) ? "protodelim EOF" : undefined),
+  (step) =>
+    Buffer.isBuffer(step.body) &&
+    step.headers?.["Content-Encoding"] === undefined &&
+    endsAfterLength(step.body)
+      ? "protodelim EOF"
+      : undefined,
 ];
+
+/** A text body as sent before any gzip; empty for protobuf. */
+function textOf(step: Step): string {
+  if (typeof step.body === "string") return step.body;
+  if (step.body === undefined || step.headers?.["Content-Encoding"] !== "gzip") return "";
+  return gunzipSync(step.body).toString();
+}
 
 /** Whether the last varint length prefix of a delimited body promises bytes and nothing follows it. */
 function endsAfterLength(body: Buffer): boolean {

@@ -1,6 +1,7 @@
 // Seeded push sequences for push-fuzz.peers.test.ts: text and protobuf bodies, grouping-key paths, methods and
 // Content-Types drawn from small pools so that names collide across groups and pushes. Everything is a pure function of
 // the random source, so a seed replays a case exactly.
+import { gzipSync } from "node:zlib";
 import { metricFamilyType } from "./metric-family-type.js";
 import type { Step } from "./peer-compare.js";
 
@@ -249,12 +250,12 @@ export function step(r: Rand, odd: number, groups: readonly string[]): Step {
       headers: { "Content-Type": chance(r, 0.9) ? PB_TYPE : "application/vnd.google.protobuf" },
     };
   const contentType = pick(r, TEXT_TYPES);
-  return {
-    method,
-    path,
-    body: textBody(r, odd),
-    headers: contentType === undefined ? {} : { "Content-Type": contentType },
-  };
+  const body = chance(r, 0.03) ? "" : textBody(r, odd);
+  const headers: Record<string, string> = contentType === undefined ? {} : { "Content-Type": contentType };
+  // Now and then gzipped, as clients may send it (both read `Content-Encoding: gzip`).
+  if (chance(r, 0.05))
+    return { method, path, body: gzipSync(body), headers: { ...headers, "Content-Encoding": "gzip" } };
+  return { method, path, body, headers };
 }
 
 /** A case: a few groups (so pushes collide) and 1-4 requests among them. */
