@@ -139,7 +139,10 @@ const show = (step: Step) =>
         : JSON.stringify(step.body)
   }`;
 
-test(`${CASES} seeded push sequences answer and expose as 1.5.1 (seed ${SEED})`, async () => {
+// A deadline for the whole run, so that a side that stops answering fails the file instead of hanging it.
+test(`${CASES} seeded push sequences answer and expose as 1.5.1 (seed ${SEED})`, {
+  timeout: 50 * CASES + 60_000,
+}, async () => {
   const rand = xorshift32(SEED);
   const failures: string[] = [];
   let sent = 0;
