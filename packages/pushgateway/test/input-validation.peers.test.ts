@@ -6,6 +6,7 @@
 //   handler = prometheus/pushgateway handler/handler_test.go (TestPush, TestSplitLabels)
 //   storage = prometheus/pushgateway storage/diskmetricstore_test.go (TestAddDeletePersistRestore, checkConsistency)
 //   brief   = inputs named in our own review of 1.5.1 where upstream has no test
+//   fuzz    = differences test/push-fuzz.peers.test.ts found, fixed in ours
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { metricFamilyType } from "./support/metric-family-type.js";
@@ -161,6 +162,19 @@ const ROWS: readonly Row[] = [
   { name: "1 MiB label value", source: "brief", steps: [put(J, `m{a="${LONG}"} 1\n`)], peer: 200 },
   { name: "1 MiB metric name", source: "brief", steps: [put(J, `m${LONG} 1\n`)], peer: 200 },
   { name: "1 MiB HELP", source: "brief", steps: [put(J, `# HELP m ${LONG}\nm 1\n`)], peer: 200 },
+  // --- found by the fuzzer
+  { name: "a pushed push_time_seconds is replaced before the check", source: "fuzz", steps: [put(J, "push_time_seconds 1\npush_time_seconds 2\nm 1\n")], peer: 200 },
+  { name: "a type clash with an own family comes before the family's series", source: "fuzz", steps: [putPb(J, { name: "process_open_fds", type: "UNTYPED", metric: [{ label: [lp("__x", "1")], gauge: { value: 1 } }] })], peer: 400 },
+  { name: "every error of a push, as client_golang's MultiError", source: "fuzz", steps: [put(J, 'c_total{__x="1"} 1\nc_total 0\nc_total 2\n# TYPE process_open_fds counter\nprocess_open_fds 1\n')], peer: 400 },
+  { name: "a type clash with another group among other errors", source: "fuzz", steps: [put("/metrics/job/a", '# TYPE m gauge\nm{x="1"} 1\n'), put("/metrics/job/b", '# TYPE m counter\nm{x="2"} 1\nc{__x="1"} 1\n')], peer: 400 },
+  { name: "a series another group holds among other errors", source: "fuzz", steps: [put("/metrics/job/j", 'd{a="x"} 1\n'), put("/metrics/job/j/a/x", 'd 1\nc{__x="1"} 1\n')], peer: 400 },
+  { name: "histogram and summary counts stored as Go's uint64", source: "fuzz", steps: [put(J, '# TYPE h histogram\nh_bucket{le="1"} 2.5\nh_bucket{le="3"} NaN\nh_bucket{le="5"} 1e300\nh_count 3.7\n# TYPE s summary\ns_count 1e300\n')], peer: 200 },
+  { name: "protobuf grouping label name twice in a series", source: "fuzz", steps: [putPb(`${J}/a/g`, { name: "pm", type: "GAUGE", metric: [gauge(1, [lp("a", "x"), lp("a", "y")])] })], peer: 400 },
+  { name: "a summary's _sum pushed as a family of its own by another group", source: "fuzz", steps: [put("/metrics/job/a", '# TYPE s summary\ns{quantile="0.5"} 1\n'), put("/metrics/job/b", "s_sum 1\n")], peer: 400 },
+  { name: "a family named like an own summary's _count", source: "fuzz", steps: [put(J, "pushgateway_http_push_duration_seconds_count 1\n")], peer: 400 },
+  { name: "protobuf help sent empty", source: "fuzz", steps: [putPb(J, { name: "eh", help: "", type: "GAUGE", metric: [gauge(1)] })], peer: 200 },
+  { name: "a blank after the value", source: "fuzz", steps: [put(J, "m 1 \n")], peer: 400 },
+  { name: "le on a histogram's _sum line", source: "fuzz", steps: [put(J, '# TYPE h histogram\nh_sum{le="1"} 2\nh_count{le="2"} 3\n')], peer: 200 },
 ];
 
 /** A protobuf family "ph" whose HELP is these bytes (protobufjs would re-encode a JS string as UTF-8). */
@@ -208,7 +222,7 @@ const pushedSeries = (exposition: string) =>
 test("the table is large and cites its sources", () => {
   assert.ok(ROWS.length >= 70, `${ROWS.length} rows`);
   assert.equal(new Set(ROWS.map((r) => r.name)).size, ROWS.length, "row names are unique");
-  for (const r of ROWS) assert.match(r.source, /^(common|handler|storage|brief)\b/, r.name);
+  for (const r of ROWS) assert.match(r.source, /^(common|handler|storage|brief|fuzz)\b/, r.name);
 });
 
 for (const row of ROWS) {

@@ -10,6 +10,7 @@ import { maskedCrc32c } from "../src/snappy-frames.js";
 import { metricFamilyType } from "./support/metric-family-type.js";
 import {
   BARRIER,
+  normalizeApi,
   normalizeBody,
   normalizeExposition,
   type Side,
@@ -674,18 +675,6 @@ describe("parity with prometheus-pushgateway 1.5.1", () => {
     });
   }
 });
-
-/** The API's JSON with groups in a fixed order (upstream's follow Go map order) and times masked. */
-function normalizeApi(body: string): string {
-  const doc = JSON.parse(body) as { status: string; data: Record<string, unknown>[] };
-  const groups = doc.data
-    .filter((g) => (g.labels as Record<string, string>).job !== "zz_barrier")
-    .map((g) => JSON.stringify(g))
-    .sort();
-  return `${doc.status} ${groups.join("\n")}`
-    .replace(/"time_stamp":"[^"]*"/g, '"time_stamp":"<time>"')
-    .replace(/("push(?:_failure)?_time_seconds":\{[\s\S]*?"value":)"(?!0")[^"]*"/g, '$1"<time>"');
-}
 
 const API_HEADERS = [
   "access-control-allow-headers",

@@ -64,3 +64,12 @@ test("parseDelimitedProtobuf() reads an absent or unknown type as COUNTER, as Go
     assert.equal(f?.metrics[0]?.valueMissing, missing, `type ${type}`);
   }
 });
+
+test("parseDelimitedProtobuf() keeps a help field sent empty apart from one not sent (upstream writes `# HELP m `)", async () => {
+  // FAMILY with field 2 (help) present and empty, spliced after the name.
+  const withHelp = [0x0a, 0x01, 0x6d, 0x12, 0x00, ...FAMILY.slice(3)];
+  const [sent] = await parseDelimitedProtobuf(Buffer.from([withHelp.length, ...withHelp]));
+  const [absent] = await parseDelimitedProtobuf(Buffer.from([FAMILY.length, ...FAMILY]));
+  assert.equal(sent?.help, "");
+  assert.equal(absent?.help, undefined);
+});

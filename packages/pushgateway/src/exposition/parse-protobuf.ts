@@ -73,7 +73,8 @@ export function decodeDelimitedProtobuf(
     const type = toType(f.type);
     byName.set(f.name ?? "", {
       name: f.name ?? "",
-      help: f.help === undefined || f.help === "" ? undefined : f.help,
+      // A help field sent empty is still set: upstream's scrape writes `# HELP name ` for it (expfmt: Help != nil).
+      help: f.help,
       type,
       metrics: (f.metric ?? []).map((m) => toMetric(m, type)),
     });

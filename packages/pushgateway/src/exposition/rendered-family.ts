@@ -5,7 +5,7 @@ import type { EscapingScheme } from "./negotiate.js";
 import { parseText } from "./parse-text.js";
 import { renderMetric } from "./render-metric.js";
 import { JoinedLines, PackedLines, type SeriesLines } from "./series-lines.js";
-import { goUint64 } from "./write-protobuf.js";
+import { goUint64String } from "./write-protobuf.js";
 
 /**
  * A family in the columnar form the store keeps and the scrape writes: per series only its exposition line(s),
@@ -117,10 +117,10 @@ function withPushedBuckets(f: MetricFamily): MetricFamily {
         ? {
             ...m,
             protoValue: JSON.stringify({
-              sampleCount: String(goUint64(m.count ?? 0)),
+              sampleCount: goUint64String(m.count ?? 0),
               sampleSum: number(m.sum ?? 0),
               bucket: (m.buckets ?? []).map(([le, c]) => ({
-                cumulativeCount: String(goUint64(c)),
+                cumulativeCount: goUint64String(c),
                 upperBound: number(le),
               })),
             }),
@@ -204,6 +204,7 @@ export function parseRenderedFamily(f: RenderedFamily): MetricFamily {
       ? []
       : (parseText(`# TYPE ${f.utf8 ? quoteName(f.name) : f.name} ${f.type}\n${f.lines.join("\n")}\n`, {
           utf8: f.utf8 === true,
+          stored: true,
         })[0]?.metrics ?? []);
   // One metric per series, in the lines' order: the protobuf value of each goes back where it was.
   f.protoValues?.forEach((value, i) => {

@@ -1,6 +1,6 @@
 import { formatGoFloat } from "./go-float.js";
 import type { Metric, MetricFamily, MetricType } from "./metric-family.js";
-import { goUint64, PROTO_TYPES } from "./write-protobuf.js";
+import { goUint64String, PROTO_TYPES } from "./write-protobuf.js";
 
 /** A field of the protobuf text format: a scalar already spelled, or a nested message. */
 type Field = readonly [name: string, value: string | readonly Field[]];
@@ -111,7 +111,7 @@ function double(v: number): string {
 
 /** Counts are uint64 in client_model. */
 function uint64(v: number): string {
-  return String(goUint64(v));
+  return goUint64String(v);
 }
 
 /**

@@ -72,3 +72,23 @@ function protoMetric(type: MetricType, m: Metric): Record<string, unknown> {
 export function goUint64(v: number): number {
   return Number.isFinite(v) && v >= 0 ? Math.trunc(v) : 0;
 }
+
+/**
+ * A count's decimal digits as Go prints a uint64 (`fmt.Sprint`): exact, where `String` writes 2^63 as
+ * 9223372036854776000. A float at 2^64 (a small negative count wrapped, parse-text.ts) is the largest uint64.
+ */
+export function goUint64String(v: number): string {
+  const n = goUint64(v);
+  return n >= 2 ** 64 ? "18446744073709551615" : BigInt(n).toString();
+}
+
+/**
+ * Go's `uint64(v)` on amd64, where Debian's and upstream's builds run, as the parser stores counts
+ * (`proto.Uint64(uint64(value))`): the fraction dropped, a negative value wrapped (-1 is 2^64-1), NaN, infinities and
+ * values past the range 2^63. As a float: the text format writes these counts as floats again.
+ */
+export function goUint64Cast(v: number): number {
+  if (Number.isNaN(v) || v >= 2 ** 64 || v < -(2 ** 63)) return 2 ** 63;
+  const t = Math.trunc(v);
+  return t < 0 ? 2 ** 64 + t : t;
+}

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { bodyText, recordingContext, request } from "../../test/support/recording-context.js";
+import { parseDelimitedProtobuf } from "../exposition/parse-protobuf.js";
 import { parseText } from "../exposition/parse-text.js";
 import { renderFamily } from "../exposition/rendered-family.js";
 import { handleRequest } from "./routes.js";
@@ -134,4 +135,95 @@ test("apiMetrics() writes histograms and summaries as upstream 1.11: integer cou
   ]);
   // Go encodes these maps with sorted keys.
   assert.match(bodyText(response.body), /\{"buckets":\[\[1,"-0\.8408964152537144"/);
+});
+
+test("apiMetrics() lists a family named __proto__ and sorts a group's keys as Go's map (found by push-fuzz.peers.test.ts)", async () => {
+  const { ctx, store } = recordingContext();
+  const families = parseText('__proto__{instance="",job="j"} 1\nzz{instance="",job="j"} 2\n').map(
+    renderFamily,
+  );
+  store.storedGroups = [
+    {
+      labels: { job: "j" },
+      families: new Map(families.map((f) => [f.name, f])),
+      pushedAt: new Map(),
+      pushTime: 1,
+      failureTime: 0,
+    },
+  ];
+  const body = bodyText((await handleRequest(request("GET", "/api/v1/metrics"), ctx)).body);
+  // As a plain object's key, __proto__ set the entry's prototype: the family was missing, and the prototype (a Go
+  // struct) made the encoder keep the entry's keys unsorted.
+  const keys = [...body.matchAll(/"([^"]+)":\{"time_stamp"/g)].map((m) => m[1]);
+  assert.deepEqual(keys, ["__proto__", "push_failure_time_seconds", "push_time_seconds", "zz"]);
+  assert.match(
+    body,
+    /^\{"status":"success","data":\[\{"__proto__":\{.*\},"labels":\{"job":"j"\},"last_push_successful":true,/,
+  );
+});
+
+test("apiMetrics() leaves out a help sent empty, as Go's `help,omitempty`", async () => {
+  const { ctx, store } = recordingContext();
+  const [family] = parseText('e{instance="",job="j"} 1\n').map((f) => renderFamily({ ...f, help: "" }));
+  assert.ok(family);
+  store.storedGroups = [
+    {
+      labels: { job: "j" },
+      families: new Map([["e", family]]),
+      pushedAt: new Map(),
+      pushTime: 1,
+      failureTime: 0,
+    },
+  ];
+  const body = bodyText((await handleRequest(request("GET", "/api/v1/metrics"), ctx)).body);
+  assert.match(body, /"e":\{"time_stamp":"[^"]*","type":"UNTYPED","metrics":/);
+});
+
+test("apiMetrics() prints counts past 2^53 with Go's exact uint64 digits (found by push-fuzz.peers.test.ts)", async () => {
+  const { ctx, store } = recordingContext();
+  const families = parseText(
+    '# TYPE s summary\ns_count{instance="",job="j"} -1\n# TYPE h histogram\nh_bucket{instance="",job="j",le="+Inf"} 1\nh_count{instance="",job="j"} NaN\n',
+  ).map(renderFamily);
+  store.storedGroups = [
+    {
+      labels: { job: "j" },
+      families: new Map(families.map((f) => [f.name, f])),
+      pushedAt: new Map(),
+      pushTime: 1,
+      failureTime: 0,
+    },
+  ];
+  const body = bodyText((await handleRequest(request("GET", "/api/v1/metrics"), ctx)).body);
+  // As 1.5.1 answers the same push: uint64(-1.0) and uint64(NaN) on amd64, read back from the stored lines as is.
+  assert.match(body, /"s":\{[^\]]*"count":"18446744073709551615"/);
+  assert.match(body, /"h":\{[^\]]*"count":"9223372036854775808"/);
+});
+
+test("apiMetrics() lists a protobuf histogram sent without buckets with none, as 1.5.1 (the scrape adds +Inf)", async () => {
+  const { ctx, store } = recordingContext();
+  // MetricFamily {name: "nb", type: HISTOGRAM, metric: [{label: [job="j", instance=""], histogram: {sample_count: 4}}]}.
+  const label = (n: string, v: string) => [
+    0x0a,
+    2 + n.length + 2 + v.length,
+    0x0a,
+    n.length,
+    ...Buffer.from(n),
+    0x12,
+    v.length,
+    ...Buffer.from(v),
+  ];
+  const metric = [...label("instance", ""), ...label("job", "j"), 0x3a, 0x02, 0x08, 0x04];
+  const family = [0x0a, 0x02, ...Buffer.from("nb"), 0x18, 0x04, 0x22, metric.length, ...metric];
+  const families = (await parseDelimitedProtobuf(Buffer.from([family.length, ...family]))).map(renderFamily);
+  store.storedGroups = [
+    {
+      labels: { job: "j" },
+      families: new Map(families.map((f) => [f.name, f])),
+      pushedAt: new Map(),
+      pushTime: 1,
+      failureTime: 0,
+    },
+  ];
+  const body = bodyText((await handleRequest(request("GET", "/api/v1/metrics"), ctx)).body);
+  assert.match(body, /"nb":\{[^\]]*"metrics":\[\{"buckets":\{\},"count":"4",/);
 });

@@ -8,7 +8,7 @@ import {
   nativeBuckets,
 } from "../exposition/native-buckets.js";
 import { parseRenderedFamily } from "../exposition/rendered-family.js";
-import { goUint64 } from "../exposition/write-protobuf.js";
+import { goUint64String } from "../exposition/write-protobuf.js";
 import { isoTime } from "../iso-time.js";
 import {
   FAILURE_TIME,
@@ -58,13 +58,16 @@ function metricGroups(ctx: GatewayContext): unknown[] {
  * `last_push_successful`. Without `families` it is the group as `/api/v1/groups` lists it (handlers/groups-api.ts).
  */
 export function groupEntry(g: Group, options: { families: boolean }): Record<string, unknown> {
-  const entry: Record<string, unknown> = { labels: g.labels };
+  // Keys are family names from the push: without a prototype, `__proto__` is a key like any other.
+  const entry: Record<string, unknown> = Object.create(null);
+  entry.labels = g.labels;
   for (const [name, rendered] of options.families ? g.families : []) {
     const f = parseRenderedFamily(rendered);
     entry[name] = goStruct({
       time_stamp: isoTime(g.pushedAt.get(name) ?? 0),
       type: f.type.toUpperCase(),
-      ...(f.help === undefined ? {} : { help: f.help }),
+      // `help,omitempty`: an empty help is left out, as a missing one.
+      ...(f.help === undefined || f.help === "" ? {} : { help: f.help }),
       metrics: f.metrics.map((m) => encodableMetric(f.type, m)),
     });
   }
@@ -126,9 +129,10 @@ function encodableMetric(type: MetricType, m: Metric): Record<string, unknown> {
         sum,
         count:
           floatCount > 0 ? formatGoFloat(floatCount) : (pushed?.sampleCount ?? goUint64Text(m.count ?? 0)),
-        buckets: pushed?.bucket
+        // A pushed value message lists its buckets as sent, none when it has none (the stored lines add +Inf).
+        buckets: pushed
           ? Object.fromEntries(
-              pushed.bucket.map((b) => {
+              (pushed.bucket ?? []).map((b) => {
                 const c = Number(b.cumulativeCountFloat ?? 0);
                 return [
                   formatGoFloat(Number(b.upperBound ?? 0)),
@@ -155,5 +159,5 @@ interface PushedHistogram extends NativeHistogram {
 
 /** A count as Go's `fmt.Sprint(uint64)`: the text parser stored `uint64(value)`, so the fraction is dropped. */
 function goUint64Text(v: number): string {
-  return BigInt(goUint64(v)).toString();
+  return goUint64String(v);
 }

@@ -18,6 +18,19 @@ import { type PreparedPush, sanitize } from "./prepared-push.js";
 export interface PushInvalidity {
   readonly family: number;
   readonly message: string;
+  /**
+   * Each error apart, where the family (and the series, unless the whole family was skipped) is known, so that the
+   * store can add the errors against other groups in client_golang's order. Absent for a verdict made before any
+   * gathering (timestamps), or logged by a replica that did not write it: then `message` is the whole answer.
+   */
+  readonly errors?: readonly PushError[];
+}
+
+/** One error of a push: its family's index, its series' index (none: the family was skipped), the text. */
+export interface PushError {
+  readonly family: number;
+  readonly series?: number;
+  readonly message: string;
 }
 
 /**
@@ -37,32 +50,47 @@ export function pushInvalidity(
   }
   // A label value that is not UTF-8 or a label name given twice (a protobuf push; the text parser refuses both
   // itself) fails client_golang's Gather even unchecked, where upstream would then fail every scrape: refused here,
-  // checked or not. Checked, the rest of client_golang's checkMetricConsistency runs too, in its order.
+  // checked or not. Checked, the rest of client_golang's checkMetricConsistency runs too, in its order, per family
+  // after the family's type was compared with the gateway's own family of that name (Gatherers.Gather).
+  // Every error is kept, as client_golang's Gather goes on after one: a family whose type clashes is skipped, a
+  // series that fails is not counted for duplicates (registry.go Gatherers.Gather, checkMetricConsistency).
+  const own = new Map(options.check ? options.own.map((f) => [f.name, f]) : []);
+  const errors: PushError[] = [];
   for (const [family, f] of sanitized.entries()) {
-    for (const m of f.metrics) {
-      const problem = seriesProblem(f, m, options);
-      if (problem !== undefined) return { family, message: problem };
-    }
-  }
-  if (!options.check) return undefined;
-  const own = new Map(options.own.map((f) => [f.name, f]));
-  for (const [family, f] of sanitized.entries()) {
+    // Upstream replaces a pushed push_time_seconds (and push_failure_time_seconds) with its own gauge before it
+    // gathers (storage/diskmetricstore.go processWriteRequest): only the timestamps above are checked in them.
+    if (f.name === PUSH_TIME || f.name === FAILURE_TIME) continue;
     const ownFamily = own.get(f.name);
     if (ownFamily !== undefined && ownFamily.type !== f.type) {
-      return {
+      errors.push({
         family,
         message: `gathered metric family ${f.name} has type ${f.type.toUpperCase()} but should have ${ownFamily.type.toUpperCase()}`,
-      };
+      });
+      continue;
     }
     const keys = rendered[family]?.keys ?? [];
     const seen = new Set<string>();
     for (const [i, m] of f.metrics.entries()) {
+      const problem = seriesProblem(f, m, options);
+      if (problem !== undefined) {
+        errors.push({ family, series: i, message: problem });
+        continue;
+      }
+      if (!options.check) continue;
       const id = keys[i] ?? seriesKey(m);
-      if (seen.has(id)) return { family, message: collectedBefore(f, m) };
+      if (seen.has(id)) errors.push({ family, series: i, message: collectedBefore(f, m) });
       seen.add(id);
     }
   }
-  return undefined;
+  const first = errors[0];
+  if (first === undefined) return undefined;
+  return { family: first.family, message: multiError(errors.map((e) => e.message)), errors };
+}
+
+/** client_golang's MultiError text: one error as it is, more as `N error(s) occurred:` and a `* ` line each. */
+export function multiError(errors: readonly string[]): string {
+  if (errors.length === 1) return errors[0] ?? "";
+  return `${errors.length} error(s) occurred:${errors.map((e) => `\n* ${e}`).join("")}`;
 }
 
 /**

@@ -202,15 +202,17 @@ test("pushRendered() with a verdict judged by invalidity() on another store ends
   assert.equal(messages[4], undefined);
 });
 
-test("invalidity() names the family where the state-free checks stopped; the checks against other groups come first before it", () => {
+test("invalidity() names each state-free error by family and series; the store adds those against other groups (MultiError)", () => {
   const store = new MemoryStore();
   push(store, "# TYPE m gauge\nm 1\n", { job: "a" });
   const families = parseText('# TYPE m counter\nm 2\n# TYPE d gauge\nd{x="1"} 1\nd{x="1"} 2\n');
   const prepared = preparePush({ labels: { job: "b" }, families });
+  const duplicate =
+    'collected metric "d" { label:{name:"instance" value:""} label:{name:"job" value:"b"} label:{name:"x" value:"1"} gauge:{value:2}} was collected before with the same name and label values';
   assert.deepEqual(store.invalidity(prepared, { check: true }), {
     family: 1,
-    message:
-      'collected metric "d" { label:{name:"instance" value:""} label:{name:"job" value:"b"} label:{name:"x" value:"1"} gauge:{value:2}} was collected before with the same name and label values',
+    message: duplicate,
+    errors: [{ family: 1, series: 1, message: duplicate }],
   });
   assert.equal(store.invalidity(prepared, { check: false }), undefined);
   const rejection = store.pushRendered({
@@ -221,7 +223,21 @@ test("invalidity() names the family where the state-free checks stopped; the che
     check: true,
     invalid: store.invalidity(prepared, { check: true }),
   });
-  assert.match(rejection?.message ?? "", /collected metric "m" .* is not a GAUGE/);
+  // client_golang's Gather goes on after the first error: both, in family order.
+  assert.match(
+    rejection?.message ?? "",
+    /^2 error\(s\) occurred:\n\* collected metric "m" .* is not a GAUGE\n\* collected metric "d" .* was collected before/,
+  );
+  // A verdict logged without its errors apart (an older replica's) is still answered at its family, as before.
+  const legacy = store.pushRendered({
+    labels: { job: "b" },
+    families: prepared.rendered,
+    replace: true,
+    now: at(6),
+    check: true,
+    invalid: { family: 1, message: duplicate },
+  });
+  assert.match(legacy?.message ?? "", /^collected metric "m" .* is not a GAUGE$/);
 });
 
 test("pushRendered() quotes a histogram pushed without a +Inf bucket as pushed, with only the lines and addedInf", () => {
@@ -286,4 +302,40 @@ test("client_golang's per-series checks on a protobuf push: value message of the
       verdict(family("gauge", { labels: [["", "x"]], value: 1 }), check) ?? "",
       /\} has two or more labels with the same name: $/,
     );
+});
+
+test('a group beside its twin (instance="" given or left out) is refused for the push-time series both would expose, and not created', () => {
+  const store = new MemoryStore();
+  assert.equal(push(store, "a 1\n", { job: "tw" }), undefined);
+  for (const labels of [{ job: "tw", instance: "" }]) {
+    const rejection = store.push({
+      labels,
+      families: parseText("b 1\n"),
+      replace: true,
+      now: at(200),
+      check: true,
+    });
+    // As 1.5.1 answers (found by test/push-fuzz.peers.test.ts); 1.5.1 then keeps the group and fails every scrape.
+    assert.match(
+      rejection?.message ?? "",
+      /^2 error\(s\) occurred:\n\* collected metric "push_failure_time_seconds" \{ label:\{name:"instance" value:""\} label:\{name:"job" value:"tw"\} gauge:\{value:0\}\} was collected before with the same name and label values\n\* collected metric "push_time_seconds" .* was collected before/,
+    );
+  }
+  assert.deepEqual(
+    store.groups().map((g) => g.labels),
+    [{ job: "tw" }],
+  );
+  // The other way round: {job="tw2",instance=""} first, then {job="tw2"}.
+  store.push({
+    labels: { job: "tw2", instance: "" },
+    families: [],
+    replace: true,
+    now: at(300),
+    check: true,
+  });
+  assert.match(
+    push(store, "c 1\n", { job: "tw2" })?.message ?? "",
+    /push_time_seconds.*was collected before/,
+  );
+  assert.equal(store.groups().length, 2);
 });

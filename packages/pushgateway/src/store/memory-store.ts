@@ -1,27 +1,25 @@
 import { addFamily } from "../aggregate/add-family.js";
 import { AggregationError } from "../errors.js";
-import type { Metric, MetricFamily } from "../exposition/metric-family.js";
+import type { MetricFamily } from "../exposition/metric-family.js";
 import {
   type KeyedFamily,
-  lineSeriesKey,
   mergeFamilies,
   parseRenderedFamily,
   type RenderedFamily,
   renderFamily,
-  seriesKeyLabels,
   storedForm,
 } from "../exposition/rendered-family.js";
 import { parseGroupSelector, selectorMatches } from "../group-selector.js";
 import { type GroupingLabels, groupKey } from "../grouping-key.js";
+import { againstOthers, type HeldGroups, pushErrors, timeTwin, twinErrors } from "./against-others.js";
 import {
   type AddedInfBuckets,
-  collectedBefore,
-  notOfType,
+  multiError,
   type PushInvalidity,
   pushedSeries,
   pushInvalidity,
 } from "./consistency-check.js";
-import { candidateGroup, GroupingNameSets } from "./grouping-name-sets.js";
+import { GroupingNameSets } from "./grouping-name-sets.js";
 import { findInconsistency } from "./inconsistency.js";
 import {
   type AggregateRequest,
@@ -133,10 +131,13 @@ export class MemoryStore implements MetricStore {
     this.#expire(request.now.getTime());
     const rendered = request.families;
     let group = this.#groups.get(key);
-    const error = this.#check(rendered, { ...request, ...options, key });
+    const twin = request.check ? timeTwin(this.#groups, request.labels) : undefined;
+    const error = this.#check(rendered, { ...request, ...options, key, twin });
     if (error !== undefined) {
-      if (group === undefined) group = this.#newGroup(key, request.labels);
-      group.failureTime = nowSeconds;
+      // Upstream creates the refused group even beside its twin, and from then on fails every scrape and push for
+      // the duplicate push-time series: not copied, the twin's refusal leaves no group.
+      if (group === undefined && twin === undefined) group = this.#newGroup(key, request.labels);
+      if (group !== undefined) group.failureTime = nowSeconds;
       return { kind: "inconsistent", message: error };
     }
     const limit = this.#checkLimits(rendered, { group, replace: request.replace });
@@ -320,6 +321,8 @@ export class MemoryStore implements MetricStore {
       key: string;
       labels: GroupingLabels;
       check: boolean;
+      replace?: boolean | undefined;
+      twin?: Group | undefined;
       invalid: PushInvalidity | undefined;
       sanitized?: readonly MetricFamily[] | undefined;
       addedInf?: AddedInfBuckets | undefined;
@@ -329,34 +332,25 @@ export class MemoryStore implements MetricStore {
     const series = (family: number, f: KeyedFamily, i: number) =>
       sanitized?.[family]?.metrics[i] ??
       pushedSeries(f, i, { addedInf: addedInf?.[family]?.includes(i) === true });
-    // Each other group's family looked up is made a set of its series keys once per push.
-    const ids = new Map<RenderedFamily, Set<string>>();
-    const heldIds = (held: RenderedFamily) =>
-      ids.get(held) ?? ids.set(held, new Set(Array.from(held.lines, lineSeriesKey))).get(held);
-    for (const [family, f] of families.entries()) {
-      if (invalid !== undefined && invalid.family <= family) return invalid.message;
-      if (!options.check) continue;
-      // Another group holding the family with another type (the pushing group's own family is being replaced).
-      const mine = this.#groups.get(options.key)?.families.get(f.name);
-      for (const [type, count] of this.#index.types(f.name) ?? []) {
-        if (type !== f.type && count - (mine?.type === type ? 1 : 0) > 0)
-          return notOfType(f, { metric: series(family, f, 0), held: type });
+    // A verdict without its errors apart (timestamps, or logged by an older replica) is the answer at its family.
+    if (invalid !== undefined && invalid.errors === undefined) {
+      for (const [family, f] of families.entries()) {
+        if (invalid.family <= family) return invalid.message;
+        const error = options.check
+          ? againstOthers(f, { ...options, ...this.#held(), family, series })
+          : undefined;
+        if (error !== undefined) return error[0];
       }
-      // Another group holding one of the series: only a group whose grouping label names another group uses can
-      // (grouping-name-sets.ts); with a single set of names (the usual fleet) there is nothing to look up.
-      const others = this.#nameSets.others(options.labels);
-      if (others.length === 0 || this.#index.types(f.name) === undefined) continue;
-      for (const [i, id] of f.keys.entries()) {
-        const labels = seriesLabels(id, () => series(family, f, i));
-        for (const names of others) {
-          const candidate = candidateGroup(names, labels);
-          const held =
-            candidate === undefined ? undefined : this.#groups.get(candidate)?.families.get(f.name);
-          if (held !== undefined && heldIds(held)?.has(id)) return collectedBefore(f, series(family, f, i));
-        }
-      }
+      return invalid.message;
     }
-    return invalid?.message;
+    const errors = pushErrors(families, { ...options, ...this.#held(), own: () => this.#own(), series });
+    if (options.twin !== undefined) errors.unshift(...twinErrors(options.labels));
+    return errors.length === 0 ? undefined : multiError(errors);
+  }
+
+  /** What {@link againstOthers} looks other groups up in. */
+  #held(): HeldGroups {
+    return { groups: this.#groups, index: this.#index, nameSets: this.#nameSets };
   }
 
   /** Beyond upstream: the opt-in group and series limits, checked against the push's net effect. */
@@ -427,11 +421,6 @@ export class MemoryStore implements MetricStore {
     this.#groups.delete(key);
     this.#nameSets.remove(group.labels);
   }
-}
-
-/** The labels of a series from its key ({@link seriesKey}), or from `parsed` when the key is ambiguous. */
-function seriesLabels(key: string, parsed: () => Metric | undefined): ReadonlyMap<string, string> {
-  return seriesKeyLabels(key) ?? new Map(parsed()?.labels ?? []);
 }
 
 /** A push as {@link MemoryStore.pushRendered} takes it: rendered, with its state-free verdict. */

@@ -30,14 +30,23 @@ export function sanitize(family: MetricFamily, grouping: GroupingLabels): Metric
       // A plain loop over a handful of labels: this runs for every pushed series (a Map per series cost more).
       const labels: [string, string][] = [];
       let instance = false;
+      // Upstream's sanitizeLabels sets the first label of a grouping label's name to the grouping value, in place; a
+      // second one (protobuf allows it) is kept, and the push is refused for it as client_golang's Gather refuses
+      // it (consistency-check.ts), instead of being stored with one of the values.
+      let set: string[] | undefined;
       for (const pair of m.labels) {
-        if (Object.hasOwn(grouping, pair[0])) continue;
-        if (pair[0] === "instance") instance = true;
-        // A name given twice (protobuf allows it) is kept twice: the push is refused for it, as client_golang's
-        // Gather refuses it (consistency-check.ts), instead of being stored with one of the values.
+        const name = pair[0];
+        if (Object.hasOwn(grouping, name) && !set?.includes(name)) {
+          set ??= [];
+          set.push(name);
+          labels.push([name, grouping[name] as string]);
+          continue;
+        }
+        if (name === "instance") instance = true;
         labels.push(pair);
       }
-      for (const pair of instance ? groupingPairs : withInstance) labels.push(pair as [string, string]);
+      for (const pair of instance ? groupingPairs : withInstance)
+        if (!set?.includes(pair[0] as string)) labels.push(pair as [string, string]);
       return { ...m, labels: labels.sort(byName) };
     }),
   };

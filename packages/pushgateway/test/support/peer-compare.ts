@@ -63,19 +63,30 @@ export function send(side: Side, step: Step): Promise<Answer> {
 /**
  * Error texts that embed a series print it as protobuf text, which 1.5.1 writes as `label:<name:"a" value:"b" >` and
  * current upstream (google.golang.org/protobuf, deliberately unstable spacing) as `label:{name:"a" value:"b"}`; the
- * type named in `is not a X` depends on Go map order. Both are masked. The errors of a MultiError come in the order
+ * type named in `is not a X` depends on Go map order, as does which family of a suffix collision is named. All are masked. The errors of a MultiError come in the order
  * client_golang's concurrent gather met them, which changes from run to run: they are sorted.
  */
 export function normalizeBody(body: string): string {
-  return body
-    .replace(
-      /collected metric ("[^"]*") \{.*\} (is not a|was collected before|has a label|has two or more|must not have)/g,
-      "collected metric $1 {…} $2",
-    )
-    .replace(/is not a [A-Z]+/g, "is not a …")
-    .replace(/(error\(s\) occurred:)((?:\n\* [^\n]*)+)/g, (_, head: string, items: string) =>
-      [head, ...items.split("\n").slice(1).sort()].join("\n"),
-    );
+  return (
+    body
+      .replace(
+        /collected metric ("[^"]*") \{.*\} (is not a|was collected before|has a label|has two or more|must not have)/g,
+        "collected metric $1 {…} $2",
+      )
+      .replace(/is not a [A-Z]+/g, "is not a …")
+      // A suffix collision names whichever of the two families Go's map order met second.
+      .replace(
+        /collected metric named ("[^"]*") collides with previously collected (?:summary|histogram) named ("[^"]*")/g,
+        "collision of $2 and $1",
+      )
+      .replace(
+        /collected (?:histogram or summary|histogram) named ("[^"]*") collides with previously collected metric named ("[^"]*")/g,
+        "collision of $1 and $2",
+      )
+      .replace(/(error\(s\) occurred:)((?:\n\* [^\n]*)+)/g, (_, head: string, items: string) =>
+        [head, ...items.split("\n").slice(1).sort()].join("\n"),
+      )
+  );
 }
 
 export const BARRIER = "/metrics/job/zz_barrier";
@@ -119,4 +130,16 @@ export function normalizeExposition(exposition: string, mask: readonly RegExp[] 
   for (const re of mask)
     joined = joined.replace(new RegExp(re.source, `${re.flags.replace("g", "")}g`), "<masked>");
   return joined;
+}
+
+/** The API's JSON with groups in a fixed order (upstream's follow Go map order), the barrier dropped, times masked. */
+export function normalizeApi(body: string): string {
+  const doc = JSON.parse(body) as { status: string; data: Record<string, unknown>[] };
+  const groups = doc.data
+    .filter((g) => (g.labels as Record<string, string>).job !== "zz_barrier")
+    .map((g) => JSON.stringify(g))
+    .sort();
+  return `${doc.status} ${groups.join("\n")}`
+    .replace(/"time_stamp":"[^"]*"/g, '"time_stamp":"<time>"')
+    .replace(/("push(?:_failure)?_time_seconds":\{[\s\S]*?"value":)"(?!0")[^"]*"/g, '$1"<time>"');
 }
