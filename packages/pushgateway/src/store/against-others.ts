@@ -128,22 +128,22 @@ export function pushErrors(
   return errors;
 }
 
+/** What {@link suffixCollision} and {@link heldType} look at: the store, the push's families and the one checked. */
+interface SuffixContext extends HeldGroups {
+  readonly key: string;
+  readonly replace?: boolean | undefined;
+  readonly own: () => readonly MetricFamily[];
+  readonly families: readonly KeyedFamily[];
+  readonly byName: ReadonlyMap<string, number>;
+  readonly family: number;
+}
+
 /**
  * client_golang's checkSuffixCollisions (registry.go) between a pushed family and the names the gateway will expose
  * after the push: `x_count`, `x_sum` (and a histogram's `x_bucket`) beside a summary or histogram `x`. Go meets the
  * two in map order and names the second; here the pushed one is named (the later one when both are pushed).
  */
-function suffixCollision(
-  f: KeyedFamily,
-  options: HeldGroups & {
-    key: string;
-    replace?: boolean | undefined;
-    own: () => readonly MetricFamily[];
-    families: readonly KeyedFamily[];
-    byName: ReadonlyMap<string, number>;
-    family: number;
-  },
-): string | undefined {
+function suffixCollision(f: KeyedFamily, options: SuffixContext): string | undefined {
   const name = f.name;
   const suffix = ["_count", "_sum", "_bucket"].find((s) => name.endsWith(s));
   const base = suffix === undefined ? "" : name.slice(0, -suffix.length);
@@ -171,17 +171,7 @@ function suffixCollision(
  * pushed family at `family`: the gateway's own, an earlier one of the push, or one another group (or, for a POST that
  * does not push it again, the pushing group) holds.
  */
-function heldType(
-  name: string,
-  options: HeldGroups & {
-    key: string;
-    replace?: boolean | undefined;
-    own: () => readonly MetricFamily[];
-    families: readonly KeyedFamily[];
-    byName: ReadonlyMap<string, number>;
-    family: number;
-  },
-): MetricType | undefined {
+function heldType(name: string, options: SuffixContext): MetricType | undefined {
   const pushed = options.byName.get(name);
   if (pushed !== undefined) return pushed < options.family ? options.families[pushed]?.type : undefined;
   const types = options.index.types(name);
