@@ -158,3 +158,49 @@ test(`report v1, prometheus, --explain and report --to hold their properties on 
   }
   assert.deepEqual(findings, []);
 });
+
+test("report --to: a receiver that keeps failing (500, 408, a closed connection) ends in exit 4 by --timeout; a 4xx at once", async () => {
+  // The first settled tree of the seed (a running one would spend the --timeout waiting).
+  const gen = new TreeGenerator(SEED);
+  const dir = path.join(work, "deadline");
+  let env: Record<string, string> = {};
+  for (let settled = false; !settled; ) {
+    const tree = gen.next();
+    rmSync(dir, { recursive: true, force: true });
+    writeStateTree(tree, path.join(dir, "root"), path.join(dir, "systemctl"));
+    env = { ...tree.env, BOOTSTATUS_REPORT_SECRET: SECRET };
+    const json = await runMain(["--root", path.join(dir, "root"), "--format", "json"], {
+      env,
+      systemctlDir: path.join(dir, "systemctl"),
+    });
+    settled = !tree.traits.systemctlFails && !/(not started|running)"/.test(json.stdout);
+  }
+  const cases: [Answer, string][] = [
+    [500, "1"],
+    ["close", "2"],
+    [408, "1.5"],
+    [404, "20"],
+  ];
+  for (const [answer, timeout] of cases) {
+    plan.splice(0, plan.length, ...Array<Answer>(100).fill(answer));
+    received.length = 0;
+    const started = Date.now();
+    const r = await runMain(
+      ["report", "--to", `${base}/hooks/deadline`, "--timeout", timeout, "--root", path.join(dir, "root")],
+      { env, systemctlDir: path.join(dir, "systemctl") },
+    );
+    const took = Date.now() - started;
+    assert.equal(r.code, 4, `${answer}: ${r.stderr}`);
+    assert.match(r.stderr, /cannot send the report to http:\/\/127\.0\.0\.1:\d+\/hooks\/deadline \(attempt \d+\)/);
+    if (answer === 404) {
+      assert.equal(received.length, 1, "a 4xx is not retried");
+      assert.match(r.stderr, /\(attempt 1\): HTTP 404: nope 404\n/);
+    } else {
+      assert.ok(received.length >= 2, `${answer}: retried (${received.length} attempts)`);
+      // A deadline, not a speed figure: the last attempt may take MIN_ATTEMPT_MS (1 s) past it; 3 s of slack for
+      // the shared machine.
+      assert.ok(took < Number(timeout) * 1000 + 4000, `${answer}: ended ${took} ms after the start`);
+    }
+  }
+  plan.length = 0;
+});
