@@ -110,6 +110,8 @@ export function normalized(
         s.name,
         Object.entries(s.labels)
           .filter(([, v]) => v !== "")
+          // Written as UTF-8, a lone surrogate is U+FFFD (as everywhere bootstatus prints).
+          .map(([k, v]): [string, string] => [k, Buffer.from(v, "utf8").toString("utf8")])
           .sort(([a], [b]) => (a < b ? -1 : 1)),
         s.value,
       ]),
