@@ -26,6 +26,9 @@ test("--to: pushgateway[s]:// becomes the Pushgateway API path; credentials neve
     "pushgateway://gw:9091/job",
     "pushgateway://gw:9091/job/j/label",
     "pushgateway:///job/j",
+    // Found by the outputs fuzzer: these were dropped, pushing to job "j" instead.
+    "pushgateway://gw:9091/job/j?instance=vm1",
+    "pushgateway://gw:9091/job/j#vm1",
     "mailto:x@y",
     "not a url",
   ]) {

@@ -50,7 +50,16 @@ test(`--format prometheus passes promtool, and Debian's Pushgateway serves back 
   assert.ok(existsSync(PROMTOOL), `${PROMTOOL} is missing (apt-get install prometheus)`);
   assert.ok(existsSync(PUSHGATEWAY), `${PUSHGATEWAY} is missing (apt-get install prometheus-pushgateway)`);
   const port = await freePort();
-  const server = startServer(PUSHGATEWAY, [`--web.listen-address=127.0.0.1:${port}`], /(Listening on)|(listen_address)/);
+  const server = startServer(
+    PUSHGATEWAY,
+    [
+      `--web.listen-address=127.0.0.1:${port}`,
+      // In memory only: Debian builds it with /var/lib/prometheus/pushgateway.data as the default, a file every
+      // run on the machine would share (and fill).
+      "--persistence.file=",
+    ],
+    /(Listening on)|(listen_address)/,
+  );
   stops.push(() => server.child.kill());
   await server.ready;
   const gateway = `http://127.0.0.1:${port}`;
@@ -64,24 +73,36 @@ test(`--format prometheus passes promtool, and Debian's Pushgateway serves back 
     const systemctlDir = path.join(dir, "systemctl");
     writeStateTree(tree, root, systemctlDir);
     const found = (what: string) => findings.push(`tree ${i} (seed ${SEED}): ${what}`);
-    const run = (args: string[]) => runMain(["--root", root, "--quiet", ...args], { env: tree.env, systemctlDir });
+    const run = (args: string[]) =>
+      runMain(["--root", root, "--quiet", ...args], { env: tree.env, systemctlDir });
     const json = await run(["--format", "json"]);
     const report = JSON.parse(json.stdout) as Report;
     const prom = await run(["--format", "prometheus"]);
     const verdict = promtool(prom.stdout);
     if (verdict !== "") found(`promtool: ${verdict}\n${prom.stdout}`);
     if (/(not started|running)$/.test(report.status.extended_status) || tree.traits.systemctlFails) continue;
-    const sent = await run(["report", "--to", `pushgateway://127.0.0.1:${port}/job/fuzz/instance/t${i}`, "--timeout", "10"]);
+    const sent = await run([
+      "report",
+      "--to",
+      `pushgateway://127.0.0.1:${port}/job/fuzz/instance/t${i}`,
+      "--timeout",
+      "10",
+    ]);
     pushed++;
-    if (sent.code !== json.code) found(`report --to pushgateway: exit ${sent.code}, not ${json.code}: ${sent.stderr}`);
-    const api = (await (await fetch(`${gateway}/api/v1/metrics`, { signal: AbortSignal.timeout(10_000) })).json()) as PushgatewayGroups;
+    if (sent.code !== json.code)
+      found(`report --to pushgateway: exit ${sent.code}, not ${json.code}: ${sent.stderr}`);
+    const api = (await (
+      await fetch(`${gateway}/api/v1/metrics`, { signal: AbortSignal.timeout(10_000) })
+    ).json()) as PushgatewayGroups;
     const served = groupSamples(api, { job: "fuzz", instance: `t${i}` });
     const want = expectedSamples(report);
     if (served === undefined) found("the Pushgateway has no group for the push");
     else {
       const got = served.filter((s) => s.name !== "bootstatus_last_update_timestamp_seconds");
       if (JSON.stringify(normalized(got)) !== JSON.stringify(normalized(want)))
-        found(`the Pushgateway serves ${JSON.stringify(normalized(got))}, not ${JSON.stringify(normalized(want))}`);
+        found(
+          `the Pushgateway serves ${JSON.stringify(normalized(got))}, not ${JSON.stringify(normalized(want))}`,
+        );
     }
     rmSync(dir, { recursive: true, force: true });
   }
@@ -92,13 +113,22 @@ test(`--format prometheus passes promtool, and Debian's Pushgateway serves back 
     .filter((line) => /^(# (HELP|TYPE) )?bootstatus_/.test(line))
     .join("\n");
   const verdict = promtool(`${ours}\n`);
-  if (verdict !== "") findings.push(`promtool on the Pushgateway's /metrics after ${pushed} pushes: ${verdict}`);
+  if (verdict !== "")
+    findings.push(`promtool on the Pushgateway's /metrics after ${pushed} pushes: ${verdict}`);
   assert.ok(pushed > CASES / 3, `only ${pushed} trees were settled enough to push`);
   assert.deepEqual(findings, []);
 
   // A grouping key the Pushgateway refuses (a label name it cannot take): 400, not retried, exit 4.
   const refused = await runMain(
-    ["report", "--to", `pushgateway://127.0.0.1:${port}/job/fuzz/bad-label/x`, "--timeout", "20", "--root", path.join(FIXTURES, "done-nocloud", "root")],
+    [
+      "report",
+      "--to",
+      `pushgateway://127.0.0.1:${port}/job/fuzz/bad-label/x`,
+      "--timeout",
+      "20",
+      "--root",
+      path.join(FIXTURES, "done-nocloud", "root"),
+    ],
     // No answer files: the fake systemctl reports healthy units.
     { env: {}, systemctlDir: path.join(work, "no-answers") },
   );

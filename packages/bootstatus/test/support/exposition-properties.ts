@@ -32,9 +32,8 @@ export function checkExposition(text: string): {
       seen.add(key);
       continue;
     }
-    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_]\w*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (\S+)$/.exec(
-      line,
-    );
+    const sample =
+      /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_]\w*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (\S+)$/.exec(line);
     if (sample === null) {
       problems.push(`not a sample line: ${JSON.stringify(line)}`);
       continue;
@@ -53,7 +52,9 @@ export function checkExposition(text: string): {
 }
 
 /** The samples report v1 stands for (README "--format prometheus"), without the last-update time. */
-export function expectedSamples(report: Report): { name: string; labels: Record<string, string>; value: number }[] {
+export function expectedSamples(
+  report: Report,
+): { name: string; labels: Record<string, string>; value: number }[] {
   const { status, extended_status, boot_status_code } = report.status;
   return [
     { name: "bootstatus_info", labels: { status, extended_status, boot_status_code }, value: 1 },
@@ -82,15 +83,18 @@ export function groupSamples(
   api: PushgatewayGroups,
   group: Record<string, string>,
 ): { name: string; labels: Record<string, string>; value: number }[] | undefined {
-  const found = api.data.find((g) =>
-    Object.entries(group).every(([k, v]) => g.labels[k] === v) &&
-    Object.keys(g.labels).length === Object.keys(group).length,
+  const found = api.data.find(
+    (g) =>
+      Object.entries(group).every(([k, v]) => g.labels[k] === v) &&
+      Object.keys(g.labels).length === Object.keys(group).length,
   );
   if (found === undefined) return undefined;
   const out: { name: string; labels: Record<string, string>; value: number }[] = [];
   for (const [key, family] of Object.entries(found)) {
-    if (key === "labels" || key.startsWith("push_") || typeof family !== "object" || family === null) continue;
-    const metrics = (family as { metrics?: { labels?: Record<string, string>; value?: string }[] }).metrics ?? [];
+    if (key === "labels" || key.startsWith("push_") || typeof family !== "object" || family === null)
+      continue;
+    const metrics =
+      (family as { metrics?: { labels?: Record<string, string>; value?: string }[] }).metrics ?? [];
     for (const m of metrics) {
       const labels: Record<string, string> = Object.create(null);
       for (const [k, v] of Object.entries(m.labels ?? {})) if (!(k in group) && v !== "") labels[k] = v;

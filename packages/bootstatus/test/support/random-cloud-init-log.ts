@@ -2,7 +2,15 @@ import { mulberry32 } from "./random-state-tree.js";
 
 // Names a log could hold, hostile ones included: keys spelled like Object.prototype properties, empty, Unicode,
 // very long, with odd whitespace.
-const STAGES = ["init-local", "init-network", "modules-config", "modules-final", "__proto__", "constructor", "x"];
+const STAGES = [
+  "init-local",
+  "init-network",
+  "modules-config",
+  "modules-final",
+  "__proto__",
+  "constructor",
+  "x",
+];
 const MODULES = [
   "config-scripts-user",
   "config-package-update-upgrade-install",
@@ -51,9 +59,15 @@ export function randomCloudInitLogs(seed: number): { log: string; output: string
       lines.push(`${stamp()} - util.py[WARNING]: Running module ${pick(MODULES)} (<module 'x'>) failed`);
     else if (r < 0.8) lines.push(`${stamp()} - modules.py[WARNING]: Failed to run module ${pick(MODULES)}`);
     else if (r < 0.86)
-      lines.push("Traceback (most recent call last):", '  File "x.py", line 1, in <module>', pick(["", "E: x", "RuntimeError: boom"]));
-    else if (r < 0.92) lines.push(`${stamp()} - x.py[WARNING]: ${pick(["", "ü\u0000\r", "w".repeat(int(2000))])}`);
-    else lines.push(pick(["", "\r", "\u0000\u0001", "start:", "finish: : :", `${stamp()} - [DEBUG]: finish:`]));
+      lines.push(
+        "Traceback (most recent call last):",
+        '  File "x.py", line 1, in <module>',
+        pick(["", "E: x", "RuntimeError: boom"]),
+      );
+    else if (r < 0.92)
+      lines.push(`${stamp()} - x.py[WARNING]: ${pick(["", "ü\u0000\r", "w".repeat(int(2000))])}`);
+    else
+      lines.push(pick(["", "\r", "\u0000\u0001", "start:", "finish: : :", `${stamp()} - [DEBUG]: finish:`]));
   }
   const eol = rnd() < 0.2 ? "\r\n" : "\n";
   const output = Array.from({ length: int(30) }, (_, i) => `line ${i} ${pick(["", "ü", "\t"])}`).join(eol);
