@@ -118,6 +118,28 @@ test(`--format prometheus passes promtool, and Debian's Pushgateway serves back 
   assert.ok(pushed > CASES / 3, `only ${pushed} trees were settled enough to push`);
   assert.deepEqual(findings, []);
 
+  // A job name with a `/`, base64-encoded as the Pushgateway's API takes it.
+  const slashed = await runMain(
+    [
+      "report",
+      "--to",
+      `pushgateway://127.0.0.1:${port}/job@base64/${Buffer.from("boot/vm1").toString("base64url")}`,
+      "--timeout",
+      "20",
+      "--root",
+      path.join(FIXTURES, "done-nocloud", "root"),
+    ],
+    { env: {}, systemctlDir: path.join(work, "no-answers") },
+  );
+  assert.equal(slashed.code, 0, slashed.stderr);
+  const groups = (await (
+    await fetch(`${gateway}/api/v1/metrics`, { signal: AbortSignal.timeout(10_000) })
+  ).json()) as PushgatewayGroups;
+  assert.ok(
+    groups.data.some((g) => g.labels.job === "boot/vm1"),
+    "the Pushgateway holds job boot/vm1",
+  );
+
   // A grouping key the Pushgateway refuses (a label name it cannot take): 400, not retried, exit 4.
   const refused = await runMain(
     [
