@@ -238,3 +238,31 @@ test("report --to: a receiver that keeps failing (500, 408, a closed connection,
   }
   plan.length = 0;
 });
+
+test("report --to on a boot still running: --timeout sends the running report and exits 3 (README 'Exit codes')", async () => {
+  const gen = new TreeGenerator(SEED);
+  const dir = path.join(work, "running");
+  for (let i = 0; i < 200; i++) {
+    const tree = gen.next();
+    rmSync(dir, { recursive: true, force: true });
+    writeStateTree(tree, path.join(dir, "root"), path.join(dir, "systemctl"));
+    const env = { ...tree.env, BOOTSTATUS_REPORT_SECRET: SECRET };
+    const run = (args: string[]) =>
+      runMain(["--root", path.join(dir, "root"), ...args], {
+        env,
+        systemctlDir: path.join(dir, "systemctl"),
+      });
+    const json = await run(["--quiet", "--format", "json"]);
+    const report = JSON.parse(json.stdout) as Report;
+    if (tree.traits.systemctlFails || !/(not started|running)$/.test(report.status.extended_status)) continue;
+    plan.length = 0;
+    received.length = 0;
+    const sent = await run(["report", "--to", `${base}/hooks/running`, "--timeout", "1"]);
+    assert.equal(sent.code, 3, sent.stderr);
+    assert.equal(received.length, 1);
+    assert.equal(received[0]?.body.toString("utf8"), json.stdout);
+    assert.ok(signed(received[0]?.body ?? Buffer.alloc(0), received[0]?.headers["x-hub-signature-256"]));
+    return;
+  }
+  assert.fail(`no running tree among 200 of seed ${SEED}`);
+});
