@@ -67,3 +67,18 @@ test("125,000 lines of noise and a traceback without a record parse without trou
   const found = parseCloudInitLog(`Traceback (most recent call last):\nValueError: x\n${noise}`);
   assert.deepEqual(found, { stages: [], tracebacks: [], warnings: [] });
 });
+
+test("a finish logged before its start (the clock set back mid-boot) has no duration, not a negative one", () => {
+  // Found by test/outputs-fuzz.test.ts: a negative duration_seconds failed report v1's own schema (minimum 0).
+  const found = parseCloudInitLog(
+    [
+      "2026-03-13 18:46:30,000 - util.py[DEBUG]: Cloud-init v. 26.2 running 'modules:final' at x. Up 12.50 seconds.",
+      "2026-03-13 18:46:30,100 - handlers.py[DEBUG]: start: modules-final/config-ntp: running config-ntp",
+      "2026-03-13 18:46:20,000 - handlers.py[DEBUG]: finish: modules-final/config-ntp: SUCCESS: config-ntp ran",
+      "2026-03-13 18:46:21,000 - handlers.py[DEBUG]: finish: modules-final: SUCCESS: running modules for final",
+    ].join("\n"),
+  );
+  assert.equal(found.stages[0]?.outcome, "SUCCESS");
+  assert.equal(found.stages[0]?.duration_seconds, null);
+  assert.equal(found.stages[0]?.modules[0]?.duration_seconds, null);
+});

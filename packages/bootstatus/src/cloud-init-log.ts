@@ -97,7 +97,10 @@ function exceptions(more: readonly string[]): string[] {
   return found;
 }
 
-const seconds = (from: number, to: number): number => Math.round(to - from) / 1000;
+// A finish logged before its start means the wall clock was set back in between (an NTP step during boot): no
+// duration is known then. `cloud-init analyze` prints the negative difference; report v1's schema has minimum 0.
+const seconds = (from: number, to: number): number | null =>
+  to < from ? null : Math.round(to - from) / 1000;
 
 /**
  * Reads cloud-init.log's text as `cloud-init analyze` reads it: per stage run and module the outcome and duration

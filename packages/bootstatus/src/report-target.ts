@@ -27,7 +27,11 @@ export function parseReportTarget(text: string): ReportTarget {
   if (url.protocol === "pushgateway:" || url.protocol === "pushgateways:") {
     // The grouping key as the Pushgateway's API path has it: /metrics/job/<job>{/<label>/<value>} (README "API").
     const parts = url.pathname.split("/").slice(1);
-    if (parts[0] !== "job" || (parts[1] ?? "") === "" || parts.length % 2 !== 0 || url.host === "") {
+    // A query or fragment has no place in the grouping key; dropped, the push would go to another group.
+    const extra = url.search !== "" || url.hash !== "";
+    // `job@base64/<value>`: the API's encoding for a job name holding a `/` (README "URL").
+    const job = parts[0] === "job" || parts[0] === "job@base64";
+    if (!job || (parts[1] ?? "") === "" || parts.length % 2 !== 0 || url.host === "" || extra) {
       throw new UsageError(
         `argument --to: a Pushgateway URL is pushgateway[s]://host:port/job/<job>[/<label>/<value>...], not '${text}'`,
       );

@@ -20,12 +20,20 @@ test("--to: pushgateway[s]:// becomes the Pushgateway API path; credentials neve
   assert.equal(tls.url.protocol, "https:");
   assert.equal(tls.url.password, "p%40ss");
   assert.equal(shownUrl(tls.url), "https://gw:9091/metrics/job/boot");
+  // The API's base64 form of a job name with a `/` (prometheus/pushgateway README "URL") is the grouping key too.
+  assert.equal(
+    parseReportTarget("pushgateway://gw:9091/job@base64/Ym9vdC92bTE/instance/vm1").url.href,
+    "http://gw:9091/metrics/job@base64/Ym9vdC92bTE/instance/vm1",
+  );
   const hook = parseReportTarget("https://ci.example.com/hooks/boot-report");
   assert.deepEqual([hook.kind, hook.url.href], ["webhook", "https://ci.example.com/hooks/boot-report"]);
   for (const bad of [
     "pushgateway://gw:9091/job",
     "pushgateway://gw:9091/job/j/label",
     "pushgateway:///job/j",
+    // Found by the outputs fuzzer: these were dropped, pushing to job "j" instead.
+    "pushgateway://gw:9091/job/j?instance=vm1",
+    "pushgateway://gw:9091/job/j#vm1",
     "mailto:x@y",
     "not a url",
   ]) {

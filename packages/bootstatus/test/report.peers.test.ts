@@ -36,7 +36,12 @@ test("pushgateway:// to Debian's prometheus-pushgateway: the grouping key and sa
   const port = await freePort();
   const server = startServer(
     PUSHGATEWAY,
-    [`--web.listen-address=127.0.0.1:${port}`],
+    [
+      `--web.listen-address=127.0.0.1:${port}`,
+      // In memory only: Debian builds it with /var/lib/prometheus/pushgateway.data as the default, a file every
+      // run on the machine would share (and fill).
+      "--persistence.file=",
+    ],
     /(Listening on)|(listen_address)/,
   );
   t.after(() => server.child.kill());
@@ -72,7 +77,13 @@ test("pushgateways:// to Debian's prometheus-pushgateway with TLS and basic auth
   const port = await freePort();
   const server = startServer(
     PUSHGATEWAY,
-    [`--web.listen-address=127.0.0.1:${port}`, `--web.config.file=${path.join(dir, "web.yml")}`],
+    [
+      `--web.listen-address=127.0.0.1:${port}`,
+      // In memory only: Debian builds it with /var/lib/prometheus/pushgateway.data as the default, a file every
+      // run on the machine would share (and fill).
+      "--persistence.file=",
+      `--web.config.file=${path.join(dir, "web.yml")}`,
+    ],
     /TLS is enabled|(http2=)/,
   );
   t.after(() => server.child.kill());

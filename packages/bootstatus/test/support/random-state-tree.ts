@@ -107,6 +107,9 @@ const LEVELS = [
   "constructor",
   "__proto__",
   "Ä",
+  // What a Prometheus label value must escape, and what UTF-8 cannot carry.
+  'q"uote\\back\nslash',
+  "\ud800",
 ];
 const STAGES = ["init-local", "init", "modules-config", "modules-final"];
 const ODD_KEYS = [
