@@ -160,13 +160,16 @@ function executor(
   const id = hook.id;
   const stop = new AbortController();
   const abort = () => {
-    if (admission.kind === "queued") admission.cancel();
+    // A run taken out of the queue is over at once, so the answer to `DELETE /jobs/<id>` already says `cancelled`.
+    if (admission.kind === "queued" && admission.cancel())
+      job?.abandon("cancelled", job.stopReason ?? "cancelled before it started");
     stop.abort();
   };
   if (job !== undefined) job.onStop(abort);
   const run = async (onOutput?: (chunk: Buffer) => void | Promise<void>) => {
     if (admission.kind === "queued" && !(await admission.turn)) {
-      job?.abandon("cancelled", job.stopReason ?? "the server shut down before the job started");
+      if (job?.finished === false)
+        job.abandon("cancelled", job.stopReason ?? "the server shut down before the job started");
       parts.unclaim();
       ctx.metrics?.request(id, "cancelled");
       return undefined;

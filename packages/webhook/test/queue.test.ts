@@ -67,6 +67,11 @@ test("queue: runs past the limit wait in arrival order, shown as queued; past th
   // A queued job can be cancelled: it never runs.
   const cancelled = await fetch(`${server.base}/jobs/${ids[2]}`, { method: "DELETE" });
   assert.equal(cancelled.status, 202);
+  // Out of the queue at once: the answer already says so (it said "queued" before, found by extensions-fuzz).
+  assert.deepEqual(
+    [((await cancelled.json()) as { state: string }).state, (await state(ids[2])).state],
+    ["cancelled", "cancelled"],
+  );
   await waitFor("job 3 to be cancelled", async () => (await state(ids[2])).state === "cancelled");
   assert.equal((await state(ids[2])).reason, "cancelled by DELETE /jobs/<id>");
   for (const n of [1, 2, 4]) {
