@@ -37,6 +37,8 @@ export interface TriggeredRequest {
   readonly headers: Headers;
   /** The request's `Accept` header (`text/event-stream` asks a streamed hook for Server-Sent Events). */
   readonly accept: string;
+  /** Watches for the client leaving before a streamed answer starts (see `HookRequest.onClientGone`). */
+  readonly onClientGone?: ((listener: () => void) => () => void) | undefined;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function runTriggered(
       sse: /(^|[,\s])text\/event-stream\b/i.test(req.accept),
       status: successCode(hook, ctx, rid),
       onGone: () => (job === undefined ? execute.abort() : job.stop("the client went away")),
+      watchGone: req.onClientGone,
     });
   }
   if (hook.includeCommandOutputInResponse) {

@@ -107,7 +107,8 @@ function checkTimestamp(text: string, options: { toleranceSeconds: number; now: 
   // Whole seconds, as the reference libraries (`Math.floor(Date.now() / 1000)`, Stripe's and Standard Webhooks'):
   // a timestamp exactly `tolerance` seconds away is accepted both ways, whatever the millisecond of now.
   const age = Math.floor(options.now.getTime() / 1000) - Number(text);
-  if (age > options.toleranceSeconds) throw new SignatureError(`outdated payload signature timestamp ${text}`);
+  if (age > options.toleranceSeconds)
+    throw new SignatureError(`outdated payload signature timestamp ${text}`);
   if (-age > options.toleranceSeconds)
     throw new SignatureError(`payload signature timestamp ${text} is in the future`);
   return text;
