@@ -292,6 +292,7 @@ const ADDRESSES = [
   "999.1.1.1",
   "203.0.113.7:99999",
   "fe80::1%eth0",
+  "2001:db8::1%25x",
   "constructor",
 ];
 
@@ -334,6 +335,7 @@ async function proxiesCase(rng: Rng, m: string): Promise<void> {
         seen.some((a) => candidates(a).includes(address)),
         `${address} was not in the headers: ${what}`,
       );
+      assert.doesNotMatch(address, /%/, `an address with a zone taken: ${what}`);
       // A trusted address only when the whole chain is trusted (then the leftmost, as nginx's real_ip_recursive).
       if (/^(10\.|127\.|2001:db8:ffff:)/.test(address))
         assert.ok(
