@@ -37,6 +37,8 @@ export interface HookRequest {
   readonly bodyError?: (() => string | undefined) | undefined;
   readonly remoteAddr: string;
   readonly requestId: string;
+  /** Watches for the client leaving (its connection closed or its side shut); returns a function that stops it. */
+  readonly onClientGone?: ((listener: () => void) => () => void) | undefined;
 }
 
 /** What the handler needs: the hooks served now, the server-wide settings and the command seam. */
@@ -232,7 +234,8 @@ async function answer(
   }
   if (ctx.verbose) ctx.log(`[${rid}] ${id} hook triggered successfully`);
   for (const h of hook.responseHeaders) setHeader(headers, h.name, h.value);
-  return runTriggered(hook, { data, rid, headers, accept: headerMap.Accept ?? "" }, ctx);
+  const { onClientGone } = req;
+  return runTriggered(hook, { data, rid, headers, accept: headerMap.Accept ?? "", onClientGone }, ctx);
 }
 
 /** Upstream's `ParseJSONParameters`: replaces a payload, header or query value by the JSON object it holds. */

@@ -37,6 +37,8 @@ export interface TriggeredRequest {
   readonly headers: Headers;
   /** The request's `Accept` header (`text/event-stream` asks a streamed hook for Server-Sent Events). */
   readonly accept: string;
+  /** Watches for the client leaving before a streamed answer starts (see `HookRequest.onClientGone`). */
+  readonly onClientGone?: ((listener: () => void) => () => void) | undefined;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function runTriggered(
       sse: /(^|[,\s])text\/event-stream\b/i.test(req.accept),
       status: successCode(hook, ctx, rid),
       onGone: () => (job === undefined ? execute.abort() : job.stop("the client went away")),
+      watchGone: req.onClientGone,
     });
   }
   if (hook.includeCommandOutputInResponse) {
@@ -160,13 +163,16 @@ function executor(
   const id = hook.id;
   const stop = new AbortController();
   const abort = () => {
-    if (admission.kind === "queued") admission.cancel();
+    // A run taken out of the queue is over at once, so the answer to `DELETE /jobs/<id>` already says `cancelled`.
+    if (admission.kind === "queued" && admission.cancel())
+      job?.abandon("cancelled", job.stopReason ?? "cancelled before it started");
     stop.abort();
   };
   if (job !== undefined) job.onStop(abort);
   const run = async (onOutput?: (chunk: Buffer) => void | Promise<void>) => {
     if (admission.kind === "queued" && !(await admission.turn)) {
-      job?.abandon("cancelled", job.stopReason ?? "the server shut down before the job started");
+      if (job?.finished === false)
+        job.abandon("cancelled", job.stopReason ?? "the server shut down before the job started");
       parts.unclaim();
       ctx.metrics?.request(id, "cancelled");
       return undefined;

@@ -36,6 +36,8 @@ export async function streamAnswer(
     sse: boolean;
     status: number;
     onGone: () => void;
+    /** Watches for the client leaving before the first byte: a run still queued, or a command silent so far. */
+    watchGone?: ((listener: () => void) => () => void) | undefined;
   },
 ): Promise<HookResponse> {
   const { headers, sse } = options;
@@ -44,7 +46,10 @@ export async function streamAnswer(
     (result) => channel.end(result ?? { output: Buffer.alloc(0), error: "cancelled before it started" }),
     (error: Error) => channel.end({ output: Buffer.alloc(0), error: error.message }),
   );
+  // A client gone before the answer starts stops the run too (a queued one leaves the queue, never starting).
+  const unwatch = options.watchGone?.(options.onGone);
   const first = await channel.next();
+  unwatch?.();
   if ("result" in first) {
     const { code } = exitStatus(first.result);
     const exit = String(code ?? -1);

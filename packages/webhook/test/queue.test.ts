@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { removeDir, shHook, startHooksServer, tempDir, waitFor } from "./support/hooks-server.js";
@@ -7,6 +8,7 @@ import { ServerGroup } from "./support/server-group.js";
 
 // `queue: N` with `maximum-concurrent-executions` (beyond upstream, adnanh/webhook#148): runs wait their turn.
 const group = new ServerGroup();
+type JobView = { state: string; reason: string | null };
 let dir: string;
 
 before(async () => {
@@ -67,6 +69,11 @@ test("queue: runs past the limit wait in arrival order, shown as queued; past th
   // A queued job can be cancelled: it never runs.
   const cancelled = await fetch(`${server.base}/jobs/${ids[2]}`, { method: "DELETE" });
   assert.equal(cancelled.status, 202);
+  // Out of the queue at once: the answer already says so (it said "queued" before, found by extensions-fuzz).
+  assert.deepEqual(
+    [((await cancelled.json()) as { state: string }).state, (await state(ids[2])).state],
+    ["cancelled", "cancelled"],
+  );
   await waitFor("job 3 to be cancelled", async () => (await state(ids[2])).state === "cancelled");
   assert.equal((await state(ids[2])).reason, "cancelled by DELETE /jobs/<id>");
   for (const n of [1, 2, 4]) {
@@ -80,6 +87,55 @@ test("queue: runs past the limit wait in arrival order, shown as queued; past th
     "cancelled",
     "succeeded",
   ]);
+});
+
+test("queue: a streamed run whose client leaves while it waits never starts, and its delivery may be sent again", async () => {
+  // Found by test/extensions-fuzz.test.ts: a client gone before the first byte was noticed only once the command,
+  // started in its turn, wrote something, so the run started for nobody and its delivery counted as done.
+  const server = await startHooksServer(group, {
+    dir,
+    hooks: [
+      orderedHook("streamq", {
+        "maximum-concurrent-executions": 1,
+        queue: 1,
+        "stream-command-output": true,
+        "deduplicate-by": "X-Delivery",
+      }),
+    ],
+    flags: ["-jobs-dir", join(dir, "streamq-jobs")],
+  });
+  const running = new AbortController();
+  const first = fetch(`${server.base}/hooks/streamq?n=1`, {
+    headers: { "X-Delivery": "d1" },
+    signal: running.signal,
+  }).catch(() => undefined);
+  await waitFor("run 1 to start", async () => (await order("streamq")) === "start 1\n");
+  const socket = connect(server.port, "127.0.0.1");
+  socket.on("error", () => undefined);
+  socket.write("GET /hooks/streamq?n=2 HTTP/1.1\r\nHost: x\r\nX-Delivery: d2\r\n\r\n");
+  const jobsDir = join(dir, "streamq-jobs");
+  const queuedJob = async () => {
+    const names = (await readdir(jobsDir)).filter((n) => /^[0-9a-f]{32}$/.test(n));
+    const jobs = await Promise.all(
+      names.map(async (n) => JSON.parse(await readFile(join(jobsDir, n, "job.json"), "utf8")) as JobView),
+    );
+    return jobs.find((j) => j.state !== "running" && j.state !== "succeeded");
+  };
+  await waitFor("run 2 to be queued", async () => (await queuedJob())?.state === "queued");
+  socket.destroy();
+  await waitFor("run 2 to be cancelled", async () => (await queuedJob())?.state === "cancelled");
+  assert.equal((await queuedJob())?.reason, "the client went away");
+  await go("streamq", 1);
+  await waitFor("run 1 to end", async () => (await order("streamq")).includes("end 1\n"));
+  await first;
+  running.abort();
+  // Run 2 never started; the same delivery sent again runs.
+  assert.equal(await order("streamq"), "start 1\nend 1\n");
+  await go("streamq", 2);
+  const again = await fetch(`${server.base}/hooks/streamq?n=2`, { headers: { "X-Delivery": "d2" } });
+  assert.equal(again.status, 200);
+  await again.text();
+  assert.equal(await order("streamq"), "start 1\nend 1\nstart 2\nend 2\n");
 });
 
 test("queue: without -jobs-dir, a hook whose answer waits for the output is served in turn", async () => {

@@ -8,7 +8,12 @@ export interface RunLimits {
 /** Whether a run may start: now, once a slot frees (`turn` resolves true; false if it was cancelled), or not. */
 export type Admission =
   | { readonly kind: "now" }
-  | { readonly kind: "queued"; readonly turn: Promise<boolean>; readonly cancel: () => void }
+  | {
+      readonly kind: "queued";
+      readonly turn: Promise<boolean>;
+      /** Leaves the queue; false when the run had already been given its turn. */
+      readonly cancel: () => boolean;
+    }
   | { readonly kind: "full"; readonly retryAfter: number };
 
 interface Waiter {
@@ -55,9 +60,10 @@ export class RunQueue {
     this.#waiting.set(hook.id, waiting);
     const cancel = () => {
       const at = waiting.indexOf(waiter as Waiter);
-      if (at < 0) return;
+      if (at < 0) return false;
       waiting.splice(at, 1);
       (waiter as Waiter).start(false);
+      return true;
     };
     return { kind: "queued", turn, cancel };
   }

@@ -22,6 +22,7 @@ import { fileType } from "../regular-file.js";
 import { type StreamedBody, writableSink } from "../response/streamed-body.js";
 import { secondReadError } from "./body-reader.js";
 import { BODY_TOO_LARGE, ONE_WRITE_BODY_BYTES } from "./body-too-large.js";
+import { watchClientGone } from "./client-gone.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
 import { Http1Connection, type Http1Options } from "./http1-connection.js";
@@ -67,7 +68,7 @@ export async function startServer(
   const http1: Http1Options = {
     serve: async (req, respond, socket) => {
       await ctx.ready;
-      await serveWire(req, { config, ctx, send: respond, remoteAddr: connectionPeer(socket) });
+      await serveWire(req, { config, ctx, send: respond, remoteAddr: connectionPeer(socket), socket });
     },
     maxBodyBytes: config.maxBodyBytes,
     event: config.secure ? "secureConnection" : "connection",
@@ -182,6 +183,7 @@ async function serve(
       config,
       ctx,
       remoteAddr: peerAddress(req.socket),
+      socket: req.socket,
       send: (status, headers, body, stream) => {
         res.writeHead(status, goStatusReason(status), headers);
         if (stream !== undefined) {
@@ -241,9 +243,9 @@ function connectionPeer(socket: Socket): string {
 
 async function serveWire(
   req: WireRequest,
-  options: { config: Config; ctx: HandlerContext; send: Send; remoteAddr: string },
+  options: { config: Config; ctx: HandlerContext; send: Send; remoteAddr: string; socket: Duplex },
 ): Promise<void> {
-  const { config, ctx, send, remoteAddr } = options;
+  const { config, ctx, send, remoteAddr, socket } = options;
   const url = req.url;
   const q = url.indexOf("?");
   const rawHeaders = utf8HeaderValues(req.rawHeaders);
@@ -311,6 +313,7 @@ async function serveWire(
               ? remoteAddr
               : ctx.trustedProxies.clientAddress(remoteAddr, requestHeaders),
           requestId: rid,
+          onClientGone: (listener) => watchClientGone(socket, listener),
         },
         ctx,
       );

@@ -43,6 +43,10 @@ test("the client is the rightmost untrusted address, only when the socket's peer
     ["127.0.0.1:5000", { forwarded: ["for=203.0.113.7;for=198.51.100.9"] }, "127.0.0.1:5000"],
     ["127.0.0.1:5000", { forwarded: ["proto=https"] }, "127.0.0.1:5000"],
     ["127.0.0.1:5000", { forwarded: ["for=2001:db8::1"] }, "127.0.0.1:5000"],
+    // An IPv6 zone (seen in test/extensions-fuzz.test.ts's chains: it was taken, and 2001:db8::1%25x matched 2001:db8::/32).
+    ["127.0.0.1:5000", { "x-forwarded-for": ["2001:db8::1%25x"] }, "127.0.0.1:5000"],
+    ["127.0.0.1:5000", { "x-forwarded-for": ["fe80::1%eth0"] }, "127.0.0.1:5000"],
+    ["127.0.0.1:5000", { forwarded: ['for="[2001:db8::1%eth0]:80"'] }, "127.0.0.1:5000"],
     // Both headers, disagreeing: a proxy that sets one passes a forged other on.
     [
       "127.0.0.1:5000",

@@ -100,6 +100,9 @@ function unmapped(address: string): string {
 
 /** One node of either header as an IP: `192.0.2.1`, `192.0.2.1:8080`, `2001:db8::1`, `[2001:db8::1]:8080`. */
 function nodeAddress(text: string): string | undefined {
+  // No zone (`fe80::1%eth0`, `2001:db8::1%25x`): RFC 7239's node and Go's net.ParseIP have none, and node's isIP
+  // would take one, putting the text after `%` into rules, `remote-addr` and the log.
+  if (text.includes("%")) return undefined;
   let host = text;
   if (host.startsWith("[")) {
     const end = host.indexOf("]");

@@ -116,6 +116,23 @@ test("standard-webhooks: old timestamp fails, new timestamp fails", () => {
   signatureError(verify({ ...headers, "Webhook-Timestamp": String(Date.UTC(2000, 0, 1) / 1000) }));
 });
 
+test("the tolerance is counted in whole seconds, as the reference libraries count it, whatever the millisecond of now", () => {
+  // Found by test/extensions-fuzz.test.ts: a timestamp exactly tolerance-seconds old was refused unless the clock
+  // stood on a whole second (the age was taken in milliseconds), while the libraries accept it.
+  const late = NOW + 999;
+  const tolerance = TOLERANCE_MS / 1000;
+  assert.deepEqual(verify(referencePayload(NOW - TOLERANCE_MS), { now: late }), satisfied);
+  assert.deepEqual(verify(referencePayload(NOW + TOLERANCE_MS), { now: late }), satisfied);
+  signatureError(verify(referencePayload(NOW - TOLERANCE_MS - 1000), { now: late }));
+  signatureError(verify(referencePayload(NOW + TOLERANCE_MS + 1000), { now: late }));
+  const at = (offset: number) =>
+    stripeHeader({ secret: STRIPE_SECRET, payload: STRIPE_PAYLOAD, timestamp: NOW / 1000 + offset });
+  assert.deepEqual(verifyStripe(at(-tolerance), { now: late }), satisfied);
+  assert.deepEqual(verifyStripe(at(tolerance), { now: late }), satisfied);
+  signatureError(verifyStripe(at(-tolerance - 1), { now: late }));
+  signatureError(verifyStripe(at(tolerance + 1), { now: late }));
+});
+
 test("standard-webhooks: multi sig payload is valid", () => {
   const headers = referencePayload();
   const sigs = [

@@ -104,9 +104,12 @@ function standardWebhooksKey(secret: string): Buffer {
  */
 function checkTimestamp(text: string, options: { toleranceSeconds: number; now: Date }): string {
   if (!/^\d{1,15}$/.test(text)) throw new SignatureError(`invalid signature timestamp ${text}`);
-  const ageMs = options.now.getTime() - Number(text) * 1000;
-  const toleranceMs = options.toleranceSeconds * 1000;
-  if (ageMs > toleranceMs) throw new SignatureError(`outdated payload signature timestamp ${text}`);
-  if (-ageMs > toleranceMs) throw new SignatureError(`payload signature timestamp ${text} is in the future`);
+  // Whole seconds, as the reference libraries (`Math.floor(Date.now() / 1000)`, Stripe's and Standard Webhooks'):
+  // a timestamp exactly `tolerance` seconds away is accepted both ways, whatever the millisecond of now.
+  const age = Math.floor(options.now.getTime() / 1000) - Number(text);
+  if (age > options.toleranceSeconds)
+    throw new SignatureError(`outdated payload signature timestamp ${text}`);
+  if (-age > options.toleranceSeconds)
+    throw new SignatureError(`payload signature timestamp ${text} is in the future`);
   return text;
 }
