@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { decodeUpstreamPersistence } from "../src/store/disk/upstream-persistence.js";
+import { metricFamilyType } from "./support/metric-family-type.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
 import { runUntilExit } from "./support/run-until-exit.js";
 import { withTempDir } from "./support/temp-dir.js";
@@ -78,5 +79,52 @@ test("a file neither upstream's gob nor our JSON: the start stops naming it, and
     assert.equal(r.listened, false);
     assert.match(r.log, /Cannot parse persistence file .*neither upstream's gob nor our JSON/);
     assert.deepEqual(await readFile(file), junk);
+  });
+});
+
+test("a restart from the file serves what was served before: a help sent empty, a family named __proto__", async () => {
+  // Found by store-fuzz.peers.test.ts: after a restart `# HELP e ` was gone (the file left an empty help out) and the
+  // family `__proto__` had lost its push time (1970 in /api/v1/metrics).
+  await withTempDir("pg-gob-", async (dir) => {
+    const file = join(dir, "pushgateway.data");
+    const args = [`--persistence.file=${file}`, "--persistence.interval=1h"];
+    const pb = (families: Record<string, unknown>[]) =>
+      Buffer.concat(
+        families.map((f) => metricFamilyType.encodeDelimited(metricFamilyType.fromObject(f)).finish()),
+      );
+    const served = async (base: string) => ({
+      scrape: pushedLines(await (await fetch(`${base}/metrics`)).text()),
+      api: await (await fetch(`${base}/api/v1/metrics`)).text(),
+    });
+    const first = await startGateway(args);
+    let before: { scrape: string; api: string };
+    try {
+      const push = await fetch(`${first.base}/metrics/job/j`, {
+        method: "PUT",
+        headers: {
+          "Content-Type":
+            "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited",
+        },
+        body: pb([
+          // A counter is written by the common path (simple-families.ts), a summary by the general one.
+          { name: "e", help: "", type: "COUNTER", metric: [{ counter: { value: 1 } }] },
+          { name: "s", help: "", type: "SUMMARY", metric: [{ summary: { sampleCount: 1, sampleSum: 2 } }] },
+          { name: "__proto__", type: "GAUGE", metric: [{ gauge: { value: 3 } }] },
+        ]),
+      });
+      assert.equal(push.status, 200, await push.text());
+      before = await served(first.base);
+      assert.match(before.scrape, /^# HELP e $/m);
+      assert.match(before.scrape, /^# HELP s $/m);
+      assert.doesNotMatch(before.api, /1970-01-01/);
+    } finally {
+      await stop(first.child);
+    }
+    const second = await startGateway(args);
+    try {
+      assert.deepEqual(await served(second.base), before);
+    } finally {
+      await stop(second.child);
+    }
   });
 });
