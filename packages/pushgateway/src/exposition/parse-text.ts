@@ -173,6 +173,7 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
           : undefined;
     let bound = Number.NaN;
     let storedBound: string | undefined;
+    let storedAt = 0;
     const labels: [string, string][] = [];
     if (braceFirst || ch(pos) === "{") {
       if (!braceFirst) pos++;
@@ -228,9 +229,11 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
           pos++;
         }
         if (labelName === special && options.stored) {
-          // The gateway's own lines append the bound last: an earlier label of that name is a label.
-          if (storedBound !== undefined) labels.push([labelName, storedBound]);
+          // The gateway's own lines append the bound last: an earlier label of that name is a label, in its place
+          // (labels are stored sorted by name, as Go sorts them; a protobuf scrape and the file keep that order).
+          if (storedBound !== undefined) labels.splice(storedAt, 0, [labelName, storedBound]);
           storedBound = value;
+          storedAt = labels.length;
         } else if (labelName === special) {
           bound =
             parseGoFloat(value) ??
