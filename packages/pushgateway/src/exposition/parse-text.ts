@@ -195,7 +195,8 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
           labelName = ln?.[0] ?? "";
           pos += labelName.length;
         }
-        if (labelName === "__name__") fail('label name "__name__" is reserved');
+        // `stored`: a protobuf push with the consistency check off may have stored one (upstream keeps and lists it).
+        if (labelName === "__name__" && !options.stored) fail('label name "__name__" is reserved');
         pos = skipBlank(line, pos);
         if (ch(pos) !== "=") fail(`expected '=' after label name, found ${quoteByte(ch(pos) ?? "")}`);
         // Duplicates are found at the `=`, before the value is read; the special label is not among the labels.
