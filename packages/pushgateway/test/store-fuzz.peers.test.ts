@@ -1,11 +1,12 @@
 // Store equivalence under seeded fuzzing: the push sequences of push-fuzz.peers.test.ts (support/push-fuzz-cases.ts)
 // go to four of our gateways at once: the memory store, the persisted store (`--persistence.file`) and two replicas
-// on one real redis-server (each request to either, drawn from a second seeded source). Every answer must be the
-// memory store's; after each sequence the scrape and /api/v1/metrics of all four must be the memory store's (push
-// times masked), the two replicas must show the same scrape, push times included, within a deadline, and every few
-// cases the persisted gateway is restarted from its file and must show what it showed before, and the second replica
-// is restarted from Redis and must show what the first shows, push times included.
-// Replay or widen a run with FUZZ_SEED and FUZZ_CASES.
+// on one real redis-server (each request to either, and now and then a write through `/aggregate`, drawn from a
+// second seeded source). Every answer must be the memory store's; after each sequence the text and protobuf scrapes
+// and /api/v1/metrics of all four must be the memory store's (push times masked), and the two replicas must show the
+// same, push times included, within a deadline. Every few cases the persisted gateway is restarted from its file and
+// must show exactly what it showed before, and the second replica is restarted from Redis and must show what the
+// first shows. Replay or widen a run with FUZZ_SEED and FUZZ_CASES; FUZZ_FLAGS adds flags to all four (e.g.
+// `--push.disable-consistency-check`, `--push.enable-utf8-names --push.max-series=12`).
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -25,10 +26,12 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
 const CASES = Number(process.env.FUZZ_CASES ?? 200);
 /** Every how many cases the persisted gateway is restarted from its file and the second replica from Redis. */
 const RESTART_EVERY = 8;
+/** The share of writes sent to `/aggregate/metrics/...` instead. */
+const AGGREGATE = 0.15;
 /** How long the second replica may take to show what the first shows. */
 const CONVERGE_MS = 5000;
 
-const FLAGS = ["--web.enable-admin-api"];
+const FLAGS = ["--web.enable-admin-api", ...(process.env.FUZZ_FLAGS ?? "").split(" ").filter(Boolean)];
 let dir = "";
 let file = "";
 let memory: Side;
@@ -174,7 +177,10 @@ test(`${CASES} seeded push sequences: memory, persisted (and restarted) and repl
   const failures: string[] = [];
   let restarts = 0;
   for (let n = 0; n < CASES && failures.length < 10; n++) {
-    const steps = sequence(rand);
+    // Now and then a write goes through `/aggregate` (beyond upstream: adds into the group), drawn from `route` too.
+    const steps = sequence(rand).map((step) =>
+      step.method !== "GET" && route() < AGGREGATE ? { ...step, path: `/aggregate${step.path}` } : step,
+    );
     const where = (what: string) => `case ${n}: ${what}\n  ${steps.map(show).join("\n  ")}`;
     for (const side of [memory, disk, replica()])
       assert.equal((await send(side, { method: "PUT", path: "/api/v1/admin/wipe" })).status, 202);
