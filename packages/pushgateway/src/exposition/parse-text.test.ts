@@ -183,6 +183,15 @@ test("histogram and summary counts are Go's uint64 of the value on amd64, as 1.5
   assert.equal(s?.metrics[0]?.sum, -1.5);
 });
 
+test("the gateway's own lines: a pushed label named le keeps its place before later labels (protobuf scrape, file)", () => {
+  const body = '# TYPE h histogram\nh_bucket{job="x",le="é",z="1",le="1"} 1\nh_sum{job="x",le="é",z="1"} 2\n';
+  assert.deepEqual(parseText(body, { stored: true })[0]?.metrics[0]?.labels, [
+    ["job", "x"],
+    ["le", "é"],
+    ["z", "1"],
+  ]);
+});
+
 test("the gateway's own lines: a grouping label named le is a label, the last le the bound (a 500 on /api/v1/metrics)", () => {
   const body =
     '# TYPE h histogram\nh_bucket{job="x",le="é",le="1"} 1\nh_sum{job="x",le="é"} 2\nh_count{job="x",le="é"} 1\n';

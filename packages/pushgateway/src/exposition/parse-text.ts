@@ -173,6 +173,7 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
           : undefined;
     let bound = Number.NaN;
     let storedBound: string | undefined;
+    let storedAt = 0;
     const labels: [string, string][] = [];
     if (braceFirst || ch(pos) === "{") {
       if (!braceFirst) pos++;
@@ -194,7 +195,8 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
           labelName = ln?.[0] ?? "";
           pos += labelName.length;
         }
-        if (labelName === "__name__") fail('label name "__name__" is reserved');
+        // `stored`: a protobuf push with the consistency check off may have stored one (upstream keeps and lists it).
+        if (labelName === "__name__" && !options.stored) fail('label name "__name__" is reserved');
         pos = skipBlank(line, pos);
         if (ch(pos) !== "=") fail(`expected '=' after label name, found ${quoteByte(ch(pos) ?? "")}`);
         // Duplicates are found at the `=`, before the value is read; the special label is not among the labels.
@@ -228,9 +230,11 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
           pos++;
         }
         if (labelName === special && options.stored) {
-          // The gateway's own lines append the bound last: an earlier label of that name is a label.
-          if (storedBound !== undefined) labels.push([labelName, storedBound]);
+          // The gateway's own lines append the bound last: an earlier label of that name is a label, in its place
+          // (labels are stored sorted by name, as Go sorts them; a protobuf scrape and the file keep that order).
+          if (storedBound !== undefined) labels.splice(storedAt, 0, [labelName, storedBound]);
           storedBound = value;
+          storedAt = labels.length;
         } else if (labelName === special) {
           bound =
             parseGoFloat(value) ??

@@ -27,6 +27,31 @@ test("a family rendered once parses back to the same series", () => {
   assert.deepEqual(parseRenderedFamily(rendered), f);
 });
 
+test("what the consistency check did not guard parses back as stored: two series with the same labels, __name__", () => {
+  const labels: [string, string][] = [["job", "j"]];
+  const summary = (count: number, sum: number) => ({
+    labels,
+    count,
+    sum,
+    quantiles: [[0.5, sum]] as [number, number][],
+  });
+  const twins: MetricFamily = {
+    name: "s",
+    help: undefined,
+    type: "summary",
+    metrics: [summary(1, 2), summary(3, 4)],
+  };
+  // Parsed together, the two read as one summary holding both quantile lines.
+  assert.deepEqual(parseRenderedFamily(renderFamily(twins)), twins);
+  const named: MetricFamily = {
+    name: "c",
+    help: undefined,
+    type: "counter",
+    metrics: [{ labels: [["__name__", "x"], ...labels], value: 1 }],
+  };
+  assert.deepEqual(parseRenderedFamily(renderFamily(named)), named);
+});
+
 test("series keys order by label count, then values, and differ per label set", () => {
   const key = (labels: [string, string][]) => seriesKey({ labels, value: 1 });
   assert.ok(key([["z", "a"]]) < key([["a", "b"]]));

@@ -199,13 +199,15 @@ function runsInOrder(parts: readonly RenderedFamily[], total: number): Uint32Arr
  * exposition adds.
  */
 export function parseRenderedFamily(f: RenderedFamily): MetricFamily {
-  const metrics =
-    f.lines.length === 0
-      ? []
-      : (parseText(`# TYPE ${f.utf8 ? quoteName(f.name) : f.name} ${f.type}\n${f.lines.join("\n")}\n`, {
-          utf8: f.utf8 === true,
-          stored: true,
-        })[0]?.metrics ?? []);
+  const parse = (lines: string) =>
+    parseText(`# TYPE ${f.utf8 ? quoteName(f.name) : f.name} ${f.type}\n${lines}\n`, {
+      utf8: f.utf8 === true,
+      stored: true,
+    })[0]?.metrics ?? [];
+  let metrics = f.lines.length === 0 ? [] : parse(f.lines.join("\n"));
+  // Two series with the same labels (a store the consistency check did not guard) read as one summary or histogram
+  // when parsed together: each is parsed alone, so the file, the API and a snapshot keep both, as upstream does.
+  if (metrics.length !== f.lines.length) metrics = Array.from(f.lines, (lines) => parse(lines)).flat();
   // One metric per series, in the lines' order: the protobuf value of each goes back where it was.
   f.protoValues?.forEach((value, i) => {
     const m = metrics[i];

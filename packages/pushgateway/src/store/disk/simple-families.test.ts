@@ -31,7 +31,8 @@ function randomFamily(random: () => number, type: "gauge" | "counter" | "untyped
   const names = ["aa", "b_c", "instance", "job", "le", "zz"].filter(() => random() < 0.6);
   return {
     name: `fam_${Math.floor(random() * 100)}`,
-    help: random() < 0.5 ? undefined : pick(TEXTS.slice(1)),
+    // An empty help is a help sent empty (a protobuf push), kept apart from none by both paths.
+    help: random() < 0.5 ? undefined : pick(TEXTS),
     type,
     metrics: Array.from({ length: 1 + Math.floor(random() * 5) }, (_, i) => ({
       labels: [...names.map((k) => [k, pick(TEXTS)] as [string, string]), ["zzz_series", String(i)]] as [

@@ -33,7 +33,8 @@ export function encodeSimpleFamily(f: RenderedFamily): Buffer | undefined {
   if (type === undefined || f.protoValues !== undefined || f.utf8 === true) return undefined;
   const out = new ProtoWriter();
   out.string(1, f.name);
-  if (f.help !== undefined && f.help !== "") out.string(2, f.help);
+  // A help sent empty is still set (a protobuf push's), and written so: upstream's scrape writes `# HELP name ` for it.
+  if (f.help !== undefined) out.string(2, f.help);
   out.varintField(3, type.number);
   // Each nested message's length is known from its strings' byte lengths, so the series is written in place: no
   // buffer per label pair or value (the writes at 1e6 series spent their time collecting those).
@@ -126,7 +127,7 @@ export function decodeSimpleFamily(message: Uint8Array): KeyedFamily | undefined
     lines[i] = renderLine(name, labels, value);
     keys[i] = seriesKeyOf(labels);
   }
-  return { name, help: help === "" ? undefined : help, type, lines, keys };
+  return { name, help, type, lines, keys };
 }
 
 /** Reads varints and strings of a message at `at`; `failed` once it read past the end or found invalid UTF-8. */

@@ -52,7 +52,8 @@ export function* upstreamGroups(data: Buffer, options: { stored?: boolean } = {}
     if (labelMap?.kind === "map") for (const [k, v] of labelMap.entries) labels[stringOf(k)] = stringOf(v);
     let pushTime = 0;
     let failureTime = 0;
-    const pushedAt: Record<string, number> = {};
+    // A Map, made an object at the end: a family may be named `__proto__`, which an assignment to `{}` would drop.
+    const pushedAt = new Map<string, number>();
     const families: MetricFamily[] = [];
     const rendered: RenderedFamily[] = [];
     const metrics = group.fields.get("Metrics");
@@ -69,7 +70,7 @@ export function* upstreamGroups(data: Buffer, options: { stored?: boolean } = {}
           : undefined;
       if (simple !== undefined) {
         rendered.push(simple);
-        pushedAt[name] = stamp?.kind === "bytes" ? goTimeMs(stamp.value) : 0;
+        pushedAt.set(name, stamp?.kind === "bytes" ? goTimeMs(stamp.value) : 0);
         continue;
       }
       const [family] = decodeDelimitedProtobuf(delimited(proto.value), { utf8: true, codec });
@@ -81,9 +82,16 @@ export function* upstreamGroups(data: Buffer, options: { stored?: boolean } = {}
         continue;
       }
       families.push(family);
-      pushedAt[name] = stamp?.kind === "bytes" ? goTimeMs(stamp.value) : 0;
+      pushedAt.set(name, stamp?.kind === "bytes" ? goTimeMs(stamp.value) : 0);
     }
-    yield { labels, pushTime, failureTime, pushedAt, families, ...(rendered.length > 0 ? { rendered } : {}) };
+    yield {
+      labels,
+      pushTime,
+      failureTime,
+      pushedAt: Object.fromEntries(pushedAt),
+      families,
+      ...(rendered.length > 0 ? { rendered } : {}),
+    };
   }
 }
 
