@@ -81,6 +81,8 @@ test("queue: runs past the limit wait in arrival order, shown as queued; past th
     await waitFor(`run ${n} to end`, async () => (await order("serial")).includes(`end ${n}\n`));
   }
   assert.equal(await order("serial"), "start 1\nend 1\nstart 2\nend 2\nstart 4\nend 4\n");
+  // The command wrote its last line before it exited: the job is recorded as done a moment later.
+  await waitFor("job 4 to be recorded", async () => (await state(ids[3])).state !== "running");
   assert.deepEqual(await Promise.all(ids.map(async (id) => (await state(id)).state)), [
     "succeeded",
     "succeeded",
