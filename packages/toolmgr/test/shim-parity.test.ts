@@ -265,3 +265,30 @@ test("exec does not wait on a FIFO where the record's shim answers belong, and w
   assert.ok((await stat(fragment)).isFile());
   assert.equal((await p.both("medusa", "b")).stdout, "medusa 1.0.0 b\n");
 });
+
+test("a shim checks the recorded answers against the lock: a copy cut short answers nothing", async () => {
+  const p = await project('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  const answers = join(p.home, "projects", p.dir, "shim-answers");
+  const whole = await readFile(answers, "utf8");
+  // The hot path cannot answer (another inode for toolmgr.toml, same text): the copies decide.
+  const text = await readFile(join(p.dir, "toolmgr.toml"), "utf8");
+  await rm(join(p.dir, "toolmgr.toml"));
+  await p.write(text);
+  // Cut inside the pin's line (it named a tool "T"), and after the platform line (no pin: it stepped aside).
+  for (const cut of [whole.indexOf("\t") + 3, whole.indexOf("\n") + 1]) {
+    await writeFile(answers, whole.slice(0, cut));
+    assert.equal((await p.shim("medusa", "x")).stdout, "medusa 1.0.0 x\n", `cut at ${cut}`);
+  }
+});
+
+test("a shim refuses a project file with an unterminated array in exec's words", async () => {
+  const p = await project('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  await p.write('platforms = ["linux');
+  const r = await p.both("medusa");
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^toolmgr: Cannot parse .*toolmgr\.toml:1:\d+: unfinished string/);
+});
