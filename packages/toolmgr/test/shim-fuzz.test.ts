@@ -431,7 +431,8 @@ async function runCase(i: number): Promise<string[]> {
 }
 
 test(`a shim runs and refuses exactly as toolmgr exec (seed ${SEED}, ${CASES} generated states)`, {
-  timeout: 120_000,
+  // A second a state at most (about 0.1 s each on this machine), so FUZZ_CASES may raise the count.
+  timeout: 60_000 + CASES * 1_000,
 }, async () => {
   const problems: string[] = [];
   for (let i = 0; i < CASES; i++) {
