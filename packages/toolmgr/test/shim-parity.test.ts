@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdir, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { buildArtifact } from "./support/archives.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
-import { runCli, runProgram } from "./support/run-cli.js";
+import { runCli, runProgram, TOOLMGR_BIN } from "./support/run-cli.js";
 import { tempDir } from "./support/temp-dir.js";
 
 // Issue 10: "Shims do exactly what exec does for their one command" — so each case below runs the shim and
@@ -210,4 +210,85 @@ test("a project reached through a symbolic link is recorded under the path the s
     env: { TOOLMGR_HOME: dirname(shims), PATH: `${shims}:/usr/bin:/bin`, PWD: join(link, "sub") },
   });
   assert.equal(r.stdout, "hello 1.0.0 x\n");
+});
+
+test("a shim whose record copies are directories checks the files itself, as exec does (and exec repairs them)", async () => {
+  const p = await project('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  const record = join(p.home, "projects", p.dir);
+  // The project file changed (the hot path cannot answer) and the record's copy of it is a directory: mawk stopped
+  // with "read error (Is a directory)" on it.
+  for (const name of ["toolmgr.toml", "toolmgr.lock", "shim-answers"]) {
+    await p.write(`platforms = ["linux/amd64"]\n[tools]\nmedusa = "1" # not ${name}\n`);
+    await rm(join(record, name), { force: true });
+    await mkdir(join(record, name));
+    assert.equal((await p.shim("medusa", "x")).stdout, "medusa 1.0.0 x\n", name);
+    assert.equal((await p.both("medusa", "y")).stdout, "medusa 1.0.0 y\n", name);
+    assert.ok((await stat(join(record, name))).isFile(), `exec wrote ${name} again`);
+  }
+});
+
+test("a shim hands a lock cut short to toolmgr exec, which names what is wrong", async () => {
+  const p = await project('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\nsolc = "0.8"\n');
+  await p.write('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  const lockPath = join(p.dir, "toolmgr.lock");
+  const whole = await readFile(lockPath, "utf8");
+  // Cut in the middle of the digest: awk read the 12 digits it needs and ran the tool exec refuses.
+  const cuts = [whole.indexOf("sha256") + 30, whole.indexOf("sha256"), whole.indexOf("url ="), 0];
+  for (const cut of cuts) {
+    await writeFile(lockPath, whole.slice(0, cut));
+    const r = await p.both("medusa");
+    assert.equal(r.code, 1, `cut at ${cut}`);
+    assert.match(r.stderr, /^toolmgr: Cannot parse lock: /, `cut at ${cut}`);
+  }
+  await writeFile(lockPath, whole);
+  assert.equal((await p.both("medusa", "z")).stdout, "medusa 1.0.0 z\n");
+});
+
+test("exec does not wait on a FIFO where the record's shim answers belong, and writes them again", async () => {
+  const p = await project('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  const fragment = join(p.home, "projects", p.dir, "shim-answers.sh");
+  await rm(fragment);
+  await execFileP("mkfifo", [fragment]);
+  // (The project's files are unchanged: exec found the record older than them and read the answers to compare.)
+  const r = await runProgram(process.execPath, [TOOLMGR_BIN, "exec", "medusa", "a"], {
+    cwd: p.dir,
+    env: { TOOLMGR_HOME: p.home, PATH: "/usr/bin:/bin" },
+    timeout: 8_000,
+  });
+  assert.deepEqual(r, { code: 0, stdout: "medusa 1.0.0 a\n", stderr: "" });
+  assert.ok((await stat(fragment)).isFile());
+  assert.equal((await p.both("medusa", "b")).stdout, "medusa 1.0.0 b\n");
+});
+
+test("a shim checks the recorded answers against the lock: a copy cut short answers nothing", async () => {
+  const p = await project('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  const answers = join(p.home, "projects", p.dir, "shim-answers");
+  const whole = await readFile(answers, "utf8");
+  // The hot path cannot answer (another inode for toolmgr.toml, same text): the copies decide.
+  const text = await readFile(join(p.dir, "toolmgr.toml"), "utf8");
+  await rm(join(p.dir, "toolmgr.toml"));
+  await p.write(text);
+  // Cut inside the pin's line (it named a tool "T"), and after the platform line (no pin: it stepped aside).
+  for (const cut of [whole.indexOf("\t") + 3, whole.indexOf("\n") + 1]) {
+    await writeFile(answers, whole.slice(0, cut));
+    assert.equal((await p.shim("medusa", "x")).stdout, "medusa 1.0.0 x\n", `cut at ${cut}`);
+  }
+});
+
+test("a shim refuses a project file with an unterminated array in exec's words", async () => {
+  const p = await project('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  await p.write('platforms = ["linux');
+  const r = await p.both("medusa");
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^toolmgr: Cannot parse .*toolmgr\.toml:1:\d+: unfinished string/);
 });

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { shimScript } from "../src/store/shims.js";
 import { startBlockHost } from "./support/block-project.js";
 import type { FakeCodeHost } from "./support/fake-code-host.js";
 import { addDuo, sharedStore, toolsToml } from "./support/shared-store.js";
@@ -128,4 +129,25 @@ test("inside a project its pin wins; a command it does not pin comes from the us
   );
   const aside = await u.shim(u.outside, "duo");
   assert.equal(aside.code, 127, "outside any project duo is pinned nowhere");
+});
+
+test("a user toolset without its lock is answered with lock --global by exec and which, as by the shim", async () => {
+  const u = await setup();
+  await writeFile(join(u.config, "toolmgr", "toolmgr.toml"), `${tool("hello", "1.2.0")}`);
+  await mkdir(join(u.home, "shims"), { recursive: true });
+  const lockPath = join(u.config, "toolmgr", "toolmgr.lock");
+  const message = `toolmgr: Cannot find ${lockPath}: run \`toolmgr lock --global\` first\n`;
+  for (const args of [
+    ["exec", "hello"],
+    ["which", "hello"],
+  ]) {
+    const r = await u.run(u.outside, ...args);
+    assert.deepEqual([r.code, r.stderr], [1, message], args.join(" "));
+  }
+  // The shim, as sync writes it: the same words.
+  await writeFile(join(u.home, "shims", "hello"), shimScript("hello", { platform: "linux/amd64" }), {
+    mode: 0o755,
+  });
+  const viaShim = await u.shim(u.outside, "hello");
+  assert.deepEqual([viaShim.code, viaShim.stderr], [1, message]);
 });

@@ -104,7 +104,8 @@ async function alreadyAnswers(recordDir: string, input: ShimRecordInput): Promis
     s(join(recordDir, LOCK_LINK_NAME)),
     s(fragmentPath),
   ]);
-  if (!toml || !lock || !tomlLink || !lockLink || !fragment) return false;
+  // A fragment that is not a regular file (a FIFO would block the read below for ever) is written again.
+  if (!toml || !lock || !tomlLink || !lockLink || !fragment?.isFile()) return false;
   const same = (a: typeof toml, b: typeof toml) => a.ino === b.ino && a.dev === b.dev;
   if (!same(toml, tomlLink) || !same(lock, lockLink)) return false;
   if (toml.mtimeNs >= fragment.mtimeNs || lock.mtimeNs >= fragment.mtimeNs) return false;

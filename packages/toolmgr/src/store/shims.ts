@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { mkdir, open } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { LOCK_FILE_LIMIT, PROJECT_FILE_LIMIT, readBoundedTextSync, tooLargeText } from "../bounded-read.js";
 import { type Platform, platformOs } from "../platform.js";
@@ -17,20 +17,22 @@ import { SHIM_ANSWERS_NAME } from "./verified-project.js";
  * then parses 15 lines instead of 150 (bench/toolmgr/README.md, "sync, shims, exec").
  */
 const SHIM_FAST_AWK = String.raw`
-function same(a, b,    x, y, ra, rb) {
+function same(a, b, count,    x, y, ra, rb) {
   for (;;) {
     ra = (getline x < a); rb = (getline y < b)
     if (ra != rb || (ra > 0 && x != y)) return 0
     if (ra <= 0) return ra == 0
+    # The lock's executables for this platform, which the answers must all be: a copy cut short answers fewer.
+    if (count && x ~ /^[ \t]*bin[ \t]*=/) nb = split(x, parts, ",")
+    else if (count && x ~ /^[ \t]*platform[ \t]*=/ && index(x, "\"" plat "\"")) want += nb
   }
 }
 BEGIN {
-  if (same(toml, vtoml) && same(lock, vlock) && (getline line < vans) > 0 && line == plat) {
-    while ((getline line < vans) > 0) {
-      c = line; sub(/\t.*$/, "", c); sub(/^[^\t]*/, "", line)
-      print (c == cmd ? "C" : "T") line
+  if (same(toml, vtoml, 0) && same(lock, vlock, 1) && (getline line < vans) > 0 && line == plat) {
+    while ((getline line < vans) > 0 && split(line, f, "\t") == 4) {
+      n++; out = out (f[1] == cmd ? "C" : "T") "\t" f[2] "\t" f[3] "\t" f[4] "\n"
     }
-    exit
+    if (n == want) { printf "%s", out; exit }
   }
   print "-"
 }
@@ -42,7 +44,8 @@ BEGIN {
  * one record per line, tab-separated:
  * - `?`: the project file changed since it was recorded and uses a form this pass does not read (project-local
  *   `[tools.<name>]` sources, whose fingerprints need the TOML parser and sha256; inline tables, dotted keys,
- *   escapes): the shim hands over to `toolmgr exec`, which decides exactly (and records the project again);
+ *   escapes), or the lock is not whole (cut short, a key `lock` always writes missing): the shim hands over to
+ *   `toolmgr exec`, which decides exactly, in its words (and records the project again);
  * - `!`: an entry that would build a path outside the store (a lock arrives through pull requests, so it
  *   is checked as `parseLockfile` checks it: name, version, 12 hex digits, a relative bin path without `..`);
  * - `S`, tool, reason: the lock is stale, in `staleReasons`' words (project-state.ts);
@@ -66,7 +69,12 @@ function allows(c, v,    rest, nc, pc, pv, i) {
   rest = substr(v, length(c) + 2)
   return rest ~ /^[0-9a-f]+$/ && length(rest) >= 7 && length(rest) <= 64
 }
+# Every key lock writes in an entry (name, constraint, version, bin) and in an artifact table (platform, url or
+# api_url, sha256): anything less is a lock cut short, or not lock's, for parseLockfile to name.
+function whole(has, keys,    i) { for (i = 1; i <= length(keys); i++) if (index(has, substr(keys, i, 1)) == 0) unknown = 1 }
+function endart() { if (inart) whole(ahas, "pus"); inart = 0; ahas = "" }
 function endtool() {
+  if (intool) whole(thas, "ncvb")
   if (name == "") return
   nl++; lname[nl] = name; L[name] = 1; lcons[name] = cons; lsrc[name] = src; lver[name] = ver
   ldig[name] = dig; lbins[name] = bins
@@ -94,23 +102,33 @@ FILENAME == ARGV[1] {
   nt++; tname[nt] = key; T[key] = 1; tcons[key] = value
   next
 }
-/^[ \t]*\[\[[ \t]*tools[ \t]*\]\]/ { endtool(); name = ""; cons = ""; ver = ""; src = 0; bins = ""; dig = ""; inplat = 0; next }
+# Every byte of the lock is counted: a lock cut short (a write interrupted, a disk full) must not be read as the
+# shorter lock it starts with (END hands it over to exec, whose TOML parser names what is wrong).
+{ lbytes += length($0) + 1 }
+/^version[ \t]*=[ \t]*1[ \t]*$/ && !intool { header = 1; next }
+/^[ \t]*\[\[[ \t]*tools[ \t]*\]\]/ { endart(); endtool(); name = ""; cons = ""; ver = ""; src = 0; bins = ""; dig = ""; inplat = 0; intool = 1; thas = ""; next }
+/^[ \t]*\[\[[ \t]*tools\.artifacts[ \t]*\]\]/ { endart(); inart = 1; inplat = 0; next }
 /^[ \t]*\[/ { inplat = 0; next }
-/^[ \t]*name[ \t]*=/ { name = unq($0); next }
-/^[ \t]*constraint[ \t]*=/ { cons = unq($0); next }
-/^[ \t]*version[ \t]*=/ { ver = unq($0); next }
+/^[ \t]*name[ \t]*=/ { name = unq($0); thas = thas "n"; next }
+/^[ \t]*constraint[ \t]*=/ { cons = unq($0); thas = thas "c"; next }
+/^[ \t]*version[ \t]*=/ { ver = unq($0); thas = thas "v"; next }
 /^[ \t]*source[ \t]*=/ { src = 1; next }
+/^[ \t]*(url|api_url)[ \t]*=/ { ahas = ahas "u"; next }
 /^[ \t]*bin[ \t]*=/ {
+  thas = thas "b"
   s = $0; sub(/^[^\[]*\[/, "", s); sub(/\][ \t]*$/, "", s)
   n = split(s, parts, ","); bins = ""
   for (i = 1; i <= n; i++) bins = bins (i > 1 ? "\n" : "") unq(parts[i])
   next
 }
-/^[ \t]*platform[ \t]*=/ { inplat = (unq($0) == plat); next }
-/^[ \t]*sha256[ \t]*=/ { if (inplat) dig = substr(unq($0), 1, 12); next }
+/^[ \t]*platform[ \t]*=/ { inplat = (unq($0) == plat); ahas = ahas "p"; next }
+/^[ \t]*sha256[ \t]*=/ { if (inplat) dig = substr(unq($0), 1, 12); ahas = ahas "s"; next }
 END {
   endtool()
-  if (unknown) { print "?"; exit }
+  endart()
+  # A lock not whole (no final newline, no format line, an entry or artifact missing a key lock always writes) is
+  # parseLockfile's to refuse in its words: handed over as a form this pass does not read.
+  if (unknown || inarray || lbytes != lsize || !header) { print "?"; exit }
   # A hostile entry is refused first, as parseLockfile refuses it before anything else looks at the lock.
   for (i = 1; i <= nl; i++) {
     t = lname[i]; v = lver[t]; d = ldig[t]
@@ -149,20 +167,6 @@ export const SHIM_MARKER = "# toolmgr shim for ";
 
 /** Hops a shim may step aside through before it calls the chain a loop (`TOOLMGR_SHIM_DEPTH`). */
 export const MAX_SHIM_DEPTH = 8;
-
-/** Whether the file at `path` is a toolmgr POSIX shim (its second line starts with `SHIM_MARKER`). */
-export async function isShimFile(path: string): Promise<boolean> {
-  const file = await open(path, "r").catch(() => undefined);
-  if (file === undefined) return false;
-  try {
-    const buffer = Buffer.alloc(256);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    const lines = buffer.subarray(0, bytesRead).toString("latin1").split("\n");
-    return lines[1]?.startsWith(SHIM_MARKER) === true;
-  } finally {
-    await file.close();
-  }
-}
 
 /**
  * The POSIX `sh` shim for one command: exactly what `toolmgr exec <command>` does, without starting Node (research
@@ -289,11 +293,16 @@ for _tm_scope in project user; do
     if [ "$_tm_lsize" -gt ${LOCK_FILE_LIMIT} ]; then
       echo "toolmgr: ${tooLargeText("$_tm_lock", "$_tm_lsize", "lock")}" >&2; exit 1
     fi
-    _tm_found=$(LC_ALL=C awk -v cmd="$_tm_cmd" -v plat="$_tm_platform" -v toml="$_tm_toml" -v lock="$_tm_lock" -v vtoml="$_tm_rec/toolmgr.toml" -v vlock="$_tm_rec/toolmgr.lock" -v vans="$_tm_rec/${SHIM_ANSWERS_NAME}" ${q(SHIM_FAST_AWK)}) || {
-      echo "toolmgr: Cannot check $_tm_lock: awk failed" >&2; exit 1
-    }
+    # The record's copies only when they are regular files: awk stops on a directory (mawk: "read error") and waits
+    # on a FIFO, where exec (verified-project.ts) takes a damaged record for no record and writes it again.
+    _tm_found=-
+    if [ -f "$_tm_rec/toolmgr.toml" ] && [ -f "$_tm_rec/toolmgr.lock" ] && [ -f "$_tm_rec/${SHIM_ANSWERS_NAME}" ]; then
+      _tm_found=$(LC_ALL=C awk -v cmd="$_tm_cmd" -v plat="$_tm_platform" -v toml="$_tm_toml" -v lock="$_tm_lock" -v vtoml="$_tm_rec/toolmgr.toml" -v vlock="$_tm_rec/toolmgr.lock" -v vans="$_tm_rec/${SHIM_ANSWERS_NAME}" ${q(SHIM_FAST_AWK)}) || {
+        echo "toolmgr: Cannot check $_tm_lock: awk failed" >&2; exit 1
+      }
+    fi
     if [ "$_tm_found" = - ]; then
-      _tm_found=$(LC_ALL=C awk -v cmd="$_tm_cmd" -v plat="$_tm_platform" -v lk="toolmgr lock$_tm_g" ${q(SHIM_AWK)} "$_tm_toml" "$_tm_lock") || {
+      _tm_found=$(LC_ALL=C awk -v cmd="$_tm_cmd" -v plat="$_tm_platform" -v lk="toolmgr lock$_tm_g" -v lsize="$_tm_lsize" ${q(SHIM_AWK)} "$_tm_toml" "$_tm_lock") || {
         echo "toolmgr: Cannot check $_tm_lock: awk failed" >&2; exit 1
       }
     fi

@@ -77,7 +77,12 @@ async function verifiedToolchain(
     import("../safe-names.js"),
     import("./verified-project.js"),
   ]);
-  const locked = await loadLockedProjectFile(options.projectFile);
+  const locked = await loadLockedProjectFile(options.projectFile).catch((error: unknown) => {
+    // A missing or unreadable user lock is fixed with `lock --global`, as the shim says (shims.ts `_tm_g`).
+    if (global && error instanceof LockfileError)
+      throw new LockfileError(scopedHints(error.message, true), { cause: error });
+    throw error;
+  });
   const stale = staleReasons(locked, platform);
   if (stale.size > 0) {
     throw new LockfileError(scopedHints(staleMessage(locked.lockPath, stale), global));
@@ -187,7 +192,7 @@ export async function nextOnPath(
       if (statSync(candidate).isFile()) {
         accessSync(candidate, constants.X_OK);
         // A toolmgr shim elsewhere on PATH (a copy, another store's) is never the fallback, as in the shim itself.
-        const { isShimFile } = await import("./shims.js");
+        const { isShimFile } = await import("./shim-file.js");
         if (await isShimFile(candidate)) continue;
         return candidate;
       }
