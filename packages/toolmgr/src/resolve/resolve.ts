@@ -86,9 +86,8 @@ export async function resolveTool(tool: ProjectTool, context: ResolveContext): P
   const planned = [...context.platforms]
     .sort()
     .map((platform) => planArtifact(resolved, { chosen, platform, isPrivate, context }));
-  const artifacts = await mapConcurrent(planned, (plan) => digestArtifact(resolved, plan, context), {
-    limit: planned.length,
-  });
+  const limit = planned.length;
+  const artifacts = await mapConcurrent(planned, (p) => digestArtifact(resolved, p, context), { limit });
   return {
     name: tool.name,
     constraint: tool.constraint.text,
@@ -397,18 +396,16 @@ function planArtifact(
       );
     }
   }
-  // What the lock records must parse again (lockfile.ts): a code host (or CODEHOST_API_URL) that names a relative or
-  // plain-http download would otherwise get a lock that every later command refuses.
+  // A lock records only what parses again (lockfile.ts): a relative or plain-http URL fails every later command.
   for (const [key, value] of [
     ["download URL", url],
     ["API URL", apiUrl],
   ] as const) {
     const wrong = value === undefined ? undefined : unlockableUrl(value);
-    if (wrong !== undefined) {
+    if (wrong !== undefined)
       throw new ResolveError(
         `Cannot lock "${tool.name}" for ${platform}: the ${key} of "${name}" in ${release} is "${value}", ${wrong}; a lock records only https URLs (plain http only to a loopback address)`,
       );
-    }
   }
   checkRawExecutable(tool, { platform, url });
   return { platform, url, apiUrl, hostDigest };
