@@ -196,7 +196,7 @@ async function damageFile(
   async function damage(): Promise<void> {
     switch (kind) {
       case "same-size":
-        await writeFile(
+        await write(
           path,
           text.replace(/"1"|"2"/, (v) => (v === '"1"' ? '"2"' : '"1"')),
         );
