@@ -14,6 +14,7 @@ import { OUR_WEBHOOK as OURS, PEER_WEBHOOK as PEER } from "./support/binaries.js
 import { freePort } from "./support/free-port.js";
 import { type FuzzHook, fuzzFlags, fuzzHook, fuzzRequest, Rng } from "./support/parity-fuzz-cases.js";
 import { type RawResponse, rawRequest } from "./support/raw-http.js";
+import { RUN_RECORDER } from "./support/run-recorder.js";
 import { ServerGroup } from "./support/server-group.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
@@ -32,38 +33,11 @@ const hooks: FuzzHook[] = [];
 /** How the peer answered, tallied for the closing diagnostic (how much of the space the seed reached). */
 const seen = new Map<string, number>();
 
-/** Records one run as a JSON line (side-specific paths replaced) and prints its argv, as the parity suite's does. */
-const RECORDER = `const fs = require("fs"), path = require("path");
-module.exports = function record(name, opts) {
-  const side = process.env.SIDE_DIR;
-  const norm = (s) => s.split(side).join("<side>");
-  const env = {}, files = {}, paths = [];
-  for (const k of Object.keys(process.env).sort()) {
-    if (["PATH", "REC_DIR", "SIDE_DIR", "TMPDIR"].includes(k)) continue;
-    const v = process.env[k];
-    let isFile = false;
-    try { isFile = path.isAbsolute(v) && fs.statSync(v).isFile(); } catch {}
-    if (isFile) {
-      files[k] = { dir: norm(path.dirname(v)), base: path.basename(v).replace(/[0-9]+$/, "#"), content: fs.readFileSync(v).toString("base64") };
-      paths.push(v);
-      env[k] = "<file>";
-    } else env[k] = norm(v);
-  }
-  let stdin;
-  try { stdin = fs.readFileSync(0).toString(); } catch (e) { stdin = "<" + e.code + ">"; }
-  const entry = { args: process.argv.slice(2).map(norm), env, files, cwd: norm(process.cwd()), stdin };
-  fs.appendFileSync(path.join(process.env.REC_DIR, name + ".jsonl"), JSON.stringify({ ...entry, paths }) + "\\n");
-  process.stdout.write("ran " + name + " " + JSON.stringify(entry.args) + "\\n");
-  if (opts.stderr) setTimeout(() => { process.stderr.write("to stderr\\n"); process.exit(opts.exit); }, 150);
-  else process.exit(opts.exit);
-};
-`;
-
 before(async () => {
   root = await mkdtemp(join(tmpdir(), "webhook-fuzz-"));
   for (const d of ["bin", "peer/rec", "peer/tmp", "ours/rec", "ours/tmp"])
     await mkdir(join(root, d), { recursive: true });
-  await writeFile(join(root, "recorder.cjs"), RECORDER);
+  await writeFile(join(root, "recorder.cjs"), RUN_RECORDER);
   for (let i = 0; i < HOOKS; i++) {
     const command = join(root, "bin", `h${i}`);
     const hook = fuzzHook(rng, i, command);

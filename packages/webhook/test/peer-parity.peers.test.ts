@@ -21,6 +21,7 @@ import {
   type Scenario,
 } from "./support/parity-fixtures.js";
 import { type RawResponse, rawExchange, rawRequest } from "./support/raw-http.js";
+import { RUN_RECORDER } from "./support/run-recorder.js";
 import { ServerGroup } from "./support/server-group.js";
 
 const TPL_TOKEN = 'tok"en';
@@ -97,34 +98,6 @@ function sideEnv(side: Side): Record<string, string> {
   };
 }
 
-/** What each recorder run writes: one JSON line per run, with side-specific paths replaced. */
-const RECORDER = `const fs = require("fs"), path = require("path");
-const BASE = ["PATH", "REC_DIR", "SIDE_DIR", "WD_DIR", "TMPDIR", "TPL_TOKEN", "TPL_PLAIN"];
-module.exports = function record(name, opts) {
-  const side = process.env.SIDE_DIR, wd = process.env.WD_DIR;
-  const norm = (s) => s.split(side).join("<side>").split(wd).join("<wd>");
-  const env = {}, files = {}, paths = [];
-  for (const k of Object.keys(process.env).sort()) {
-    if (BASE.includes(k)) continue;
-    const v = process.env[k];
-    let isFile = false;
-    try { isFile = path.isAbsolute(v) && fs.statSync(v).isFile(); } catch {}
-    if (isFile) {
-      files[k] = { dir: norm(path.dirname(v)), base: path.basename(v).replace(/[0-9]+$/, "#"), content: fs.readFileSync(v).toString("base64") };
-      paths.push(v);
-      env[k] = "<file>";
-    } else env[k] = norm(v);
-  }
-  let stdin;
-  try { stdin = fs.readFileSync(0).toString(); } catch (e) { stdin = "<" + e.code + ">"; }
-  const entry = { args: process.argv.slice(2).map(norm), env, files, cwd: norm(process.cwd()), stdin };
-  fs.appendFileSync(path.join(process.env.REC_DIR, name + ".jsonl"), JSON.stringify({ ...entry, paths }) + "\\n");
-  process.stdout.write("ran " + name + " " + JSON.stringify(entry.args) + "\\n");
-  if (opts.stderr) setTimeout(() => { process.stderr.write("to stderr\\n"); process.exit(opts.exit || 0); }, 150);
-  else process.exit(opts.exit || 0);
-};
-`;
-
 /** The scenarios and hooks files, as data: see test/fixtures/parity/README.md for where they come from. */
 const FIXTURES = fileURLToPath(new URL("../../test/fixtures/parity/", import.meta.url));
 const SCENARIOS: readonly Scenario[] = loadScenarios(FIXTURES);
@@ -141,7 +114,7 @@ before(async () => {
   wd = join(root, "wd");
   for (const d of ["bin", "wd", "peer/rec", "peer/tmp", "ours/rec", "ours/tmp"])
     await mkdir(join(root, d), { recursive: true });
-  await writeFile(join(root, "recorder.cjs"), RECORDER);
+  await writeFile(join(root, "recorder.cjs"), RUN_RECORDER);
   const ctx: HooksContext = {
     root,
     recorder: (r) => {
