@@ -14,6 +14,7 @@ import {
   type Side,
   type Step,
   send,
+  showStep,
 } from "./support/peer-compare.js";
 import { startPeerGateway } from "./support/peers.js";
 import { startGateway, stopAll } from "./support/processes.js";
@@ -130,15 +131,6 @@ function sortedInBlocks(exposition: string): string {
   return out.join("\n");
 }
 
-const show = (step: Step) =>
-  `${step.method} ${step.path} ${JSON.stringify(step.headers ?? {})} ${
-    step.body === undefined
-      ? ""
-      : Buffer.isBuffer(step.body)
-        ? step.body.toString("base64")
-        : JSON.stringify(step.body)
-  }`;
-
 // A deadline for the whole run, so that a side that stops answering fails the file instead of hanging it.
 test(`${CASES} seeded push sequences answer and expose as 1.5.1 (seed ${SEED})`, {
   timeout: 50 * CASES + 60_000,
@@ -148,7 +140,7 @@ test(`${CASES} seeded push sequences answer and expose as 1.5.1 (seed ${SEED})`,
   let sent = 0;
   for (let n = 0; n < CASES && failures.length < 10; n++) {
     const steps = sequence(rand).filter((s) => known(s) === undefined);
-    const where = (what: string) => `case ${n}: ${what}\n  ${steps.map(show).join("\n  ")}`;
+    const where = (what: string) => `case ${n}: ${what}\n  ${steps.map(showStep).join("\n  ")}`;
     for (const side of [peer, ours]) {
       assert.equal((await send(side, { method: "PUT", path: "/api/v1/admin/wipe" })).status, 202);
       await barrier(side);

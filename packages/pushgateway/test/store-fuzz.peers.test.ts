@@ -15,7 +15,7 @@ import { after, before, test } from "node:test";
 import protobuf from "protobufjs";
 import { eventually } from "./support/eventually.js";
 import { metricFamilyType } from "./support/metric-family-type.js";
-import { normalizeApi, normalizeExposition, type Side, type Step, send } from "./support/peer-compare.js";
+import { normalizeApi, normalizeExposition, type Side, send, showStep } from "./support/peer-compare.js";
 import { startGateway, stop, stopAll } from "./support/processes.js";
 import { sequence } from "./support/push-fuzz-cases.js";
 import { startRedis } from "./support/redis-server.js";
@@ -143,15 +143,6 @@ function differences(base: Held, other: Held, exact: boolean): string[] {
   return out;
 }
 
-const show = (step: Step) =>
-  `${step.method} ${step.path} ${JSON.stringify(step.headers ?? {})} ${
-    step.body === undefined
-      ? ""
-      : Buffer.isBuffer(step.body)
-        ? step.body.toString("base64")
-        : JSON.stringify(step.body)
-  }`;
-
 /** A replica on the file's redis-server, ready. */
 async function startReplica(): Promise<Side> {
   const started = await startGateway([`--storage.redis-url=${redisUrl}`, ...FLAGS]);
@@ -181,7 +172,7 @@ test(`${CASES} seeded push sequences: memory, persisted (and restarted) and repl
     const steps = sequence(rand).map((step) =>
       step.method !== "GET" && route() < AGGREGATE ? { ...step, path: `/aggregate${step.path}` } : step,
     );
-    const where = (what: string) => `case ${n}: ${what}\n  ${steps.map(show).join("\n  ")}`;
+    const where = (what: string) => `case ${n}: ${what}\n  ${steps.map(showStep).join("\n  ")}`;
     for (const side of [memory, disk, replica()])
       assert.equal((await send(side, { method: "PUT", path: "/api/v1/admin/wipe" })).status, 202);
     let same = true;

@@ -11,6 +11,16 @@ export interface Step {
   readonly headers?: Record<string, string>;
 }
 
+/** A step on one line, for a failure's message (a binary body as base64). */
+export const showStep = (step: Step): string =>
+  `${step.method} ${step.path} ${JSON.stringify(step.headers ?? {})} ${
+    step.body === undefined
+      ? ""
+      : Buffer.isBuffer(step.body)
+        ? step.body.toString("base64")
+        : JSON.stringify(step.body)
+  }`;
+
 export interface Side {
   child: ChildProcess;
   base: string;
