@@ -21,7 +21,8 @@ import { runMain } from "./support/run-main.js";
 // status.py's functions and prints them with the very calls cloud-init 26.x makes. Compared: `--format
 // cloud-init-json` with json.dumps(indent=2, sort_keys=True, separators=(",", ": ")) byte for byte, tabular and
 // `--long` with print_status's template, report v1 `--format json` with json.dumps(indent=2, ensure_ascii=False),
-// and report v1 `--format yaml` read back by PyYAML's safe_load, which must give the JSON report.
+// and report v1 `--format yaml` read back by PyYAML's safe_load, which must give the JSON report (also with
+// `--explain`, the same strings written into the logs it reads).
 //
 // Documented differences skipped (package README "Differences that remain"): a lone surrogate in the JSON report is
 // a \u escape here where Python's ensure_ascii=False keeps it raw (its print then raises); integer-like level
@@ -124,6 +125,26 @@ function randomV1(rand: () => number): Record<string, unknown> {
   return v1;
 }
 
+/** cloud-init.log and cloud-init-output.log with random strings where --explain takes its texts from. */
+function writeRandomLogs(root: string, rand: () => number): void {
+  const line = () => randomScalar(rand).replace(/[\r\n]/g, " ");
+  const log = [
+    "2026-11-28 08:43:10,001 - util.py[DEBUG]: Cloud-init v. 26.1 running 'init-local' at Sat, 28 Nov 2026 08:43:10 +0000. Up 1.5 seconds.",
+    "2026-11-28 08:43:10,002 - handlers.py[DEBUG]: start: init-local: searching for local data",
+    `2026-11-28 08:43:10,003 - handlers.py[DEBUG]: start: init-local/config-${line()}: running it`,
+    `2026-11-28 08:43:10,004 - util.py[WARNING]: ${line()}`,
+    `2026-11-28 08:43:10,005 - modules.py[WARNING]: Failed to run module ${line()}`,
+    "Traceback (most recent call last):",
+    '  File "x.py", line 1, in <module>',
+    `RuntimeError: ${line()}`,
+    `2026-11-28 08:43:10,006 - handlers.py[DEBUG]: finish: init-local/config-${line()}: FAIL: ${line()}`,
+    "2026-11-28 08:43:10,007 - handlers.py[DEBUG]: finish: init-local: SUCCESS: searching for local data",
+  ];
+  mkdirSync(path.join(root, "var", "log"), { recursive: true });
+  writeFileSync(path.join(root, "var", "log", "cloud-init.log"), `${log.join("\n")}\n`);
+  writeFileSync(path.join(root, "var", "log", "cloud-init-output.log"), `${line()}\n${line()}\n`);
+}
+
 /** Python's json.dumps(ensure_ascii=False) keeps a lone surrogate raw; JSON.stringify writes its \u escape. */
 function escapeLoneSurrogates(text: string): string {
   return text.replace(
@@ -187,6 +208,23 @@ test(`bootstatus writes report values as Python's json and PyYAML do on ${CASES}
     if (py.yaml_error !== undefined) found("PyYAML refuses --format yaml", ours.yaml, py.yaml_error);
     else if (!isDeepStrictEqual(py.yaml_loaded, py.json_loaded))
       found("PyYAML reads --format yaml otherwise than the json report", ours.yaml, py.yaml_loaded);
+    if (rand() < 0.3) {
+      // The same strings in the logs --explain reads, so they reach report v1's diagnostics.
+      writeRandomLogs(root, rand);
+      const explained = {
+        yaml: await run(["--format", "yaml", "--explain"]),
+        json: await run(["--format", "json", "--explain"]),
+      };
+      const back = await python.ask(explained);
+      if (back.yaml_error !== undefined)
+        found("PyYAML refuses --format yaml --explain", explained.yaml, back.yaml_error);
+      else if (!isDeepStrictEqual(back.yaml_loaded, back.json_loaded))
+        found(
+          "PyYAML reads --format yaml --explain otherwise than its json",
+          explained.yaml,
+          back.yaml_loaded,
+        );
+    }
     rmSync(root, { recursive: true, force: true });
   }
   assert.deepEqual(findings, []);
