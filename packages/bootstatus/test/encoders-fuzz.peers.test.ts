@@ -14,8 +14,8 @@ import { COMPUTED_KEYS, mulberry32 } from "./support/random-state-tree.js";
 import { runMain } from "./support/run-main.js";
 
 // Differential fuzzing of the output encoders against Python's own: seeded random strings (test/support/
-// random-scalar.ts) as datasource, stage value, stage names, errors, recoverable levels and their messages, in
-// status.json files written as cloud-init writes them (atomic_helper.json_dumps: indent 1, sorted keys, every
+// random-scalar.ts) as datasource, stage value, stage names, errors, recoverable levels and their messages, and
+// JSON values of every type in other v1 entries and stage fields (LITERALS below), in status.json files written as cloud-init writes them (atomic_helper.json_dumps: indent 1, sorted keys, every
 // non-ASCII character and lone surrogate as a \u escape) or as raw UTF-8. Each tree (sysvinit, so no systemctl)
 // goes through bootstatus's main() and through test/oracle/encoders-server.py, which computes the details with
 // status.py's functions and prints them with the very calls cloud-init 26.x makes. Compared: `--format
@@ -93,6 +93,58 @@ function asCloudInitWrites(value: unknown, indent = ""): string {
   return `{\n${items.join(",\n")}\n${indent}}`;
 }
 
+/**
+ * JSON literals both Python's json and JSON.parse read, which cloud-init-json must print as json.dumps does: ints and
+ * floats apart, -0, exponents, subnormals, past the float range (Infinity). Ints past 2^53 are class b (README).
+ */
+const LITERALS = [
+  ...["0", "-0", "0.0", "-0.0", "1", "-1", "1.0", "1.5", "1e5", "1E+2", "0.1e1", "1e-7", "1.0e+16", "1e16"],
+  ...[
+    "9007199254740992",
+    "1E400",
+    "-1e400",
+    "5e-324",
+    "2.5e-324",
+    "1.7976931348623157e308",
+    "0.30000000000000004",
+  ],
+  ...[
+    "1e21",
+    "123456789.123456789",
+    "true",
+    "false",
+    "null",
+    "[]",
+    "{}",
+    '[1, 2.0, "x", {"__proto__": -0.0}]',
+  ],
+];
+/** A string that stands for the raw JSON literal after it, written into status.json as that literal. */
+const RAW = "\u0000raw:";
+const STAGE_FIELDS = new Set(["errors", "recoverable_errors", "start", "finished"]);
+
+/** A random JSON value of any type, hostile keys and literals included. */
+function randomValue(rand: () => number, depth = 0): unknown {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
+  const r = rand();
+  if (r < 0.5 || depth > 2) return `${RAW}${pick(LITERALS)}\u0000`;
+  if (r < 0.7) return randomScalar(rand);
+  if (r < 0.85) return Array.from({ length: Math.floor(rand() * 4) }, () => randomValue(rand, depth + 1));
+  const object: Record<string, unknown> = Object.create(null);
+  for (let n = Math.floor(rand() * 4); n > 0; n--) {
+    const key = rand() < 0.3 ? pick(["__proto__", "constructor", "toString", "10", ""]) : randomScalar(rand);
+    if (!STAGE_FIELDS.has(key)) object[key] = randomValue(rand, depth + 1);
+  }
+  return object;
+}
+
+/** The JSON text with each RAW string replaced by its literal. */
+function withRawLiterals(json: string): string {
+  return json.replace(/"\\u0000raw:(?:[^"\\]|\\.)*?\\u0000"/g, (m) =>
+    (JSON.parse(m) as string).slice(RAW.length, -1),
+  );
+}
+
 /** One random v1: a datasource and stage value, one to three stages with errors and recoverable levels. */
 function randomV1(rand: () => number): Record<string, unknown> {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)] as T;
@@ -120,7 +172,13 @@ function randomV1(rand: () => number): Record<string, unknown> {
       finished: pick(TIMES),
       errors: rand() < 0.6 ? [] : strings(3),
       recoverable_errors: recoverable,
+      ...(rand() < 0.3 ? { extra: randomValue(rand) } : {}),
     };
+  }
+  // Other v1 entries, which cloud-init-json copies to the top level (`**v1`); an object among them is a stage.
+  for (let n = rand() < 0.3 ? 1 + Math.floor(rand() * 2) : 0; n > 0; n--) {
+    const key = rand() < 0.3 ? pick(["__proto__", "constructor", "toString", "blah"]) : randomScalar(rand);
+    if (!NOT_STAGES.has(key) && !Object.hasOwn(v1, key)) v1[key] = randomValue(rand);
   }
   return v1;
 }
@@ -172,7 +230,10 @@ test(`bootstatus writes report values as Python's json and PyYAML do on ${CASES}
     const v1 = randomV1(rand);
     const statusJson = path.join(runDir, "status.json");
     const file = { v1 };
-    writeFileSync(statusJson, rand() < 0.5 ? asCloudInitWrites(file) : JSON.stringify(file, null, 1));
+    writeFileSync(
+      statusJson,
+      withRawLiterals(rand() < 0.5 ? asCloudInitWrites(file) : JSON.stringify(file, null, 1)),
+    );
     const resultJson = rand() < 0.7;
     if (resultJson)
       writeFileSync(path.join(runDir, "result.json"), '{"v1": {"datasource": null, "errors": []}}');
