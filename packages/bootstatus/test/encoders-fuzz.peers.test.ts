@@ -274,7 +274,9 @@ test(`bootstatus writes report values as Python's json and PyYAML do on ${CASES}
       found("encoders-server raised", "", py.exception);
       continue;
     }
-    if (ours.cloudInitJson !== py.cloud_init_json)
+    // Class b (README): letters newer than Python 3.11's Unicode 14 lowercase in the datasource key here only.
+    const newerLetters = /[\u1c89\ua7cb-\ua7dc\u{10d50}-\u{10d65}\u{16ea0}-\u{16eb8}]/u;
+    if (ours.cloudInitJson !== py.cloud_init_json && !newerLetters.test(String(v1.datasource)))
       found("cloud-init-json", ours.cloudInitJson, py.cloud_init_json);
     if (ours.tabular !== py.tabular) found("tabular", ours.tabular, py.tabular);
     if (ours.tabularLong !== py.tabular_long) found("--long", ours.tabularLong, py.tabular_long);
