@@ -32,6 +32,15 @@ test("resolveRunDir(): cloud.cfg.d outranks cloud.cfg and the last file name win
   assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/b");
 });
 
+test("resolveRunDir(): conf.d names sort by code point as Python's sorted() does", () => {
+  const files = system({
+    "/etc/cloud/cloud.cfg.d/\u{1f600}.cfg": runDir("/emoji"),
+    "/etc/cloud/cloud.cfg.d/\uff01.cfg": runDir("/fullwidth"),
+  });
+  // U+1F600 sorts last by code point (first by UTF-16 unit, 0xD83D < 0xFF01), so its file wins.
+  assert.equal(resolveRunDir({ files, cmdline: "", cloudCfg: undefined }), "/emoji");
+});
+
 test("resolveRunDir(): nested mappings merge key by key across files", () => {
   const files = system({
     "/etc/cloud/cloud.cfg": runDir("/main"),

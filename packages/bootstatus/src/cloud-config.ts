@@ -1,5 +1,6 @@
 import { parseDocument, visit } from "yaml";
 import { CLOUD_CFG, DEFAULT_CLOUD_DIR, DEFAULT_RUN_DIR } from "./cloud-init-paths.js";
+import { comparePythonStrings } from "./python/repr.js";
 
 /** Read access to the inspected system's files, by their paths on that system (state-files maps them). */
 export interface ConfigFiles {
@@ -131,7 +132,8 @@ function readConfWithConfd(files: ConfigFiles): Config {
     const names = files
       .list(confd)
       .filter((n) => n.endsWith(".cfg"))
-      .sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+      // sorted() compares code points, not UTF-16 units (U+1F600 comes after U+FF01, not before).
+      .sort((a, b) => comparePythonStrings(b, a));
     parts.push(mergeFirstWins(names.map((n) => loadYaml(files.read(join(confd, n))))));
   }
   parts.push(main);

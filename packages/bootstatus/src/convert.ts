@@ -1,4 +1,5 @@
 import { InputError } from "./errors.js";
+import { comparePythonStrings } from "./python/repr.js";
 import type { ReportV1 } from "./report.js";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -50,7 +51,8 @@ function recoverable(doc: Record<string, unknown>): ReportV1["recoverable_errors
   const order: string[] = [];
   const stageKeys = Object.keys(doc)
     .filter((k) => !NOT_STAGES.has(k) && isRecord(doc[k]))
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    // sorted() compares code points; `<` compares UTF-16 units, which puts U+10000 and up before U+E000-U+FFFF.
+    .sort(comparePythonStrings);
   for (const key of stageKeys) {
     const stage = doc[key] as Record<string, unknown>;
     if (!isRecord(stage.recoverable_errors)) continue;

@@ -346,6 +346,9 @@ export class TreeGenerator {
     if (this.chance(0.7)) {
       if (this.chance(0.98)) {
         const levels = this.sample(LEVELS.slice(0, this.chance(0.8) ? 5 : LEVELS.length), 2);
+        // --long prints the level name, which Python cannot encode to UTF-8 stdout.
+        if (levels.some((l) => /[\ud800-\udfff]/.test(l)))
+          this.traits.cloudInitRaises.push("a lone surrogate level");
         entries.push(["recoverable_errors", new Obj(levels.map((l) => [l, this.messages()]))]);
       } else entries.push(["recoverable_errors", this.pick<Json>([null, [], "WARNING"])]);
     }
