@@ -496,6 +496,35 @@ test("re-read per connection: a rotated certificate is served to the next TLS cl
   });
 });
 
+// Found by http-surface-fuzz.peers.test.ts: the users were read into a plain object, where `__proto__` is no key, so a
+// file whose only user it was served everyone without credentials (1.5.1 asks for them).
+test("a user named __proto__ is a user: without credentials 401, with its password 200", async () => {
+  await withTempDir("pg-proto-user-", async (dir) => {
+    const config = join(dir, "web.yml");
+    // dave's hash of web_config_users_noTLS.good.yml (password dave123).
+    await writeFile(
+      config,
+      "basic_auth_users:\n  __proto__: $2y$10$Gku3V6XEd/482W1.SH4B6eWQKiKqQoo/SvH5ToUXss0zGViN4IBce\n",
+    );
+    const g = await gatewayWith(config);
+    try {
+      const get = (auth?: string) =>
+        fetch(
+          `http://127.0.0.1:${g.port}/-/healthy`,
+          auth === undefined ? {} : { headers: { Authorization: auth } },
+        );
+      const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString("base64")}`;
+      const refused = await get();
+      assert.equal(refused.status, 401);
+      assert.equal(refused.headers.get("www-authenticate"), "Basic");
+      assert.equal((await get(basic("__proto__", "wrong"))).status, 401);
+      assert.equal((await get(basic("__proto__", "dave123"))).status, 200);
+    } finally {
+      await g.stop();
+    }
+  });
+});
+
 test("strict: a value of the wrong type stops the start naming its line and type", async () => {
   await withTempDir("pg-strict-", async (dir) => {
     const cases: [string, RegExp][] = [
@@ -507,7 +536,7 @@ test("strict: a value of the wrong type stops the start naming its line and type
         "tls_server_config:\n  client_auth_typo: x\n",
         /field client_auth_typo not found in type web\.TLSConfig/,
       ],
-      ["basic_auth_users:\n  a: x\n  a: y\n", /yaml: .*(duplicate|unique)/i],
+      ["basic_auth_users:\n  a: x\n  a: y\n", /line 3: key \\"a\\" already set in map/],
       [
         'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n  client_auth_type: Sometimes\n',
         /invalid ClientAuth: Sometimes/,
