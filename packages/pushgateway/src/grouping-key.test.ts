@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isLabelName, parseGroupingKey } from "./grouping-key.js";
+import { groupKey, isLabelName, joinKey, parseGroupingKey } from "./grouping-key.js";
 
 test("plain, base64 (padding optional) and trailing-slash grouping keys as upstream", () => {
   assert.deepEqual(parseGroupingKey("job/j/instance/i"), { job: "j", instance: "i" });
@@ -82,4 +82,14 @@ test("an invalid base64 job is quoted as far as Go decoded it; newlines are skip
   ];
   for (const [key, message] of cases) assert.throws(() => parseGroupingKey(key), { message }, key);
   assert.deepEqual(parseGroupingKey("job@base64/YW\nJj"), { job: "abc" });
+});
+
+test("group keys differ for different groupings, also when a value holds the separator ÿ", () => {
+  // `/metrics/job/j/a/xÿbÿy` and `/metrics/job/j/a/x/b/y` were one group: a push to one replaced the other.
+  assert.notEqual(groupKey({ a: "x\xffb\xffy", job: "j" }), groupKey({ a: "x", b: "y", job: "j" }));
+  assert.notEqual(groupKey({ a: "x\xfe", job: "j" }), groupKey({ a: "x", job: "\xfej" }));
+  assert.notEqual(joinKey(["a\xfe", "b"]), joinKey(["a", "\xfeb"]));
+  assert.notEqual(joinKey(["a\xfe\xff", "b"]), joinKey(["a\xfe", "\xffb"]));
+  // Groupings without ÿ or þ keep the keys they had (Redis alive keys of a running fleet).
+  assert.equal(groupKey({ job: "j", a: "x" }), "a\xffx\xffjob\xffj");
 });

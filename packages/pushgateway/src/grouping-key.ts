@@ -70,12 +70,20 @@ export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {})
   return labels;
 }
 
-/** A stable string key for a grouping: label names sorted, name and value joined by 0xFF. */
+/** A stable string key for a grouping: label names sorted, names and values joined by {@link joinKey}. */
 export function groupKey(labels: GroupingLabels): string {
-  return Object.keys(labels)
-    .sort()
-    .map((k) => `${k}\xff${labels[k]}`)
-    .join("\xff");
+  const parts: string[] = [];
+  for (const k of Object.keys(labels).sort()) parts.push(k, labels[k] ?? "");
+  return joinKey(parts);
+}
+
+/**
+ * `parts` joined by U+00FF, a U+00FE or U+00FF inside a part preceded by U+00FE, so two different lists never join to
+ * the same key: a value may hold `ÿ` (`/metrics/job/j/a/xÿbÿy` was the group of `/metrics/job/j/a/x/b/y`, and a
+ * push or delete of one replaced or deleted the other). Parts without either character join as before.
+ */
+export function joinKey(parts: readonly string[]): string {
+  return parts.map((p) => (/[\xfe\xff]/.test(p) ? p.replace(/[\xfe\xff]/g, "\xfe$&") : p)).join("\xff");
 }
 
 /**
