@@ -22,7 +22,8 @@ export function isLabelName(name: string): boolean {
  * @throws {GroupingKeyError} with upstream's messages
  */
 export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {}): GroupingLabels {
-  const m = /^job(@base64)?\/([^/]*)(.*)$/.exec(rest);
+  // [\s\S]: a label string may hold a line feed or carriage return (`%0A`, `%0D`), which `.` does not match.
+  const m = /^job(@base64)?\/([^/]*)([\s\S]*)$/.exec(rest);
   if (!m) throw new GroupingKeyError("job name is required");
   let job = m[2] ?? "";
   if (m[1]) {

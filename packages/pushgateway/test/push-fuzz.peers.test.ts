@@ -15,6 +15,7 @@ import {
   type Step,
   send,
   showStep,
+  sortedInBlocks,
 } from "./support/peer-compare.js";
 import { startPeerGateway } from "./support/peers.js";
 import { startGateway, stopAll } from "./support/processes.js";
@@ -117,20 +118,6 @@ const withoutHelp = (exposition: string, names: Set<string>) =>
     .split("\n")
     .filter((l) => !(l.startsWith("# HELP ") && names.has(l.slice(7).split(" ")[0] ?? "")))
     .join("\n");
-
-/** The exposition with each family's sample lines sorted (ties in client_golang's series order then compare equal). */
-function sortedInBlocks(exposition: string): string {
-  const out: string[] = [];
-  let block: string[] = [];
-  for (const line of [...exposition.split("\n"), "# end"]) {
-    if (line.startsWith("#")) {
-      out.push(...block.sort());
-      block = [];
-      out.push(line);
-    } else block.push(line);
-  }
-  return out.join("\n");
-}
 
 // A deadline for the whole run, so that a side that stops answering fails the file instead of hanging it.
 test(`${CASES} seeded push sequences answer and expose as 1.5.1 (seed ${SEED})`, {

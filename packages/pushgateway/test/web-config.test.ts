@@ -14,7 +14,7 @@ import { GO_CIPHER_CHOICES, negotiatedCipher } from "./support/cipher-choice.js"
 import { heldHandshake, OPEN_TLS, STRICT_TLS } from "./support/held-handshake.js";
 import { http2Get } from "./support/http2-get.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
-import { rawUntilClose } from "./support/raw-http.js";
+import { rawExchange, rawUntilClose } from "./support/raw-http.js";
 import { runUntilExit } from "./support/run-until-exit.js";
 import { startTap } from "./support/tcp-tap.js";
 import { withTempDir } from "./support/temp-dir.js";
@@ -151,7 +151,7 @@ const REFUSED: readonly [string, string, RegExp][] = [
   [
     "invalid config yml (invalid ClientAuth)",
     "web_config_noAuth.bad.yml",
-    /client CA's have been configured without a Client Auth Policy/,
+    /Client CA's have been configured without a Client Auth Policy/,
   ],
   [
     "invalid config yml (invalid ClientCAs filepath)",
@@ -494,6 +494,20 @@ test("re-read per connection: a rotated certificate is served to the next TLS cl
       await g.stop();
     }
   });
+});
+
+// Go refuses a request line whose URL does not parse while reading the request, before exporter-toolkit's handler asks
+// for credentials; ours asked first (401).
+test("basic auth on: a path whose escape does not parse is still Go's 400, not a 401", async () => {
+  const g = await gatewayWith(file("web_config_users_noTLS.good.yml"));
+  try {
+    assert.equal(
+      await rawExchange(g.port, "GET /metrics/job/a%zz HTTP/1.1\r\nHost: x\r\n\r\n"),
+      "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request",
+    );
+  } finally {
+    await g.stop();
+  }
 });
 
 // Found by http-surface-fuzz.peers.test.ts: the users were read into a plain object, where `__proto__` is no key, so a

@@ -256,9 +256,10 @@ export function seriesKey(m: Metric): string {
  * (`/metrics/job/a%00b`) then sorts after its prefix (`a`), as Go compares the strings; other values are unchanged.
  */
 function keyPart(text: string): string {
-  return /[\0\x01]/.test(text)
-    ? text.replace(/[\0\x01]/g, (c) => (c === "\0" ? "\x01\x01" : "\x01\x02"))
-    : text;
+  if (!text.includes("\0") && !text.includes("\x01")) return text;
+  let out = "";
+  for (const c of text) out += c === "\0" ? "\x01\x01" : c === "\x01" ? "\x01\x02" : c;
+  return out;
 }
 
 /**

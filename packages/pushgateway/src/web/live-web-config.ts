@@ -1,4 +1,5 @@
 import { goPathError } from "@local/go-compat/os-error";
+import { goQuote } from "@local/go-compat/quote";
 import { WebConfigError } from "../errors.js";
 import {
   MAX_TLS_FILE_BYTES,
@@ -130,22 +131,35 @@ export class LiveWebConfig {
 }
 
 /**
- * golang.org/x/crypto/bcrypt `Cost` as exporter-toolkit's `validateUsers` runs it on every hash at start; beyond
- * upstream, `sha256:<hex>` is also accepted.
+ * golang.org/x/crypto/bcrypt `Cost` as exporter-toolkit's `validateUsers` runs it on every hash at start
+ * (`newFromHash`: the length, the `$`, the major version, then the two cost bytes after the version read by
+ * `strconv.Atoi` and checked against 4..31; nothing more, so a hash Go's `Cost` takes is taken here and fails later
+ * only when compared, as in Go); beyond upstream, `sha256:<hex>` is also accepted.
  */
 function checkHash(user: string, hash: string): void {
   if (/^sha256:[0-9a-f]{64}$/.test(hash)) return;
-  let problem: string | undefined;
-  if (hash.length < 59) problem = "crypto/bcrypt: hashedSecret too short to be a bcrypted password";
-  else if (!hash.startsWith("$"))
-    problem = `crypto/bcrypt: bcrypt hashes must start with '$', but hashedSecret started with '${hash[0]}'`;
-  else if (!/^\$2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) problem = "crypto/bcrypt: not a bcrypt hash";
-  else {
-    const cost = Number(/^\$2[abxy]?\$(\d\d)\$/.exec(hash)?.[1]);
-    if (cost < 4 || cost > 31) problem = `crypto/bcrypt: cost ${cost} is outside allowed range (4,31)`;
-  }
+  const problem = bcryptCostError(Buffer.from(hash));
   if (problem !== undefined)
     throw new WebConfigError(
       `${problem} (the password hash of user "${user}"; make one with htpasswd -nBC 10 "" | tr -d ':\\n')`,
     );
+}
+
+/** The error of Go's `bcrypt.Cost` on these bytes, or undefined when it reads a cost. */
+function bcryptCostError(bytes: Buffer): string | undefined {
+  // Go's %c of a byte is the character of that code point.
+  const char = (at: number) => String.fromCharCode(bytes[at] ?? 0);
+  if (bytes.length < 59) return "crypto/bcrypt: hashedSecret too short to be a bcrypted password";
+  if (bytes[0] !== 0x24)
+    return `crypto/bcrypt: bcrypt hashes must start with '$', but hashedSecret started with '${char(0)}'`;
+  if ((bytes[1] ?? 0) > 0x32)
+    return `crypto/bcrypt: bcrypt algorithm version '${char(1)}' requested is newer than current version '2'`;
+  const at = bytes[2] === 0x24 ? 3 : 4;
+  const digits = bytes.subarray(at, at + 2);
+  // strconv.Atoi: an optional sign, then decimal digits.
+  const text = digits.toString("latin1");
+  if (!/^[+-]?[0-9]+$/.test(text)) return `strconv.Atoi: parsing ${goQuote(digits)}: invalid syntax`;
+  const cost = Number(text);
+  if (cost < 4 || cost > 31) return `crypto/bcrypt: cost ${cost} is outside allowed range (4,31)`;
+  return undefined;
 }

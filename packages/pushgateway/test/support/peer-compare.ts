@@ -160,3 +160,17 @@ export function normalizeApi(body: string): string {
       )
   );
 }
+
+/** An exposition with each family's sample lines sorted (ties in client_golang's series order then compare equal). */
+export function sortedInBlocks(exposition: string): string {
+  const out: string[] = [];
+  let block: string[] = [];
+  for (const line of [...exposition.split("\n"), "# end"]) {
+    if (line.startsWith("#")) {
+      out.push(...block.sort());
+      block = [];
+      out.push(line);
+    } else block.push(line);
+  }
+  return out.join("\n");
+}
