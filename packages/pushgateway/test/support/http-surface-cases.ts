@@ -174,18 +174,9 @@ export interface Variant {
 
 /** One request of a variant's sequence. */
 export function surfaceStep(r: Rand, variant: Variant): Step {
-  const method = pick(r, [
-    "PUT",
-    "PUT",
-    "POST",
-    "POST",
-    "DELETE",
-    "DELETE",
-    "GET",
-    "HEAD",
-    "OPTIONS",
-    "PATCH",
-  ]);
+  const method = chance(r, 0.04)
+    ? pick(r, ["PURGE", "PROPFIND", "FOO"])
+    : pick(r, ["PUT", "PUT", "POST", "POST", "DELETE", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH"]);
   let path = chance(r, 0.75) ? pushPath(r) : pick(r, OTHER);
   if (variant.prefix !== "") {
     const p = variant.prefix;
