@@ -9,6 +9,7 @@
 // `WWW-Authenticate` and configured headers must agree. Replay or widen a run with FUZZ_SEED, FUZZ_CASES (requests per
 // flag set) and FUZZ_CONFIGS.
 import assert from "node:assert/strict";
+import { isUtf8 } from "node:buffer";
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -404,7 +405,9 @@ test(`${CONFIGS} seeded web configs start or refuse, and answer credentials, as 
         };
         const path = step.method === "PUT" ? "/metrics/job/auth" : step.path;
         const [pa, oa] = [await authed(p.base, { ...step, path }), await authed(o.base, { ...step, path })];
-        if (pa.text !== oa.text)
+        // README "Web configuration": credentials that are not UTF-8 cannot be checked by bcryptjs and are refused.
+        const known = pa.status === 200 && oa.status === 401 && notUtf8Credentials(step.auth);
+        if (pa.text !== oa.text && !known)
           failures.push(
             where(
               `${step.method} ${path} ${JSON.stringify(step.auth)}:\n--- 1.5.1\n${pa.text}\n--- ours\n${oa.text}`,
@@ -417,6 +420,12 @@ test(`${CONFIGS} seeded web configs start or refuse, and answer credentials, as 
   }
   assert.deepEqual(failures, []);
 });
+
+/** Whether an `Authorization` header carries basic credentials that are not UTF-8. */
+function notUtf8Credentials(auth: string | undefined): boolean {
+  const m = /^basic (.*)$/i.exec(auth ?? "");
+  return m !== null && !isUtf8(Buffer.from(m[1] ?? "", "base64"));
+}
 
 /** A hash as a config may hold it by mistake: cut short, without its `$`, cost or version out of range, too long. */
 function damaged(hash: string, damage: string): string {

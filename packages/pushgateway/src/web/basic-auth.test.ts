@@ -21,8 +21,18 @@ test("Go's Request.BasicAuth: scheme in any case, split at the first colon; anyt
     "Bearer x",
     "Basic !!!",
     `Basic ${Buffer.from("nocolon").toString("base64")}`,
+    // Not UTF-8: refused, never read as U+FFFD (which a password holding U+FFFD would then match).
+    `Basic ${Buffer.from([0x61, 0x3a, 0xff]).toString("base64")}`,
+    `Basic ${Buffer.from([0xc3, 0x3a, 0x70]).toString("base64")}`,
   ])
     assert.equal(parseBasicAuth(bad), undefined, String(bad));
+});
+
+test("a password holding U+FFFD is not matched by bytes that are not UTF-8", async () => {
+  const users = new Map([["alice", bcrypt.hashSync("a\ufffd", 4)]]);
+  assert.equal(await auth.check(users, header("alice", "a\ufffd")), true);
+  const raw = `Basic ${Buffer.concat([Buffer.from("alice:a"), Buffer.from([0xff])]).toString("base64")}`;
+  assert.equal(await auth.check(users, raw), false);
 });
 
 test("bcrypt (on the worker) and sha256 hashes; an unknown user or a wrong password refused; no users, no check", async () => {

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { createHash, hash as digest, randomBytes, timingSafeEqual } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import { AuthCache } from "./auth-cache.js";
@@ -114,7 +115,12 @@ export function parseBasicAuth(header: string | undefined): { user: string; pass
     return undefined;
   const encoded = header.slice(6);
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return undefined;
-  const decoded = Buffer.from(encoded, "base64").toString("utf8");
+  const bytes = Buffer.from(encoded, "base64");
+  // Go compares the bytes; decoded as UTF-8 they would turn to U+FFFD, and any such bytes would then pass for a
+  // password that holds U+FFFD. Credentials that are not UTF-8 are refused (bcryptjs hashes strings, so a hash made
+  // of such bytes cannot be checked here: README "Web configuration").
+  if (!isUtf8(bytes)) return undefined;
+  const decoded = bytes.toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon < 0) return undefined;
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
