@@ -545,7 +545,7 @@ test("strict: a value of the wrong type stops the start naming its line and type
       ["http_server_config:\n  http2: maybe\n", /line 2: cannot unmarshal !!str `maybe` into bool/],
       ["rate_limit:\n  burst: lots\n", /line 2: cannot unmarshal !!str `lots` into int/],
       ["rate_limit:\n  interval: soon\n", /line 2: cannot unmarshal !!str `soon` into time\.Duration/],
-      ["basic_auth_users: [a]\n", /line 1: cannot unmarshal !!seq into map\[string\]string/],
+      ["basic_auth_users: [a]\n", /line 1: cannot unmarshal !!seq into map\[string\]config\.Secret/],
       [
         "tls_server_config:\n  client_auth_typo: x\n",
         /field client_auth_typo not found in type web\.TLSConfig/,
@@ -553,7 +553,7 @@ test("strict: a value of the wrong type stops the start naming its line and type
       ["basic_auth_users:\n  a: x\n  a: y\n", /line 3: key \\"a\\" already set in map/],
       [
         'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n  client_auth_type: Sometimes\n',
-        /invalid ClientAuth: Sometimes/,
+        /Invalid ClientAuth: Sometimes/,
       ],
       [
         'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n  min_version: TLS10\n',

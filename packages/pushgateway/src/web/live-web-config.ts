@@ -1,5 +1,4 @@
 import { goPathError } from "@local/go-compat/os-error";
-import { goQuote } from "@local/go-compat/quote";
 import { WebConfigError } from "../errors.js";
 import {
   MAX_TLS_FILE_BYTES,
@@ -7,6 +6,7 @@ import {
   readRegularFile,
   readRegularFileSync,
 } from "../regular-file.js";
+import { bcryptCostError } from "./basic-auth.js";
 import { buildTlsSettings, type TlsSettings } from "./tls-settings.js";
 import { parseWebConfig, tlsEnabled, type WebConfigFile } from "./web-config.js";
 
@@ -143,23 +143,4 @@ function checkHash(user: string, hash: string): void {
     throw new WebConfigError(
       `${problem} (the password hash of user "${user}"; make one with htpasswd -nBC 10 "" | tr -d ':\\n')`,
     );
-}
-
-/** The error of Go's `bcrypt.Cost` on these bytes, or undefined when it reads a cost. */
-function bcryptCostError(bytes: Buffer): string | undefined {
-  // Go's %c of a byte is the character of that code point.
-  const char = (at: number) => String.fromCharCode(bytes[at] ?? 0);
-  if (bytes.length < 59) return "crypto/bcrypt: hashedSecret too short to be a bcrypted password";
-  if (bytes[0] !== 0x24)
-    return `crypto/bcrypt: bcrypt hashes must start with '$', but hashedSecret started with '${char(0)}'`;
-  if ((bytes[1] ?? 0) > 0x32)
-    return `crypto/bcrypt: bcrypt algorithm version '${char(1)}' requested is newer than current version '2'`;
-  const at = bytes[2] === 0x24 ? 3 : 4;
-  const digits = bytes.subarray(at, at + 2);
-  // strconv.Atoi: an optional sign, then decimal digits.
-  const text = digits.toString("latin1");
-  if (!/^[+-]?[0-9]+$/.test(text)) return `strconv.Atoi: parsing ${goQuote(digits)}: invalid syntax`;
-  const cost = Number(text);
-  if (cost < 4 || cost > 31) return `crypto/bcrypt: cost ${cost} is outside allowed range (4,31)`;
-  return undefined;
 }

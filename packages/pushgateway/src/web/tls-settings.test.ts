@@ -93,7 +93,7 @@ test("upstream's refusals, in upstream's order and words", () => {
       'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "client_selfsigned.key"\n',
       /failed to load X509KeyPair/,
     ],
-    [`${PAIR}  client_auth_type: x\n`, /^invalid ClientAuth: x$/],
+    [`${PAIR}  client_auth_type: x\n`, /^Invalid ClientAuth: x$/],
     [
       `${PAIR}  client_ca_file: client_selfsigned.pem\n`,
       /Client CA's have been configured without a Client Auth Policy/,

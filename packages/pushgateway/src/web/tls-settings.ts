@@ -184,7 +184,7 @@ function clientAuthOf(value: string): ClientAuth {
     case "RequireAndVerifyClientCert":
       return "RequireAndVerifyClientCert";
     default:
-      throw new WebConfigError(`invalid ClientAuth: ${value}`);
+      throw new WebConfigError(`Invalid ClientAuth: ${value}`);
   }
 }
 

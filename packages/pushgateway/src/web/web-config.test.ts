@@ -87,6 +87,19 @@ test("strict: yaml.v2's messages for an unknown key, a wrong type, a duplicate, 
       "http_server_config:\n  headers:\n    X-Frame-Options: deny\n    X-Frame-Options: deny\n  http2: true\n  http2: false\n",
       'yaml: unmarshal errors:\n  line 4: key "X-Frame-Options" already set in map\n  line 6: field http2 already set in type web.HTTPConfig',
     ],
+    // The users' map holds prometheus/common's config.Secret, read through its `plain` type (checked beside 1.5.1).
+    [
+      "basic_auth_users: x\n",
+      "yaml: unmarshal errors:\n  line 1: cannot unmarshal !!str `x` into map[string]config.Secret",
+    ],
+    [
+      "basic_auth_users:\n  a: {}\n  b: [x]\n",
+      "yaml: unmarshal errors:\n  line 2: cannot unmarshal !!map into config.plain\n  line 3: cannot unmarshal !!seq into config.plain",
+    ],
+    [
+      "http_server_config:\n  headers: [x]\n",
+      "yaml: unmarshal errors:\n  line 2: cannot unmarshal !!seq into map[string]string",
+    ],
     // Keys spelled like Object.prototype properties are keys like any other.
     ["constructor: 1\n", "yaml: unmarshal errors:\n  line 1: field constructor not found in type web.Config"],
     ["tls_server_config:\n  toString: x\n", /line 2: field toString not found in type web\.TLSConfig/],

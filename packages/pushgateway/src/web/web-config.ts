@@ -94,7 +94,12 @@ export function tlsEnabled(tls: TlsServerConfig): boolean {
 }
 
 type Kind = "string" | "bool" | "int" | "duration" | "cipher" | "curve" | "tlsVersion";
-type Field = Kind | { readonly list: Kind } | { readonly map: "string" } | { readonly struct: string };
+/** `map`: the Go type of the values, `string` or prometheus/common's `config.Secret` (the passwords' hashes). */
+type Field =
+  | Kind
+  | { readonly list: Kind }
+  | { readonly map: "string" | "secret" }
+  | { readonly struct: string };
 
 /** The Go types of the file, by Go's type name (named in the errors as yaml.v2 names them). */
 const TYPES: Readonly<Record<string, Readonly<Record<string, Field>>>> = {
@@ -102,7 +107,7 @@ const TYPES: Readonly<Record<string, Readonly<Record<string, Field>>>> = {
     tls_server_config: { struct: "web.TLSConfig" },
     http_server_config: { struct: "web.HTTPConfig" },
     rate_limit: { struct: "web.RateLimiterConfig" },
-    basic_auth_users: { map: "string" },
+    basic_auth_users: { map: "secret" },
   },
   "web.TLSConfig": {
     cert: "string",
@@ -272,7 +277,9 @@ function readField(node: Node | null, field: Field, problem: (message: string, a
   }
   if (typeof field === "object" && "map" in field) {
     if (!yaml().isMap(node)) {
-      problem(`cannot unmarshal ${describe(node)} into map[string]string`);
+      problem(
+        `cannot unmarshal ${describe(node)} into ${field.map === "secret" ? "map[string]config.Secret" : "map[string]string"}`,
+      );
       return undefined;
     }
     // A Map: a user or header named `__proto__` is a key like any other (a plain object dropped it, and a file whose
@@ -282,7 +289,11 @@ function readField(node: Node | null, field: Field, problem: (message: string, a
       const k = pair.key as Node | null;
       const v = pair.value as Node | null;
       if (!yaml().isScalar(k) || (v !== null && !yaml().isScalar(v))) {
-        problem(`cannot unmarshal ${describe((v ?? k) as Node)} into string`, (v ?? k) as Node);
+        // config.Secret unmarshals itself through its `plain` type, which yaml.v2 then names.
+        problem(
+          `cannot unmarshal ${describe((v ?? k) as Node)} into ${field.map === "secret" ? "config.plain" : "string"}`,
+          (v ?? k) as Node,
+        );
         continue;
       }
       const key = String(k.source ?? k.value);
