@@ -136,6 +136,19 @@ test("strict: yaml.v2's messages for an unknown key, a wrong type, a duplicate, 
   }
 });
 
+// Found by http-surface-fuzz beside 1.5.1 (which then served HTTP/1.1 only, and took a cipher list HTTP/2 refuses).
+test("a section or field given as null takes yaml.v2's zero value: http2 false; an empty file keeps the defaults", () => {
+  assert.equal(parseWebConfig("", "/w").http2, true);
+  assert.equal(parseWebConfig("http_server_config:\n", "/w").http2, false);
+  assert.equal(parseWebConfig("http_server_config: ~\n", "/w").http2, false);
+  assert.equal(parseWebConfig("http_server_config:\n  http2:\n", "/w").http2, false);
+  assert.equal(parseWebConfig("~\n", "/w").http2, false);
+  const c = parseWebConfig("tls_server_config:\n  prefer_server_cipher_suites:\n  min_version:\n", "/w");
+  assert.equal(c.tls.preferServerCipherSuites, false);
+  assert.equal(c.tls.minVersion, "TLSv1.2");
+  assert.equal(parseWebConfig("rate_limit:\n  burst:\n", "/w").rateLimit.burst, 0);
+});
+
 test("a user or header named like an Object.prototype property is kept: __proto__ alone still asks for credentials", () => {
   const c = parseWebConfig("basic_auth_users:\n  __proto__: $2y$10$x\n  constructor: $2y$10$y\n", "/w");
   assert.deepEqual(

@@ -154,7 +154,11 @@ export function parseWebConfig(text: string, path: string): WebConfigFile {
     into: Record<string, unknown>,
     prefix: string,
   ): void => {
-    if (node === null || (yaml().isScalar(node) && node.value === null)) return;
+    // yaml.v2 sets a struct given as null (`http_server_config:` alone) to its zero value: http2 is then false.
+    if (node === null || (yaml().isScalar(node) && node.value === null)) {
+      zeroStruct(type, into, prefix);
+      return;
+    }
     if (!yaml().isMap(node)) {
       problems.push(`line ${lineOf(node)}: cannot unmarshal ${describe(node)} into ${type}`);
       return;
@@ -186,7 +190,8 @@ export function parseWebConfig(text: string, path: string): WebConfigFile {
       if (value !== undefined) into[`${prefix}${name}`] = value;
     }
   };
-  readStruct(doc.contents as Node | null, "web.Config", values, "");
+  // An empty file has no document, and the defaults stay; a document that is null (`~`) zeroes them.
+  if (doc.contents !== null) readStruct(doc.contents as Node | null, "web.Config", values, "");
   if (problems.length > 0) {
     // A custom unmarshaler's error (unknown cipher, curve or TLS version) comes alone, as Go returns it unwrapped.
     const custom = problems.find((p) => /: unknown (cipher|curve|TLS version): /.test(p));
@@ -262,7 +267,7 @@ function scalarTag(scalar: Scalar): string {
  * problem names the node it is about when that is not `node` itself.
  */
 function readField(node: Node | null, field: Field, problem: (message: string, at?: Node) => void): unknown {
-  if (node === null || (yaml().isScalar(node) && node.value === null)) return undefined;
+  if (node === null || (yaml().isScalar(node) && node.value === null)) return zeroOf(field);
   if (typeof field === "object" && "list" in field) {
     if (!yaml().isSeq(node)) {
       problem(`cannot unmarshal ${describe(node)} into []${goTypeName(field.list)}`);
@@ -350,6 +355,29 @@ function readField(node: Node | null, field: Field, problem: (message: string, a
       const v = GO_TLS_VERSIONS.get(text);
       if (v === undefined) problem(`unknown TLS version: ${text}`);
       return v;
+    }
+  }
+}
+
+/**
+ * yaml.v2's zero value for a field given as null: false, "", 0. Lists and maps are nil (absent), and so is a TLS
+ * version (Go's default then, which for the minimum is TLS 1.0, refused here: README "Deliberate differences").
+ */
+function zeroOf(field: Field): unknown {
+  if (field === "bool") return false;
+  if (field === "string") return "";
+  if (field === "int" || field === "duration") return 0;
+  return undefined;
+}
+
+/** Every field of a struct type (nested ones too) set to its zero value, as yaml.v2 sets a struct given as null. */
+function zeroStruct(type: string, into: Record<string, unknown>, prefix: string): void {
+  for (const [name, field] of Object.entries(TYPES[type] ?? {})) {
+    if (typeof field === "object" && "struct" in field) zeroStruct(field.struct, into, `${prefix}${name}.`);
+    else {
+      const zero = zeroOf(field);
+      if (zero === undefined) delete into[`${prefix}${name}`];
+      else into[`${prefix}${name}`] = zero;
     }
   }
 }
