@@ -359,3 +359,25 @@ export function authHeader(r: Rand, users: readonly User[]): string | undefined 
       return `Basic ${b64(right)}`;
   }
 }
+
+/** A hash as a config may hold it by mistake: cut short, without its `$`, cost or version out of range, too long. */
+export function damagedHash(hash: string, damage: User["damage"]): string {
+  switch (damage) {
+    case "short":
+      return hash.slice(0, 40);
+    case "dollar":
+      return `x${hash.slice(1)}`;
+    case "cost03":
+      return hash.replace("$04$", "$03$");
+    case "cost32":
+      return hash.replace("$04$", "$32$");
+    case "costxx":
+      return hash.replace("$04$", "$x4$");
+    case "version3":
+      return hash.replace(/^\$2/, "$3");
+    case "trailing":
+      return `${hash}x`;
+    default:
+      return hash;
+  }
+}
