@@ -128,6 +128,8 @@ export function pushPath(r: Rand): string {
 /** Paths of the other routes, and of none. */
 const OTHER = [
   "/metrics",
+  "/prom",
+  "/prom/",
   "/metrics/",
   "/api/v1/status",
   "/api/v1/metrics",
@@ -170,6 +172,8 @@ export interface Variant {
   readonly prefix: string;
   /** Whether `/-/quit` would end them (then it is sent only at the end). */
   readonly lifecycle: boolean;
+  /** `--web.telemetry-path` as upstream cleans it, when not `/metrics`. */
+  readonly telemetryPath?: string;
 }
 
 /** One request of a variant's sequence. */
