@@ -42,6 +42,15 @@ test("a base64 value with 1 MB of '=' inside is refused in linear time", { timeo
   assert.deepEqual(parseGroupingKey(`job@base64/dGVzdA${"=".repeat(1000)}`), { job: "test" });
 });
 
+test("a U__ label name that unescapes to __proto__ is kept as that label, not dropped", () => {
+  const labels = parseGroupingKey("job/j/U______proto____/x", { utf8: true });
+  assert.deepEqual(Object.entries(labels), [
+    ["__proto__", "x"],
+    ["job", "j"],
+  ]);
+  assert.ok(Object.hasOwn(labels, "__proto__"));
+});
+
 test("parseGroupingKey() with utf8: U__ label names unescaped, any UTF-8 name valid, __ still reserved", () => {
   const utf8 = { utf8: true };
   assert.deepEqual(parseGroupingKey("job/j/U__foo_2e_bar/baz", utf8), { job: "j", "foo.bar": "baz" });

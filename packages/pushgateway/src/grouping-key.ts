@@ -34,7 +34,9 @@ export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {})
       );
     job = decoded.value;
   }
-  const labels: Record<string, string> = {};
+  // No prototype: a label named `__proto__` (`U______proto____` under --push.enable-utf8-names) is a key like any other,
+  // so the push is judged with it (a reserved name) instead of going, without it, to another group.
+  const labels: Record<string, string> = Object.create(null);
   // Upstream's splitLabels (handler/push.go; its messages quote with %q): the part after the job, leading slash included, is split on "/";
   // a single trailing slash therefore leaves an empty last value (`/b/` is b="") and `/b/c/` is an odd count.
   const labelString = m[3] ?? "";
@@ -68,7 +70,7 @@ export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {})
   }
   if (job === "") throw new GroupingKeyError("job name is required");
   labels.job = job;
-  return labels;
+  return { ...labels };
 }
 
 /** A stable string key for a grouping: label names sorted, names and values joined by {@link joinKey}. */

@@ -51,11 +51,12 @@ export function candidateGroup(
   names: readonly string[],
   labels: ReadonlyMap<string, string>,
 ): string | undefined {
-  const projected: Record<string, string> = {};
+  // Entries, then fromEntries: a name `__proto__` is a key like any other.
+  const projected: [string, string][] = [];
   for (const name of names) {
     const value = labels.get(name);
     if (value === undefined) return undefined;
-    projected[name] = value;
+    projected.push([name, value]);
   }
-  return groupKey(projected);
+  return groupKey(Object.fromEntries(projected));
 }
