@@ -22,7 +22,8 @@ export function isLabelName(name: string): boolean {
  * @throws {GroupingKeyError} with upstream's messages
  */
 export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {}): GroupingLabels {
-  const m = /^job(@base64)?\/([^/]*)(.*)$/.exec(rest);
+  // [\s\S]: a label string may hold a line feed or carriage return (`%0A`, `%0D`), which `.` does not match.
+  const m = /^job(@base64)?\/([^/]*)([\s\S]*)$/.exec(rest);
   if (!m) throw new GroupingKeyError("job name is required");
   let job = m[2] ?? "";
   if (m[1]) {
@@ -33,7 +34,9 @@ export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {})
       );
     job = decoded.value;
   }
-  const labels: Record<string, string> = {};
+  // No prototype: a label named `__proto__` (`U______proto____` under --push.enable-utf8-names) is a key like any other,
+  // so the push is judged with it (a reserved name) instead of going, without it, to another group.
+  const labels: Record<string, string> = Object.create(null);
   // Upstream's splitLabels (handler/push.go; its messages quote with %q): the part after the job, leading slash included, is split on "/";
   // a single trailing slash therefore leaves an empty last value (`/b/` is b="") and `/b/c/` is an odd count.
   const labelString = m[3] ?? "";
@@ -67,15 +70,23 @@ export function parseGroupingKey(rest: string, options: { utf8?: boolean } = {})
   }
   if (job === "") throw new GroupingKeyError("job name is required");
   labels.job = job;
-  return labels;
+  return { ...labels };
 }
 
-/** A stable string key for a grouping: label names sorted, name and value joined by 0xFF. */
+/** A stable string key for a grouping: label names sorted, names and values joined by {@link joinKey}. */
 export function groupKey(labels: GroupingLabels): string {
-  return Object.keys(labels)
-    .sort()
-    .map((k) => `${k}\xff${labels[k]}`)
-    .join("\xff");
+  const parts: string[] = [];
+  for (const k of Object.keys(labels).sort()) parts.push(k, labels[k] ?? "");
+  return joinKey(parts);
+}
+
+/**
+ * `parts` joined by U+00FF, a U+00FE or U+00FF inside a part preceded by U+00FE, so two different lists never join to
+ * the same key: a value may hold `ÿ` (`/metrics/job/j/a/xÿbÿy` was the group of `/metrics/job/j/a/x/b/y`, and a
+ * push or delete of one replaced or deleted the other). Parts without either character join as before.
+ */
+export function joinKey(parts: readonly string[]): string {
+  return parts.map((p) => (/[\xfe\xff]/.test(p) ? p.replace(/[\xfe\xff]/g, "\xfe$&") : p)).join("\xff");
 }
 
 /**

@@ -85,6 +85,20 @@ test("grouping labels that are not UTF-8 (%FF, @base64): 400 naming every series
     [],
     "no group with such labels",
   );
+  // With timestamps, upstream's timestamp check comes first (found by http-surface-fuzz beside 1.5.1); still no group.
+  const stamped = await fetch(`${base}/metrics/job/j%FF`, { method: "POST", body: "m 1 1000\n" });
+  assert.equal(stamped.status, 400);
+  assert.equal(
+    await stamped.text(),
+    "pushed metrics are invalid or inconsistent with existing metrics: pushed metrics must not have timestamps\n",
+  );
+  const after = (await (await fetch(`${base}/api/v1/metrics`)).json()) as {
+    data: { labels: { job: string } }[];
+  };
+  assert.deepEqual(
+    after.data.map((g) => g.labels.job).filter((j) => j.startsWith("j")),
+    [],
+  );
   // A malformed escape is still refused by the HTTP layer, as Go's server refuses it.
   const malformed = await fetch(`${base}/metrics/job/j%zz`, { method: "POST", body: "m 1\n" });
   assert.equal(malformed.status, 400);

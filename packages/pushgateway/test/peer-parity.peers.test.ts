@@ -534,6 +534,19 @@ const SCENARIOS: readonly Scenario[] = [
     steps: [text("/metrics/job/j/a/b%2Fc/d", "b 1\n"), text("/metrics/job/j2/a/b%2Fc", "b 1\n")],
   },
   { name: "+ stays literal", steps: [text("/metrics/job/job+with+space/k/v+w", "b 1\n")] },
+  // Found by http-surface-fuzz: ours keyed groups by names and values joined with ÿ, so these two were one group (the
+  // delete removed both), and sorted a value holding NUL before its prefix.
+  {
+    name: "a value holding ÿ is its own group; a value holding NUL sorts after its prefix",
+    steps: [
+      text("/metrics/job/j/a/x/b/y", "b 1\n"),
+      text("/metrics/job/j/a/x%C3%BFb%C3%BFy", "b 2\n"),
+      del("/metrics/job/j/a/x%C3%BFb%C3%BFy"),
+      text("/metrics/job/n%00b", "b 3\n"),
+      text("/metrics/job/n", "b 4\n"),
+    ],
+    statuses: [200, 200, 202, 200, 200],
+  },
   { name: "invalid base64 label value", steps: [text("/metrics/job/j/l@base64/foo.bar", "b 1\n")] },
   {
     name: "empty job via base64",

@@ -68,6 +68,13 @@ const AT_ROOT = [
   "/metrics/job/a//b%20c?x=%20",
   "/metrics/job/a//%CE%A0",
   "/metrics/job/a/./'<>",
+  // A bare `?`: kept by httprouter's redirects (req.URL.String), dropped by ServeMux's (found by http-surface-fuzz).
+  "/metrics/?",
+  "/METRICS?",
+  "//metrics?",
+  "/api/v1?",
+  "/api/v1/status/?",
+  "http://gw.example/api/v1?a=b",
 ];
 
 const UNDER_PREFIX = [

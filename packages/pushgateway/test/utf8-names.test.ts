@@ -74,6 +74,17 @@ test("with the flag: U__ escaped label names in the path are unescaped, also wit
   assert.doesNotMatch(await scrape(utf8), /job="k"/);
 });
 
+// A label named __proto__ was dropped on the way (a plain object's key), and the push went to the group {job="k2"}.
+test("with the flag: a U__ name unescaping to __proto__ is a reserved label name, refused like __x", async () => {
+  const res = await fetch(`${utf8}/metrics/job/k2/U______proto____/x`, { method: "PUT", body: "m 1\n" });
+  assert.equal(res.status, 400);
+  assert.match(await res.text(), /has a label with an invalid name: __proto__\n$/);
+  // Only the refused group's failure time, as for any refused push to a new group; no series of the push.
+  const text = await scrape(utf8);
+  assert.match(text, /^push_failure_time_seconds\{__proto__="x",instance="",job="k2"\} /m);
+  assert.doesNotMatch(text, /^m\{.*job="k2"/m);
+});
+
 test("without the flag: quoted names are a parse error and U__ names are ordinary label names", async () => {
   const refused = await fetch(`${legacy}/metrics/job/j`, { method: "PUT", body: BODY });
   assert.equal(refused.status, 400);

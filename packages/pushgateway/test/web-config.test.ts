@@ -14,7 +14,7 @@ import { GO_CIPHER_CHOICES, negotiatedCipher } from "./support/cipher-choice.js"
 import { heldHandshake, OPEN_TLS, STRICT_TLS } from "./support/held-handshake.js";
 import { http2Get } from "./support/http2-get.js";
 import { freePort, GATEWAY_BIN, startGateway, stop, stopAll } from "./support/processes.js";
-import { rawUntilClose } from "./support/raw-http.js";
+import { rawExchange, rawUntilClose } from "./support/raw-http.js";
 import { runUntilExit } from "./support/run-until-exit.js";
 import { startTap } from "./support/tcp-tap.js";
 import { withTempDir } from "./support/temp-dir.js";
@@ -151,7 +151,7 @@ const REFUSED: readonly [string, string, RegExp][] = [
   [
     "invalid config yml (invalid ClientAuth)",
     "web_config_noAuth.bad.yml",
-    /client CA's have been configured without a Client Auth Policy/,
+    /Client CA's have been configured without a Client Auth Policy/,
   ],
   [
     "invalid config yml (invalid ClientCAs filepath)",
@@ -496,21 +496,64 @@ test("re-read per connection: a rotated certificate is served to the next TLS cl
   });
 });
 
+// Go refuses a request line whose URL does not parse while reading the request, before exporter-toolkit's handler asks
+// for credentials; ours asked first (401).
+test("basic auth on: a path whose escape does not parse is still Go's 400, not a 401", async () => {
+  const g = await gatewayWith(file("web_config_users_noTLS.good.yml"));
+  try {
+    assert.equal(
+      await rawExchange(g.port, "GET /metrics/job/a%zz HTTP/1.1\r\nHost: x\r\n\r\n"),
+      "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request",
+    );
+  } finally {
+    await g.stop();
+  }
+});
+
+// Found by http-surface-fuzz.peers.test.ts: the users were read into a plain object, where `__proto__` is no key, so a
+// file whose only user it was served everyone without credentials (1.5.1 asks for them).
+test("a user named __proto__ is a user: without credentials 401, with its password 200", async () => {
+  await withTempDir("pg-proto-user-", async (dir) => {
+    const config = join(dir, "web.yml");
+    // dave's hash of web_config_users_noTLS.good.yml (password dave123).
+    await writeFile(
+      config,
+      "basic_auth_users:\n  __proto__: $2y$10$Gku3V6XEd/482W1.SH4B6eWQKiKqQoo/SvH5ToUXss0zGViN4IBce\n",
+    );
+    const g = await gatewayWith(config);
+    try {
+      const get = (auth?: string) =>
+        fetch(
+          `http://127.0.0.1:${g.port}/-/healthy`,
+          auth === undefined ? {} : { headers: { Authorization: auth } },
+        );
+      const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString("base64")}`;
+      const refused = await get();
+      assert.equal(refused.status, 401);
+      assert.equal(refused.headers.get("www-authenticate"), "Basic");
+      assert.equal((await get(basic("__proto__", "wrong"))).status, 401);
+      assert.equal((await get(basic("__proto__", "dave123"))).status, 200);
+    } finally {
+      await g.stop();
+    }
+  });
+});
+
 test("strict: a value of the wrong type stops the start naming its line and type", async () => {
   await withTempDir("pg-strict-", async (dir) => {
     const cases: [string, RegExp][] = [
       ["http_server_config:\n  http2: maybe\n", /line 2: cannot unmarshal !!str `maybe` into bool/],
       ["rate_limit:\n  burst: lots\n", /line 2: cannot unmarshal !!str `lots` into int/],
       ["rate_limit:\n  interval: soon\n", /line 2: cannot unmarshal !!str `soon` into time\.Duration/],
-      ["basic_auth_users: [a]\n", /line 1: cannot unmarshal !!seq into map\[string\]string/],
+      ["basic_auth_users: [a]\n", /line 1: cannot unmarshal !!seq into map\[string\]config\.Secret/],
       [
         "tls_server_config:\n  client_auth_typo: x\n",
         /field client_auth_typo not found in type web\.TLSConfig/,
       ],
-      ["basic_auth_users:\n  a: x\n  a: y\n", /yaml: .*(duplicate|unique)/i],
+      ["basic_auth_users:\n  a: x\n  a: y\n", /line 3: key \\"a\\" already set in map/],
       [
         'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n  client_auth_type: Sometimes\n',
-        /invalid ClientAuth: Sometimes/,
+        /Invalid ClientAuth: Sometimes/,
       ],
       [
         'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "server.key"\n  min_version: TLS10\n',

@@ -40,6 +40,13 @@ const MALFORMED: readonly [string, string][] = [
     "PUT /metrics/job/j HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
   ],
   ["a request line that is not HTTP", "GARBAGE\r\n\r\n"],
+  // Found by http-surface-fuzz: ours answered through node's response (Date, chunked, no body for HEAD).
+  ["a path whose escape does not parse", "GET /metrics/job/a%zz HTTP/1.1\r\nHost: x\r\n\r\n"],
+  ["a path whose escape does not parse, HEAD", "HEAD /%4 HTTP/1.1\r\nHost: x\r\n\r\n"],
+  [
+    "a path whose escape does not parse, with a body",
+    "PUT /metrics/job/j/a/% HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nm 1\n",
+  ],
   ["an unknown HTTP version", "GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n"],
   [
     "headers past Go's 1 MiB + 4 KiB",

@@ -23,6 +23,17 @@ test("a kept-alive connection idle for 6 s still serves; no Keep-Alive header", 
   for (const a of answers) assert.doesNotMatch(a, /^keep-alive:/im);
 });
 
+test("a path whose escape does not parse: Go's raw 400, its text as body whatever the method, then the close", async () => {
+  for (const method of ["GET", "HEAD", "PUT"])
+    assert.equal(
+      await rawExchange(
+        ports.ours,
+        `${method} /metrics/job/a%zz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`,
+      ),
+      "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request",
+    );
+});
+
 test("1 MB of headers is still read (node's default limit is 16 KiB, Go's 1 MiB + 4 KiB)", async () => {
   const bytes = `GET /-/healthy HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(1_040_000)}\r\nConnection: close\r\n\r\n`;
   const answer = await rawExchange(ports.ours, bytes);

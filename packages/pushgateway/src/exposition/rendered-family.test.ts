@@ -63,6 +63,19 @@ test("series keys order by label count, then values, and differ per label set", 
       ]),
   );
   assert.notEqual(key([["a", "x"]]), key([["b", "x"]]));
+  // Values with NUL (and U+0001) order as Go compares the strings: a prefix first (`/metrics/job/a` before
+  // `/metrics/job/a%00b`, which sorted the other way when NUL was only the separator).
+  const job = (v: string) =>
+    key([
+      ["instance", ""],
+      ["job", v],
+    ]);
+  const ordered = ["a", "a\u0000", "a\u0000\u0000", "a\u0000b", "a\u0001", "a\u0001\u0000", "a\u0002", "ab"];
+  assert.deepEqual(
+    [...ordered].reverse().sort((x, y) => (job(x) < job(y) ? -1 : job(x) > job(y) ? 1 : 0)),
+    ordered,
+  );
+  assert.equal(new Set(ordered.map(job)).size, ordered.length);
 });
 
 test("formatText sorts families by name and series by key, HELP only when set", () => {

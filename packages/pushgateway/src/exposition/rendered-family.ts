@@ -245,9 +245,21 @@ export function escapedFamily(f: RenderedFamily, scheme: EscapingScheme): Render
  */
 export function seriesKey(m: Metric): string {
   let key = String(m.labels.length).padStart(4, "0");
-  for (const [, v] of m.labels) key += `\0${v}`;
-  for (const [k] of m.labels) key += `\0${k}`;
+  for (const [, v] of m.labels) key += `\0${keyPart(v)}`;
+  for (const [k] of m.labels) key += `\0${keyPart(k)}`;
   return key;
+}
+
+/**
+ * A value as a key part, so the NUL after it sorts below whatever follows it in another value: U+0000 is written
+ * U+0001 U+0001 and U+0001 as U+0001 U+0002, an order-preserving code without NUL. A value holding a NUL
+ * (`/metrics/job/a%00b`) then sorts after its prefix (`a`), as Go compares the strings; other values are unchanged.
+ */
+function keyPart(text: string): string {
+  if (!text.includes("\0") && !text.includes("\x01")) return text;
+  let out = "";
+  for (const c of text) out += c === "\0" ? "\x01\x01" : c === "\x01" ? "\x01\x02" : c;
+  return out;
 }
 
 /**
@@ -281,11 +293,11 @@ export function lineSeriesKey(lines: string): string {
     // `="`, the value, its closing quote.
     at = quotedEnd(line, end + 1);
     if (at <= end) break; // not a line this renderer wrote: no closing quote
-    parts.push(unescaped(line.slice(end + 2, at - 1)));
+    parts.push(keyPart(unescaped(line.slice(end + 2, at - 1))));
     if (line.charCodeAt(at) === COMMA) at++;
   }
   parts[0] = String(names.length).padStart(4, "0");
-  for (const name of names) parts.push(name);
+  for (const name of names) parts.push(keyPart(name));
   return parts.join("\0");
 }
 

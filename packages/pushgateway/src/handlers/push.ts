@@ -121,6 +121,13 @@ export function groupingLabelsNotUtf8(
   ctx: GatewayContext,
 ): GatewayResponse | undefined {
   if (!Object.values(push.labels).some(hasInvalidUtf8)) return undefined;
+  // Upstream's checkWriteRequest refuses timestamps before it gathers anything (storage/diskmetricstore.go).
+  if (ctx.check && push.families.some((f) => f.metrics.some((m) => m.timestampMs !== undefined)))
+    return errorResponse(
+      new ConsistencyError(
+        "pushed metrics are invalid or inconsistent with existing metrics: pushed metrics must not have timestamps",
+      ),
+    );
   const notUtf8 = groupingNotUtf8(preparePush(push), { labels: push.labels, now: ctx.now() });
   if (notUtf8 === undefined) return undefined;
   return errorResponse(

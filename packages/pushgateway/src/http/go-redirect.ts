@@ -1,3 +1,4 @@
+import { losslessBytes } from "../exposition/lossless-utf8.js";
 import type { GatewayResponse } from "../handlers/responses.js";
 
 /** Bytes net/url leaves alone in a path (url.go `shouldEscape`, mode encodePath): unreserved plus `$&+,/:;=@`. */
@@ -9,7 +10,9 @@ const PATH_SAFE = /^[A-Za-z0-9\-_.~$&+,/:;=@]$/;
  */
 export function escapeGoPath(path: string): string {
   let out = "";
-  for (const byte of Buffer.from(path, "utf8")) {
+  // Bytes of the request that are not UTF-8 (`%E2%82`) are kept as lone surrogates (lossless-utf8.ts): the same bytes
+  // go back out, as Go's path holds them.
+  for (const byte of losslessBytes(path)) {
     const c = String.fromCharCode(byte);
     out += byte < 0x80 && PATH_SAFE.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
@@ -39,14 +42,16 @@ const STATUS_TEXT: Readonly<Record<number, string>> = { 301: "Moved Permanently"
 /**
  * Go's `http.Redirect` to a local path (net/http server.go): `Location` with non-ASCII hex-escaped, and for GET
  * (HEAD: headers only) `text/html` with `<a href="...">Moved Permanently</a>.` and two newlines; other methods get no
- * Content-Type and an empty body. `path` is decoded, `query` the raw query without `?` ("" = none), `origin` the
- * `scheme://host` of an absolute-form request target where Go names it.
+ * Content-Type and an empty body. `path` is decoded, `query` the raw query without `?` ("" = none, unless
+ * `forceQuery`: the request ended in a bare `?`, which url.URL.String keeps), `origin` the `scheme://host` of an
+ * absolute-form request target where Go names it.
  */
 export function goRedirect(
   method: string,
-  target: { path: string; query: string; status: 301 | 307; origin?: string },
+  target: { path: string; query: string; status: 301 | 307; origin?: string; forceQuery?: boolean },
 ): GatewayResponse {
-  const url = `${target.origin ?? ""}${escapeGoPath(target.path)}${target.query === "" ? "" : `?${target.query}`}`;
+  const query = target.query === "" && target.forceQuery !== true ? "" : `?${target.query}`;
+  const url = `${target.origin ?? ""}${escapeGoPath(target.path)}${query}`;
   const headers: Record<string, string> = { Location: hexEscapeNonAscii(url) };
   if (method === "GET" || method === "HEAD") headers["Content-Type"] = "text/html; charset=utf-8";
   const body =

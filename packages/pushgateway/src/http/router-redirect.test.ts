@@ -16,6 +16,8 @@ const CASES: [settings: typeof root, method: string, path: string, expected: [nu
     [root, "GET", "/debug/pprof", [301, "/debug/pprof/"]],
     [root, "GET", "/-/quit/", [301, "/-/quit"]],
     [root, "GET", "/METRICS", [301, "/metrics"]],
+    // A line feed and a NUL in the labels (`%0A`, `%00`) are taken by the catch-all (found by http-surface-fuzz).
+    [root, "POST", "/metrics/JOB/c@/h\n/a\u0000b#f", [307, "/metrics/job/c@/h\n/a\u0000b#f"]],
     [root, "GET", "/-/Healthy", [301, "/-/healthy"]],
     [root, "GET", "/STATUS", [301, "/status"]],
     [root, "PUT", "/Metrics/job/a", [307, "/metrics/job/a"]],

@@ -68,7 +68,8 @@ function compile(pattern: string): Compiled {
       source += "([^/]+)";
     } else if (token.startsWith("/*")) {
       parts.push({ text: "", wildcard: true });
-      source += "(/.*)";
+      // [\s\S]: a catch-all takes a line feed (`%0A`) too, which `.` does not match.
+      source += "(/[\\s\\S]*)";
     } else {
       parts.push({ text: token, wildcard: false });
       source += token.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -115,7 +116,8 @@ function routerRedirect(method: string, path: string, trees: Trees): string | un
 }
 
 /**
- * Where upstream redirects `method path` (decoded, route prefix included), with the status, or undefined. A redirect
+ * Where upstream redirects `method path` (decoded, route prefix included), with the status and whether httprouter
+ * sends it (`router`; else ServeMux, which builds a new URL of path and query), or undefined. A redirect
  * from the API router names the path as that router saw it, without prefix and `/api/v1` (http.StripPrefix leaves it
  * so): `GET /api/v1/status/` goes to `/status`, as upstream's does.
  */
@@ -123,13 +125,13 @@ export function upstreamRedirect(
   method: string,
   path: string,
   settings: RouteSettings,
-): { path: string; status: 301 | 307 } | undefined {
+): { path: string; status: 301 | 307; router: boolean } | undefined {
   const apiMount = `${settings.prefix}/api/v1`;
-  if (path === apiMount) return { path: `${apiMount}/`, status: 301 };
+  if (path === apiMount) return { path: `${apiMount}/`, status: 301, router: false };
   const api = path.startsWith(`${apiMount}/`);
   const target = api
     ? routerRedirect(method, path.slice(apiMount.length), apiTrees(settings))
     : routerRedirect(method, path, mainTrees(settings));
   if (target === undefined) return undefined;
-  return { path: target, status: method === "GET" ? 301 : 307 };
+  return { path: target, status: method === "GET" ? 301 : 307, router: true };
 }

@@ -7,7 +7,13 @@ import {
 import type { Duplex } from "node:stream";
 import { constants, gzipSync } from "node:zlib";
 import { cleanPath } from "@local/go-compat/clean-path";
-import { answerClientError, GO_PARSER_LIMITS, refuseMissingHost } from "@local/go-compat/http-refusal";
+import {
+  answerClientError,
+  endAndClose,
+  GO_PARSER_LIMITS,
+  goErrorResponse,
+  refuseMissingHost,
+} from "@local/go-compat/http-refusal";
 import { WebConfigError } from "../errors.js";
 import { decodeUtf8Lossless } from "../exposition/lossless-utf8.js";
 import { bareQuit } from "../handlers/lifecycle.js";
@@ -156,6 +162,28 @@ async function serve(
     res.end();
     return;
   }
+  // An absolute-form target (`GET http://host/path`, as proxies send) is routed by its path, as Go's server does;
+  // httprouter's redirects then name the whole URL (req.URL.String()), ServeMux's only the path.
+  const absolute = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*)(.*)$/.exec(req.url ?? "/");
+  const origin =
+    absolute === null ? "" : (absolute[1] ?? "").replace(/^[^:]+/, (scheme) => scheme.toLowerCase());
+  const url = absolute === null ? (req.url ?? "/") : (absolute[2] ?? "");
+  const queryStart = url.indexOf("?");
+  const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
+  let path = percentDecode(rawPath);
+  if (path === undefined) {
+    // Go's server refuses a request line whose URL does not parse before any handler runs and before the body
+    // (net/http server.go readRequest): its raw answer, then the close, as for a missing Host (go-compat), the body
+    // included whatever the method. HTTP/2 has no Connection header (node refuses to send one).
+    if (req.httpVersionMajor !== 2) {
+      endAndClose(req.socket, goErrorResponse("400 Bad Request"));
+      return;
+    }
+    req.resume();
+    res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8" });
+    res.end("400 Bad Request");
+    return;
+  }
   if (options.web !== undefined && !(await guard(req, res, options.web, options.prefix))) return;
   // Any other method on `*` reaches ServeMux, which refuses it: 400, empty, and the connection closed.
   if (req.url === "*") {
@@ -177,25 +205,6 @@ async function serve(
     chunks.push(buffer);
     kept += buffer.length;
   }
-  // An absolute-form target (`GET http://host/path`, as proxies send) is routed by its path, as Go's server does;
-  // httprouter's redirects then name the whole URL (req.URL.String()), ServeMux's only the path.
-  const absolute = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*)(.*)$/.exec(req.url ?? "/");
-  const origin =
-    absolute === null ? "" : (absolute[1] ?? "").replace(/^[^:]+/, (scheme) => scheme.toLowerCase());
-  const url = absolute === null ? (req.url ?? "/") : (absolute[2] ?? "");
-  const queryStart = url.indexOf("?");
-  const rawPath = queryStart < 0 ? url : url.slice(0, queryStart);
-  let path = percentDecode(rawPath);
-  if (path === undefined) {
-    // Go's server refuses a request line whose URL does not parse before any handler runs (net/http server.go).
-    // HTTP/2 has no Connection header (node refuses to send one).
-    res.writeHead(400, {
-      "Content-Type": "text/plain; charset=utf-8",
-      ...(req.httpVersionMajor === 2 ? {} : { Connection: "close" }),
-    });
-    res.end("400 Bad Request");
-    return;
-  }
   const method = req.method ?? "GET";
   const rawQuery = queryStart < 0 ? "" : url.slice(queryStart + 1);
   // Go's ServeMux answers a path that is not clean (`//`, `.`, `..`) with 301 to the cleaned one; then upstream's
@@ -203,8 +212,12 @@ async function serve(
   const clean = cleanPath(path);
   const routed =
     clean === path ? upstreamRedirect(method, path, { ...options.ctx, prefix: options.prefix }) : undefined;
+  // httprouter's redirects name req.URL.String(): the absolute form's origin, and a `?` with nothing after it
+  // (ForceQuery); ServeMux's a new URL of the path and the query.
   const redirect =
-    clean !== path ? { path: clean, status: 301 as const, origin: "" } : routed && { ...routed, origin };
+    clean !== path || routed?.router === false
+      ? { path: routed?.path ?? clean, status: 301 as const, origin: "", forceQuery: false }
+      : routed && { ...routed, origin, forceQuery: queryStart >= 0 };
   if (redirect !== undefined) {
     const answer = goRedirect(method, { ...redirect, query: rawQuery });
     const body = answer.body as string;

@@ -1,4 +1,4 @@
-import { type GroupingLabels, groupKey } from "../grouping-key.js";
+import { type GroupingLabels, groupKey, joinKey } from "../grouping-key.js";
 
 /**
  * The distinct sets of grouping label names among a store's groups, with how many groups have each. Every series a
@@ -13,7 +13,7 @@ export class GroupingNameSets {
   /** Counts a group with grouping labels `labels`. */
   add(labels: GroupingLabels): void {
     const names = Object.keys(labels).sort();
-    const id = names.join("\xff");
+    const id = joinKey(names);
     const set = this.#sets.get(id);
     if (set === undefined) this.#sets.set(id, { names, groups: 1 });
     else set.groups++;
@@ -21,7 +21,7 @@ export class GroupingNameSets {
 
   /** Forgets a group counted by {@link add}. */
   remove(labels: GroupingLabels): void {
-    const id = Object.keys(labels).sort().join("\xff");
+    const id = joinKey(Object.keys(labels).sort());
     const set = this.#sets.get(id);
     if (set === undefined) return;
     if (--set.groups <= 0) this.#sets.delete(id);
@@ -36,7 +36,7 @@ export class GroupingNameSets {
    * `own` besides that group (a series of its own projects onto it). Empty when every group has `own`'s names.
    */
   others(own: GroupingLabels): (readonly string[])[] {
-    const ownId = Object.keys(own).sort().join("\xff");
+    const ownId = joinKey(Object.keys(own).sort());
     const others: (readonly string[])[] = [];
     for (const [id, { names }] of this.#sets) if (id !== ownId) others.push(names);
     return others;
@@ -51,11 +51,12 @@ export function candidateGroup(
   names: readonly string[],
   labels: ReadonlyMap<string, string>,
 ): string | undefined {
-  const projected: Record<string, string> = {};
+  // Entries, then fromEntries: a name `__proto__` is a key like any other.
+  const projected: [string, string][] = [];
   for (const name of names) {
     const value = labels.get(name);
     if (value === undefined) return undefined;
-    projected[name] = value;
+    projected.push([name, value]);
   }
-  return groupKey(projected);
+  return groupKey(Object.fromEntries(projected));
 }

@@ -329,9 +329,14 @@ export class MemoryStore implements MetricStore {
     },
   ): string | undefined {
     const { invalid, sanitized, addedInf } = options;
-    const series = (family: number, f: KeyedFamily, i: number) =>
-      sanitized?.[family]?.metrics[i] ??
-      pushedSeries(f, i, { addedInf: addedInf?.[family]?.includes(i) === true });
+    // A series without its type's value message is quoted from its lines as a replica of the shared store quotes it
+    // (it holds only the lines), so one push is worded alike by every store.
+    const series = (family: number, f: KeyedFamily, i: number) => {
+      const held = sanitized?.[family]?.metrics[i];
+      return held !== undefined && held.valueMissing !== true
+        ? held
+        : pushedSeries(f, i, { addedInf: addedInf?.[family]?.includes(i) === true });
+    };
     // A verdict without its errors apart (timestamps, or logged by an older replica) is the answer at its family.
     if (invalid !== undefined && invalid.errors === undefined) {
       for (const [family, f] of families.entries()) {

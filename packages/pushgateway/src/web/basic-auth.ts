@@ -1,5 +1,7 @@
+import { isUtf8 } from "node:buffer";
 import { createHash, hash as digest, randomBytes, timingSafeEqual } from "node:crypto";
 import { Worker } from "node:worker_threads";
+import { goQuote } from "@local/go-compat/quote";
 import { AuthCache } from "./auth-cache.js";
 import type { BcryptJob } from "./bcrypt-worker.js";
 
@@ -63,7 +65,9 @@ export function createBasicAuth(): BasicAuth {
       const expected = Buffer.from(hash);
       return actual.length === expected.length && timingSafeEqual(actual, expected);
     }
-    return compare(password, hash);
+    // A hash Go's bcrypt cannot read never verifies (CompareHashAndPassword returns its error).
+    if (bcryptCostError(Buffer.from(hash)) !== undefined) return false;
+    return compare(password, goCanonicalBcrypt(hash));
   };
   return {
     async check(users, header) {
@@ -114,8 +118,44 @@ export function parseBasicAuth(header: string | undefined): { user: string; pass
     return undefined;
   const encoded = header.slice(6);
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return undefined;
-  const decoded = Buffer.from(encoded, "base64").toString("utf8");
+  const bytes = Buffer.from(encoded, "base64");
+  // Go compares the bytes; decoded as UTF-8 they would turn to U+FFFD, and any such bytes would then pass for a
+  // password that holds U+FFFD. Credentials that are not UTF-8 are refused (bcryptjs hashes strings, so a hash made
+  // of such bytes cannot be checked here: README "Web configuration").
+  if (!isUtf8(bytes)) return undefined;
+  const decoded = bytes.toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon < 0) return undefined;
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** The error of Go's `bcrypt.Cost` on these bytes, or undefined when it reads a cost. */
+export function bcryptCostError(bytes: Buffer): string | undefined {
+  // Go's %c of a byte is the character of that code point.
+  const char = (at: number) => String.fromCharCode(bytes[at] ?? 0);
+  if (bytes.length < 59) return "crypto/bcrypt: hashedSecret too short to be a bcrypted password";
+  if (bytes[0] !== 0x24)
+    return `crypto/bcrypt: bcrypt hashes must start with '$', but hashedSecret started with '${char(0)}'`;
+  if ((bytes[1] ?? 0) > 0x32)
+    return `crypto/bcrypt: bcrypt algorithm version '${char(1)}' requested is newer than current version '2'`;
+  const at = bytes[2] === 0x24 ? 3 : 4;
+  const digits = bytes.subarray(at, at + 2);
+  // strconv.Atoi: an optional sign, then decimal digits.
+  const text = digits.toString("latin1");
+  if (!/^[+-]?[0-9]+$/.test(text)) return `strconv.Atoi: parsing ${goQuote(digits)}: invalid syntax`;
+  const cost = Number(text);
+  if (cost < 4 || cost > 31) return `crypto/bcrypt: cost ${cost} is outside allowed range (4,31)`;
+  return undefined;
+}
+
+/**
+ * The hash as Go's bcrypt compares it (golang.org/x/crypto/bcrypt `newFromHash`, then `hashed.Hash`): the cost read by
+ * Atoi and written back in two digits, then, past the byte after the cost (whatever it is), 22 salt and at most 31
+ * hash characters; anything longer is ignored, so `<hash>x` still verifies. The version bytes are only carried along
+ * by Go; bcryptjs takes `$2b$` for them.
+ */
+function goCanonicalBcrypt(hash: string): string {
+  const at = hash[2] === "$" ? 3 : 4;
+  const cost = String(Number(hash.slice(at, at + 2))).padStart(2, "0");
+  return `$2b$${cost}$${hash.slice(at + 3, at + 3 + 22 + 31)}`;
 }

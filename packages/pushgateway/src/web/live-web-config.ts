@@ -6,6 +6,7 @@ import {
   readRegularFile,
   readRegularFileSync,
 } from "../regular-file.js";
+import { bcryptCostError } from "./basic-auth.js";
 import { buildTlsSettings, type TlsSettings } from "./tls-settings.js";
 import { parseWebConfig, tlsEnabled, type WebConfigFile } from "./web-config.js";
 
@@ -130,20 +131,14 @@ export class LiveWebConfig {
 }
 
 /**
- * golang.org/x/crypto/bcrypt `Cost` as exporter-toolkit's `validateUsers` runs it on every hash at start; beyond
- * upstream, `sha256:<hex>` is also accepted.
+ * golang.org/x/crypto/bcrypt `Cost` as exporter-toolkit's `validateUsers` runs it on every hash at start
+ * (`newFromHash`: the length, the `$`, the major version, then the two cost bytes after the version read by
+ * `strconv.Atoi` and checked against 4..31; nothing more, so a hash Go's `Cost` takes is taken here and fails later
+ * only when compared, as in Go); beyond upstream, `sha256:<hex>` is also accepted.
  */
 function checkHash(user: string, hash: string): void {
   if (/^sha256:[0-9a-f]{64}$/.test(hash)) return;
-  let problem: string | undefined;
-  if (hash.length < 59) problem = "crypto/bcrypt: hashedSecret too short to be a bcrypted password";
-  else if (!hash.startsWith("$"))
-    problem = `crypto/bcrypt: bcrypt hashes must start with '$', but hashedSecret started with '${hash[0]}'`;
-  else if (!/^\$2[abxy]?\$\d\d\$[./A-Za-z0-9]{53}$/.test(hash)) problem = "crypto/bcrypt: not a bcrypt hash";
-  else {
-    const cost = Number(/^\$2[abxy]?\$(\d\d)\$/.exec(hash)?.[1]);
-    if (cost < 4 || cost > 31) problem = `crypto/bcrypt: cost ${cost} is outside allowed range (4,31)`;
-  }
+  const problem = bcryptCostError(Buffer.from(hash));
   if (problem !== undefined)
     throw new WebConfigError(
       `${problem} (the password hash of user "${user}"; make one with htpasswd -nBC 10 "" | tr -d ':\\n')`,

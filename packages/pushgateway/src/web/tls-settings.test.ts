@@ -93,10 +93,10 @@ test("upstream's refusals, in upstream's order and words", () => {
       'tls_server_config:\n  cert_file: "server.crt"\n  key_file: "client_selfsigned.key"\n',
       /failed to load X509KeyPair/,
     ],
-    [`${PAIR}  client_auth_type: x\n`, /^invalid ClientAuth: x$/],
+    [`${PAIR}  client_auth_type: x\n`, /^Invalid ClientAuth: x$/],
     [
       `${PAIR}  client_ca_file: client_selfsigned.pem\n`,
-      /client CA's have been configured without a Client Auth Policy/,
+      /Client CA's have been configured without a Client Auth Policy/,
     ],
     [`${PAIR}  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384]\n`, /missing an HTTP\/2-required/],
     [`${PAIR}  min_version: TLS11\n`, /min_version: TLS11 is not supported here/],

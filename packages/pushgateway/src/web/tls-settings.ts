@@ -118,7 +118,7 @@ export function buildTlsSettings(
     });
   const clientAuth = clientAuthOf(tls.clientAuthType);
   if ((tls.clientCaFile !== "" || tls.clientCa !== "") && clientAuth === "NoClientCert")
-    throw new WebConfigError("client CA's have been configured without a Client Auth Policy");
+    throw new WebConfigError("Client CA's have been configured without a Client Auth Policy");
   if (options.http2 && tls.cipherSuites.length > 0 && tls.minVersion !== "TLSv1.3") {
     if (!tls.cipherSuites.some((c) => HTTP2_REQUIRED.includes(c)))
       throw new WebConfigError(
@@ -184,7 +184,7 @@ function clientAuthOf(value: string): ClientAuth {
     case "RequireAndVerifyClientCert":
       return "RequireAndVerifyClientCert";
     default:
-      throw new WebConfigError(`invalid ClientAuth: ${value}`);
+      throw new WebConfigError(`Invalid ClientAuth: ${value}`);
   }
 }
 

@@ -73,7 +73,46 @@ test("strict: yaml.v2's messages for an unknown key, a wrong type, a duplicate, 
     ["rate_limit:\n  burst: 1.5\n", /line 2: cannot unmarshal !!float `1.5` into int/],
     ["tls_server_config: [1]\n", /line 1: cannot unmarshal !!seq into web\.TLSConfig/],
     ["just text\n", /line 1: cannot unmarshal !!str `just text` into web\.Config/],
-    ["basic_auth_users:\n  a: x\n  a: y\n", /^yaml: /],
+    // Duplicates as yaml.v2's strict decoder words them (a map's at the second value's line, a field's at its key's),
+    // after the errors before them; checked beside 1.5.1 by http-surface-fuzz.peers.test.ts.
+    [
+      "basic_auth_users:\n  a: x\n  a:\n    y\n",
+      'yaml: unmarshal errors:\n  line 4: key "a" already set in map',
+    ],
+    [
+      "nope: 1\nhttp_server_config:\n  http2: true\nhttp_server_config: {}\n",
+      "yaml: unmarshal errors:\n  line 1: field nope not found in type web.Config\n  line 4: field http_server_config already set in type web.Config",
+    ],
+    [
+      "http_server_config:\n  headers:\n    X-Frame-Options: deny\n    X-Frame-Options: deny\n  http2: true\n  http2: false\n",
+      'yaml: unmarshal errors:\n  line 4: key "X-Frame-Options" already set in map\n  line 6: field http2 already set in type web.HTTPConfig',
+    ],
+    // The users' map holds prometheus/common's config.Secret, read through its `plain` type (checked beside 1.5.1).
+    [
+      "basic_auth_users: x\n",
+      "yaml: unmarshal errors:\n  line 1: cannot unmarshal !!str `x` into map[string]config.Secret",
+    ],
+    [
+      "basic_auth_users:\n  a: {}\n  b: [x]\n",
+      "yaml: unmarshal errors:\n  line 2: cannot unmarshal !!map into config.plain\n  line 3: cannot unmarshal !!seq into config.plain",
+    ],
+    [
+      "http_server_config:\n  headers: [x]\n",
+      "yaml: unmarshal errors:\n  line 2: cannot unmarshal !!seq into map[string]string",
+    ],
+    // Keys spelled like Object.prototype properties are keys like any other.
+    ["constructor: 1\n", "yaml: unmarshal errors:\n  line 1: field constructor not found in type web.Config"],
+    ["tls_server_config:\n  toString: x\n", /line 2: field toString not found in type web\.TLSConfig/],
+    ["http_server_config:\n  headers:\n    __proto__: x\n", 'HTTP header "__proto__" can not be configured'],
+    // A long value cut to 7 bytes, and the custom types read through a string (exporter-toolkit's UnmarshalYAML).
+    [
+      "tls_server_config:\n  cipher_suites: TLS_AES_128_GCM_SHA256\n",
+      "yaml: unmarshal errors:\n  line 2: cannot unmarshal !!str `TLS_AES...` into []web.Cipher",
+    ],
+    [
+      "tls_server_config:\n  cipher_suites:\n    - TLS_AES_128_GCM_SHA256\n    - {a: b}\n  min_version: [TLS13]\n",
+      "yaml: unmarshal errors:\n  line 4: cannot unmarshal !!map into string\n  line 5: cannot unmarshal !!seq into string",
+    ],
     ["tls_server_config:\n  cipher_suites: [TLS_FOO]\n", "unknown cipher: TLS_FOO"],
     ["tls_server_config:\n  curve_preferences: [CurveP257]\n", "unknown curve: CurveP257"],
     ["tls_server_config:\n  max_version: TLS14\n", "unknown TLS version: TLS14"],
@@ -95,6 +134,32 @@ test("strict: yaml.v2's messages for an unknown key, a wrong type, a duplicate, 
       text,
     );
   }
+});
+
+// Found by http-surface-fuzz beside 1.5.1 (which then served HTTP/1.1 only, and took a cipher list HTTP/2 refuses).
+test("a section or field given as null takes yaml.v2's zero value: http2 false; an empty file keeps the defaults", () => {
+  assert.equal(parseWebConfig("", "/w").http2, true);
+  assert.equal(parseWebConfig("http_server_config:\n", "/w").http2, false);
+  assert.equal(parseWebConfig("http_server_config: ~\n", "/w").http2, false);
+  assert.equal(parseWebConfig("http_server_config:\n  http2:\n", "/w").http2, false);
+  assert.equal(parseWebConfig("~\n", "/w").http2, false);
+  const c = parseWebConfig("tls_server_config:\n  prefer_server_cipher_suites:\n  min_version:\n", "/w");
+  assert.equal(c.tls.preferServerCipherSuites, false);
+  assert.equal(c.tls.minVersion, "TLSv1.2");
+  assert.equal(parseWebConfig("rate_limit:\n  burst:\n", "/w").rateLimit.burst, 0);
+});
+
+test("a user or header named like an Object.prototype property is kept: __proto__ alone still asks for credentials", () => {
+  const c = parseWebConfig("basic_auth_users:\n  __proto__: $2y$10$x\n  constructor: $2y$10$y\n", "/w");
+  assert.deepEqual(
+    [...c.users],
+    [
+      ["__proto__", "$2y$10$x"],
+      ["constructor", "$2y$10$y"],
+    ],
+  );
+  const h = parseWebConfig("http_server_config:\n  headers:\n    X-Frame-Options: deny\n", "/w");
+  assert.deepEqual([...h.headers], [["X-Frame-Options", "deny"]]);
 });
 
 test("Go's time.ParseDuration, and yaml.v2's integer nanoseconds", () => {

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
+import { goQuote } from "@local/go-compat/quote";
 import { GO_CIPHER_SUITES as GO_SUITES } from "@local/go-compat/tls-cipher-suites";
 import type { Node, Scalar } from "yaml";
 import { WebConfigError } from "../errors.js";
@@ -93,7 +94,12 @@ export function tlsEnabled(tls: TlsServerConfig): boolean {
 }
 
 type Kind = "string" | "bool" | "int" | "duration" | "cipher" | "curve" | "tlsVersion";
-type Field = Kind | { readonly list: Kind } | { readonly map: "string" } | { readonly struct: string };
+/** `map`: the Go type of the values, `string` or prometheus/common's `config.Secret` (the passwords' hashes). */
+type Field =
+  | Kind
+  | { readonly list: Kind }
+  | { readonly map: "string" | "secret" }
+  | { readonly struct: string };
 
 /** The Go types of the file, by Go's type name (named in the errors as yaml.v2 names them). */
 const TYPES: Readonly<Record<string, Readonly<Record<string, Field>>>> = {
@@ -101,7 +107,7 @@ const TYPES: Readonly<Record<string, Readonly<Record<string, Field>>>> = {
     tls_server_config: { struct: "web.TLSConfig" },
     http_server_config: { struct: "web.HTTPConfig" },
     rate_limit: { struct: "web.RateLimiterConfig" },
-    basic_auth_users: { map: "string" },
+    basic_auth_users: { map: "secret" },
   },
   "web.TLSConfig": {
     cert: "string",
@@ -133,7 +139,8 @@ export function parseWebConfig(text: string, path: string): WebConfigFile {
   const lines = new (yaml().LineCounter)();
   const doc = yaml().parseDocument(text, {
     version: "1.1",
-    uniqueKeys: true,
+    // Duplicates are reported below as yaml.v2's strict decoder words them, in document order with the other errors.
+    uniqueKeys: false,
     lineCounter: lines,
     prettyErrors: false,
   });
@@ -147,32 +154,44 @@ export function parseWebConfig(text: string, path: string): WebConfigFile {
     into: Record<string, unknown>,
     prefix: string,
   ): void => {
-    if (node === null || (yaml().isScalar(node) && node.value === null)) return;
+    // yaml.v2 sets a struct given as null (`http_server_config:` alone) to its zero value: http2 is then false.
+    if (node === null || (yaml().isScalar(node) && node.value === null)) {
+      zeroStruct(type, into, prefix);
+      return;
+    }
     if (!yaml().isMap(node)) {
       problems.push(`line ${lineOf(node)}: cannot unmarshal ${describe(node)} into ${type}`);
       return;
     }
     const fields = TYPES[type] ?? {};
+    const seen = new Set<string>();
     for (const pair of node.items) {
       const keyNode = pair.key as Node | null;
       const name = yaml().isScalar(keyNode) ? String(keyNode.value) : "";
-      const field = fields[name];
+      const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
       if (field === undefined) {
         problems.push(`line ${lineOf(keyNode)}: field ${name} not found in type ${type}`);
         continue;
       }
+      // yaml.v2 mappingStruct: a field given twice is an error and the second value is not read.
+      if (seen.has(name)) {
+        problems.push(`line ${lineOf(keyNode)}: field ${name} already set in type ${type}`);
+        continue;
+      }
+      seen.add(name);
       const valueNode = pair.value as Node | null;
       if (typeof field === "object" && "struct" in field) {
         readStruct(valueNode, field.struct, into, `${prefix}${name}.`);
         continue;
       }
-      const value = readField(valueNode, field, (m) =>
-        problems.push(`line ${lineOf(valueNode ?? keyNode)}: ${m}`),
+      const value = readField(valueNode, field, (m, at) =>
+        problems.push(`line ${lineOf(at ?? valueNode ?? keyNode)}: ${m}`),
       );
       if (value !== undefined) into[`${prefix}${name}`] = value;
     }
   };
-  readStruct(doc.contents as Node | null, "web.Config", values, "");
+  // An empty file has no document, and the defaults stay; a document that is null (`~`) zeroes them.
+  if (doc.contents !== null) readStruct(doc.contents as Node | null, "web.Config", values, "");
   if (problems.length > 0) {
     // A custom unmarshaler's error (unknown cipher, curve or TLS version) comes alone, as Go returns it unwrapped.
     const custom = problems.find((p) => /: unknown (cipher|curve|TLS version): /.test(p));
@@ -183,9 +202,7 @@ export function parseWebConfig(text: string, path: string): WebConfigFile {
     );
   }
   const str = (key: string) => (values[key] as string | undefined) ?? "";
-  const headers = new Map(
-    Object.entries((values["http_server_config.headers"] as Record<string, string>) ?? {}),
-  );
+  const headers = (values["http_server_config.headers"] as Map<string, string> | undefined) ?? new Map();
   for (const [name, value] of headers) {
     const allowed = EXTRA_HTTP_HEADERS.get(name);
     if (!EXTRA_HTTP_HEADERS.has(name))
@@ -221,7 +238,7 @@ export function parseWebConfig(text: string, path: string): WebConfigFile {
       burst: (values["rate_limit.burst"] as number | undefined) ?? 0,
       intervalMs: (values["rate_limit.interval"] as number | undefined) ?? 0,
     },
-    users: new Map(Object.entries((values.basic_auth_users as Record<string, string>) ?? {})),
+    users: (values.basic_auth_users as Map<string, string> | undefined) ?? new Map(),
   };
 }
 
@@ -231,7 +248,9 @@ function describe(node: Node): string {
   if (yaml().isSeq(node)) return "!!seq";
   const scalar = node as Scalar;
   const tag = scalarTag(scalar);
-  return `${tag} \`${String(scalar.source ?? scalar.value)}\``;
+  // yaml.v2 terror: a value over 10 bytes is cut to its first 7 and `...`.
+  const text = Buffer.from(String(scalar.source ?? scalar.value));
+  return `${tag} \`${text.length > 10 ? `${text.subarray(0, 7).toString()}...` : text.toString()}\``;
 }
 
 function scalarTag(scalar: Scalar): string {
@@ -243,9 +262,12 @@ function scalarTag(scalar: Scalar): string {
   return "!!str";
 }
 
-/** One value of a field; undefined for YAML null (the field keeps its default, as yaml.v2 leaves a zero value). */
-function readField(node: Node | null, field: Field, problem: (message: string) => void): unknown {
-  if (node === null || (yaml().isScalar(node) && node.value === null)) return undefined;
+/**
+ * One value of a field; undefined for YAML null (the field keeps its default, as yaml.v2 leaves a zero value). A
+ * problem names the node it is about when that is not `node` itself.
+ */
+function readField(node: Node | null, field: Field, problem: (message: string, at?: Node) => void): unknown {
+  if (node === null || (yaml().isScalar(node) && node.value === null)) return zeroOf(field);
   if (typeof field === "object" && "list" in field) {
     if (!yaml().isSeq(node)) {
       problem(`cannot unmarshal ${describe(node)} into []${goTypeName(field.list)}`);
@@ -253,31 +275,48 @@ function readField(node: Node | null, field: Field, problem: (message: string) =
     }
     const out: unknown[] = [];
     for (const item of node.items) {
-      const v = readField(item as Node | null, field.list, problem);
+      const v = readField(item as Node | null, field.list, (m, at) => problem(m, at ?? (item as Node)));
       if (v !== undefined) out.push(v);
     }
     return out;
   }
   if (typeof field === "object" && "map" in field) {
     if (!yaml().isMap(node)) {
-      problem(`cannot unmarshal ${describe(node)} into map[string]string`);
+      problem(
+        `cannot unmarshal ${describe(node)} into ${field.map === "secret" ? "map[string]config.Secret" : "map[string]string"}`,
+      );
       return undefined;
     }
-    const out: Record<string, string> = {};
+    // A Map: a user or header named `__proto__` is a key like any other (a plain object dropped it, and a file whose
+    // only user it was served without basic auth).
+    const out = new Map<string, string>();
     for (const pair of node.items) {
       const k = pair.key as Node | null;
       const v = pair.value as Node | null;
       if (!yaml().isScalar(k) || (v !== null && !yaml().isScalar(v))) {
-        problem(`cannot unmarshal ${describe((v ?? k) as Node)} into string`);
+        // config.Secret unmarshals itself through its `plain` type, which yaml.v2 then names.
+        problem(
+          `cannot unmarshal ${describe((v ?? k) as Node)} into ${field.map === "secret" ? "config.plain" : "string"}`,
+          (v ?? k) as Node,
+        );
         continue;
       }
-      out[String(k.source ?? k.value)] = v === null || v.value === null ? "" : String(v.source ?? v.value);
+      const key = String(k.source ?? k.value);
+      // yaml.v2 setMapIndex: a key given twice is an error at the second value's line.
+      if (out.has(key)) {
+        problem(`key ${goQuote(key)} already set in map`, (v ?? k) as Node);
+        continue;
+      }
+      out.set(key, v === null || v.value === null ? "" : String(v.source ?? v.value));
     }
     return out;
   }
   if (typeof field === "object") return undefined;
   if (!yaml().isScalar(node)) {
-    problem(`cannot unmarshal ${describe(node)} into ${goTypeName(field)}`);
+    // Cipher, Curve and TLSVersion unmarshal themselves through a string (exporter-toolkit tls_config.go), so
+    // yaml.v2 names that type.
+    const custom = field === "cipher" || field === "curve" || field === "tlsVersion";
+    problem(`cannot unmarshal ${describe(node)} into ${custom ? "string" : goTypeName(field)}`);
     return undefined;
   }
   // yaml.v2 puts any scalar's text into a string (`X-XSS-Protection: 1` is "1").
@@ -316,6 +355,29 @@ function readField(node: Node | null, field: Field, problem: (message: string) =
       const v = GO_TLS_VERSIONS.get(text);
       if (v === undefined) problem(`unknown TLS version: ${text}`);
       return v;
+    }
+  }
+}
+
+/**
+ * yaml.v2's zero value for a field given as null: false, "", 0. Lists and maps are nil (absent), and so is a TLS
+ * version (Go's default then, which for the minimum is TLS 1.0, refused here: README "Deliberate differences").
+ */
+function zeroOf(field: Field): unknown {
+  if (field === "bool") return false;
+  if (field === "string") return "";
+  if (field === "int" || field === "duration") return 0;
+  return undefined;
+}
+
+/** Every field of a struct type (nested ones too) set to its zero value, as yaml.v2 sets a struct given as null. */
+function zeroStruct(type: string, into: Record<string, unknown>, prefix: string): void {
+  for (const [name, field] of Object.entries(TYPES[type] ?? {})) {
+    if (typeof field === "object" && "struct" in field) zeroStruct(field.struct, into, `${prefix}${name}.`);
+    else {
+      const zero = zeroOf(field);
+      if (zero === undefined) delete into[`${prefix}${name}`];
+      else into[`${prefix}${name}`] = zero;
     }
   }
 }

@@ -65,3 +65,16 @@ test("what ours writes reads back the same, push times to the millisecond", asyn
     sort(gs).map((g) => ({ ...g, families: [...g.families].sort((a, b) => a.name.localeCompare(b.name)) }));
   assert.deepEqual(normal(again), normal(groups));
 });
+
+test("a grouping label named __proto__ reads back as that label", async () => {
+  const labels = Object.fromEntries([
+    ["__proto__", "x"],
+    ["job", "j"],
+  ]) as Record<string, string>;
+  const group = { labels, pushTime: 1, failureTime: 2, families: [], pushedAt: {} };
+  const [again] = await decodeUpstreamPersistence(await encodeUpstreamPersistence([group]));
+  assert.deepEqual(Object.entries(again?.labels ?? {}).sort(), [
+    ["__proto__", "x"],
+    ["job", "j"],
+  ]);
+});

@@ -47,9 +47,11 @@ export function* upstreamGroups(data: Buffer, options: { stored?: boolean } = {}
   const codec = protobufCodec();
   for (const [, group] of top.entries) {
     if (group.kind !== "struct") throw new GobError("a metric group that is not a struct");
-    const labels: Record<string, string> = {};
     const labelMap = group.fields.get("Labels");
-    if (labelMap?.kind === "map") for (const [k, v] of labelMap.entries) labels[stringOf(k)] = stringOf(v);
+    // fromEntries: a grouping label named `__proto__` is kept, where an assignment to `{}` would drop it.
+    const labels: Record<string, string> = Object.fromEntries(
+      labelMap?.kind === "map" ? labelMap.entries.map(([k, v]) => [stringOf(k), stringOf(v)]) : [],
+    );
     let pushTime = 0;
     let failureTime = 0;
     // A Map, made an object at the end: a family may be named `__proto__`, which an assignment to `{}` would drop.
