@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { archiveCase, readTree, treeLines } from "./support/archive-cases.js";
+import { runArchiveCase } from "./support/archive-fuzz-run.js";
+import { FakeCodeHost } from "./support/fake-code-host.js";
+import { Random } from "./support/fuzz-random.js";
+
+// Property fuzzing of `sync`'s unpacking through the CLI against the fake code host: seeded benign and hostile
+// .tar.gz, .tar, .zip and raw artifacts (test/support/archive-cases.ts). For every case: nothing is written outside
+// the install (the whole temp root compared before and after, and absolute probes), a refused archive leaves no
+// install and the store as before but for the verified cache, errors are words, a hostile archive that leaves the
+// install or cannot be unpacked whole is refused, and a benign one installs exactly the tree its entries describe
+// (paths, bytes, executable bits, link targets). archive-fuzz.peers.test.ts compares with GNU tar and unzip.
+// FUZZ_SEED, FUZZ_CASES and FUZZ_CASE change the run (README "Tests").
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
+const CASES = Number(process.env.FUZZ_CASES ?? 150);
+const ONLY = process.env.FUZZ_CASE === undefined ? undefined : Number(process.env.FUZZ_CASE);
+
+let host: FakeCodeHost;
+
+before(async () => {
+  host = await FakeCodeHost.start();
+});
+
+after(async () => {
+  await host?.close();
+});
+
+test(`sync unpacks seeded archives safely and exactly (seed ${SEED}, ${CASES} cases)`, {
+  timeout: 60_000 + CASES * 1_000,
+}, async () => {
+  const problems: string[] = [];
+  let installed = 0;
+  let refused = 0;
+  for (let i = 0; i < CASES; i++) {
+    if (ONLY !== undefined && i !== ONLY) continue;
+    const seed = (SEED + i * 7919) >>> 0;
+    const c = archiveCase(new Random(seed), seed);
+    const r = await runArchiveCase(host, c, { repo: `a${i}`, seed });
+    const found = [...r.problems];
+    if (r.install !== undefined && c.expected !== undefined) {
+      const got = treeLines(await readTree(r.install));
+      const want = treeLines(c.expected);
+      if (got.join("\n") !== want.join("\n"))
+        found.push(
+          `the install differs from the entries:\n      got  ${got.join("\n           ")}\n      want ${want.join("\n           ")}`,
+        );
+    }
+    if (r.code === 0) installed++;
+    else refused++;
+    const label = `case ${i} (FUZZ_SEED=${SEED} FUZZ_CASE=${i}; ${c.description})`;
+    problems.push(...found.map((p) => `${label}:\n    ${p}`));
+  }
+  assert.equal(problems.length, 0, `${problems.length} problems:\n${problems.slice(0, 6).join("\n\n")}`);
+  // The generator reaches both sides.
+  if (ONLY === undefined)
+    assert.ok(installed >= CASES / 4 && refused >= CASES / 10, `${installed} installed, ${refused} refused`);
+});
