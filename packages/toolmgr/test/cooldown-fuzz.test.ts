@@ -169,7 +169,7 @@ async function runCase(i: number): Promise<string[]> {
   const bad = rng.chance(0.1)
     ? rng.pick(['"7w"', '"-1d"', '"1.5d"', '"7"', '""', '" 7d"', '"7D"', '"99999d"', "7", "true"])
     : undefined;
-  const badWhere = rng.pick(["top", "own"] as const);
+  const badWhere = rng.pick(["top", "own", "env"] as const);
   const lines = [
     ...(bad && badWhere === "top"
       ? [`min_release_age = ${bad}`]
@@ -194,13 +194,27 @@ async function runCase(i: number): Promise<string[]> {
   ];
   const toml = `${lines.join("\n")}\n`;
   const p = await makeProject(host, toml, { now: () => NOW });
-  const envVars = env ? { TOOLMGR_MIN_RELEASE_AGE: env.text } : {};
+  // (An empty TOOLMGR_MIN_RELEASE_AGE is no value: unset.)
+  const badEnv = bad && badWhere === "env" && bad !== '""' ? bad.replace(/^"|"$/g, "") : undefined;
+  const envVars = badEnv
+    ? { TOOLMGR_MIN_RELEASE_AGE: badEnv }
+    : env
+      ? { TOOLMGR_MIN_RELEASE_AGE: env.text }
+      : {};
   const window = (env ?? own ?? top)?.ms ?? 0;
   const problems: string[] = [];
   const say = (what: string, r: { code: number; stdout: string; stderr: string }) =>
     problems.push(`${what}\n    exit ${r.code}\n    stdout ${r.stdout}    stderr ${r.stderr}`);
   const lock = await p.run(["lock"], envVars);
-  if (bad !== undefined) {
+  if (badEnv !== undefined) {
+    if (
+      lock.code !== 2 ||
+      !lock.stderr.startsWith(`toolmgr: Cannot use TOOLMGR_MIN_RELEASE_AGE=${JSON.stringify(badEnv)}: it is `)
+    )
+      say(`TOOLMGR_MIN_RELEASE_AGE=${badEnv} is not refused naming the variable`, lock);
+    return problems;
+  }
+  if (bad !== undefined && badWhere !== "env") {
     const line = lines.indexOf(`min_release_age = ${bad}`) + 1;
     const key = badWhere === "top" ? "min_release_age" : "\\[tools\\.k\\] min_release_age";
     if (
@@ -264,8 +278,7 @@ async function runCase(i: number): Promise<string[]> {
     c.kind === "channel"
       ? releases.filter((r) => r.tag.startsWith("nightly")).at(-1)?.tag
       : [...stable].sort(newer)[0]?.version;
-  const wanted =
-    c.kind === "exact" && "version" in again ? again.version : "version" in again ? again.version : null;
+  const wanted = "version" in again ? again.version : null;
   const heldBack = window === 0 ? undefined : "held" in again && again.held ? again.held.version : null;
   if (
     row.wanted !== wanted ||
@@ -273,7 +286,51 @@ async function runCase(i: number): Promise<string[]> {
     (window === 0 ? "held_back" in row : (row.held_back?.version ?? null) !== heldBack)
   )
     say(`outdated --json should say wanted ${wanted}, latest ${latest}, held back ${heldBack}`, outdated);
+  if (rng.chance(0.6)) problems.push(...(await windowChanged(rng, { p, releases, c, pinned, lockPath })));
   return problems;
+}
+
+/**
+ * A window set or changed after the lock (TOOLMGR_MIN_RELEASE_AGE for one run): the pin is kept while the window
+ * holds it back, and reported; it moves only to a release the window admits; nothing admitted is refused, and a
+ * refused or kept lock is left byte for byte.
+ */
+async function windowChanged(
+  rng: Random,
+  s: {
+    p: Awaited<ReturnType<typeof makeProject>>;
+    releases: readonly Rel[];
+    c: { kind: "prefix" | "exact" | "channel"; text: string };
+    pinned: string | undefined;
+    lockPath: string;
+  },
+): Promise<string[]> {
+  const later = windowText(rng);
+  const env = { TOOLMGR_MIN_RELEASE_AGE: later.text };
+  const next = model(s.releases, s.c, { window: later.ms, pinned: s.pinned });
+  const before = await readFile(s.lockPath, "utf8");
+  const check = await s.p.run(["lock", "--check"], env);
+  const relock = await s.p.run(["lock"], env);
+  const after = await readFile(s.lockPath, "utf8");
+  const pin = s.releases.find((r) => r.version === s.pinned);
+  const keptYoung = pin !== undefined && later.ms > 0 && pin.published + later.ms > NOW.getTime();
+  const verdict =
+    "refused" in next
+      ? check.code === 1 && relock.code === 1 && after === before
+      : next.version === s.pinned
+        ? check.code === 0 &&
+          relock.code === 0 &&
+          after === before &&
+          relock.stdout.endsWith("toolmgr.lock is up to date\n") &&
+          relock.stdout.includes(`kept although younger than min_release_age ${later.text}`) === keptYoung
+        : check.code === 3 &&
+          check.stdout.startsWith(`k  ${s.pinned} -> ${next.version}`) &&
+          relock.code === 0 &&
+          after.includes(`version = "${next.version}"`);
+  if (verdict) return [];
+  return [
+    `with TOOLMGR_MIN_RELEASE_AGE=${later.text} after pinning ${s.pinned}, the model says ${JSON.stringify(next)}${keptYoung ? " (kept young)" : ""}\n    lock --check: exit ${check.code} ${check.stdout}${check.stderr}    lock: exit ${relock.code} ${relock.stdout}${relock.stderr}`,
+  ];
 }
 
 test(`the release cooldown decides as its model (seed ${SEED}, ${CASES} cases)`, {
