@@ -241,12 +241,12 @@ function hostileTar(
     ],
     [
       "directory, then a file of its name",
-      false,
+      true,
       () => [{ name: `${prefix}d/`, type: "directory" }, file(`${prefix}d`)],
     ],
     [
       "file, then a directory of its name",
-      false,
+      true,
       () => [file(`${prefix}d`), { name: `${prefix}d/`, type: "directory" }, file(`${prefix}d/x`)],
     ],
     ["duplicate", true, () => [file(`${prefix}${rng.pick([bin, `./${bin}`, bin.toUpperCase()])}`)]],
@@ -302,7 +302,7 @@ function hostileZip(
     ["device", true, () => [{ name: `${prefix}dev`, content: "", unixMode: rng.pick([0o020644, 0o010644]) }]],
     [
       "directory, then a file of its name",
-      false,
+      true,
       () => [
         { name: `${prefix}d/`, unixMode: 0o040755 },
         { name: `${prefix}d`, content: "x" },
