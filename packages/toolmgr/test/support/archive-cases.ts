@@ -249,6 +249,7 @@ function hostileTar(
       true,
       () => [file(`${prefix}d`), { name: `${prefix}d/`, type: "directory" }, file(`${prefix}d/x`)],
     ],
+    ["file, then a file under its name", true, () => [file(`${prefix}d`), file(`${prefix}D/x`)]],
     ["duplicate", true, () => [file(`${prefix}${rng.pick([bin, `./${bin}`, bin.toUpperCase()])}`)]],
     ["device", true, () => [{ name: `${prefix}dev`, type: rng.pick(["char", "fifo"] as const) }]],
     [
@@ -306,6 +307,14 @@ function hostileZip(
       () => [
         { name: `${prefix}d/`, unixMode: 0o040755 },
         { name: `${prefix}d`, content: "x" },
+      ],
+    ],
+    [
+      "file, then a file under its name",
+      true,
+      () => [
+        { name: `${prefix}d`, content: "x", unixMode: 0o100644 },
+        { name: `${prefix}d/x`, content: "y", unixMode: 0o100644 },
       ],
     ],
     ["bin is a link out", true, () => [{ name: `${prefix}fz`, content: "/bin/sh", unixMode: 0o120777 }]],
@@ -393,6 +402,22 @@ export function archiveCase(rng: Random, seed: number): ArchiveCase {
       entries = [...entries.slice(0, at), ...h.entries, ...entries.slice(at)];
     }
     data = writeZip(entries);
+    // The central directory's uncompressed size of the first file (a directory's is never read): far more than its
+    // data holds.
+    let central = data.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    while (
+      central > 0 &&
+      data
+        .subarray(central + 46, central + 46 + data.readUInt16LE(central + 28))
+        .toString()
+        .endsWith("/")
+    )
+      central = data.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), central + 46);
+    if (rng.chance(0.04) && central > 0) {
+      data.writeUInt32LE(0xfffffff0, central + 24);
+      hostile.push("a huge declared size");
+      mustRefuse = true;
+    }
     listing = entries.map((e) => `${e.unixMode?.toString(8) ?? "-"}:${JSON.stringify(e.name)}`).join(", ");
   } else {
     let entries: TarEntry[] = [
