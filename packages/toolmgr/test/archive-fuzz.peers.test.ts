@@ -76,6 +76,8 @@ test(`sync installs what GNU tar and unzip unpack (seed ${SEED}, ${CASES} cases)
     problems.push(...r.problems.map((p) => `${label}:\n    ${p}`));
     // GNU tar's --strip-components counts a leading "./" as a component; sync does not (README "Archives").
     if (r.install === undefined || (c.strip > 0 && c.description.includes('"./'))) continue;
+    // A backslash in a tar entry's name is a separator for sync, as on Windows; GNU tar on Linux keeps it in the name.
+    if (c.kind !== "zip" && c.description.includes("\\\\")) continue;
     // A peer bug not copied: unzip 6.0 reads a name made on MS-DOS (no Unix modes) as code page 437 although the
     // entry's UTF-8 flag (APPNOTE 6.3 bit 11) says UTF-8, as yauzl reads it ("é" is unpacked as "+�").
     if (/(?:: |, )-:"[^"]*\P{ASCII}/u.test(c.description)) continue;
