@@ -4,8 +4,9 @@ import { lstat, mkdir, readdir, readlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Deps } from "../../src/deps.js";
 import { main } from "../../src/main.js";
-import { type ArchiveCase, probePath } from "./archive-cases.js";
+import type { ArchiveCase } from "./archive-cases.js";
 import type { FakeCodeHost } from "./fake-code-host.js";
+import { probePath } from "./hostile-entries.js";
 import { tempDir } from "./temp-dir.js";
 
 // One archive case through the CLI (`main()`, as cli.ts runs it): the artifact published on the fake code host as

@@ -58,7 +58,10 @@ function fault(rng: Random, endpoint: string, otherUrl: string): Fault {
   // after `lock` saw another asset URL, and rightly refused it, seed 424242 case 614).
   const once = <T>(pick: () => T): (() => T) => {
     let drawn: { value: T } | undefined;
-    return () => (drawn ??= { value: pick() }).value;
+    return () => {
+      drawn ??= { value: pick() };
+      return drawn.value;
+    };
   };
   const oddName = once(() =>
     rng.pick(["../../etc/passwd", "constructor", "__proto__", "a\nb", "", "x".repeat(5000)]),
