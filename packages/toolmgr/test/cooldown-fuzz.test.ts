@@ -300,14 +300,16 @@ async function runCase(i: number): Promise<string[]> {
     (window === 0 ? "held_back" in row : (row.held_back?.version ?? null) !== heldBack)
   )
     say(`outdated --json should say wanted ${wanted}, latest ${latest}, held back ${heldBack}`, outdated);
-  if (rng.chance(0.6)) problems.push(...(await windowChanged(rng, { p, releases, c, pinned, lockPath })));
+  if (rng.chance(0.6))
+    problems.push(...(await windowChanged(rng, { p, releases, c, pinned, lockPath, toml })));
   return problems;
 }
 
 /**
  * A window set or changed after the lock (TOOLMGR_MIN_RELEASE_AGE for one run): the pin is kept while the window
  * holds it back, and reported; it moves only to a release the window admits; nothing admitted is refused, and a
- * refused or kept lock is left byte for byte.
+ * refused or kept lock is left byte for byte. Sometimes the prefix changes too: a pin under another constraint is not
+ * this constraint's, and the window decides afresh.
  */
 async function windowChanged(
   rng: Random,
@@ -317,11 +319,18 @@ async function windowChanged(
     c: { kind: "prefix" | "exact" | "channel"; text: string };
     pinned: string | undefined;
     lockPath: string;
+    toml: string;
   },
 ): Promise<string[]> {
   const later = windowText(rng);
   const env = { TOOLMGR_MIN_RELEASE_AGE: later.text };
-  const next = model(s.releases, s.c, { window: later.ms, pinned: s.pinned });
+  const c =
+    s.c.kind === "prefix" && rng.chance(0.4)
+      ? { kind: s.c.kind, text: rng.pick(["1", "2", "1.1", "2.0"]) }
+      : s.c;
+  if (c !== s.c) await s.p.write(s.toml.replace(`version = "${s.c.text}"`, `version = "${c.text}"`));
+  const moved = c.text !== s.c.text;
+  const next = model(s.releases, c, { window: later.ms, pinned: moved ? undefined : s.pinned });
   const before = await readFile(s.lockPath, "utf8");
   const check = await s.p.run(["lock", "--check"], env);
   const relock = await s.p.run(["lock"], env);
@@ -331,19 +340,24 @@ async function windowChanged(
   const verdict =
     "refused" in next
       ? check.code === 1 && relock.code === 1 && after === before
-      : next.version === s.pinned
-        ? check.code === 0 &&
+      : moved
+        ? check.code === 3 &&
           relock.code === 0 &&
-          after === before &&
-          relock.stdout.endsWith("toolmgr.lock is up to date\n") &&
-          relock.stdout.includes(`kept although younger than min_release_age ${later.text}`) === keptYoung
-        : check.code === 3 &&
-          check.stdout.startsWith(`k  ${s.pinned} -> ${next.version}`) &&
-          relock.code === 0 &&
-          after.includes(`version = "${next.version}"`);
+          after.includes(`version = "${next.version}"`) &&
+          after.includes(`constraint = "${c.text}"`)
+        : next.version === s.pinned
+          ? check.code === 0 &&
+            relock.code === 0 &&
+            after === before &&
+            relock.stdout.endsWith("toolmgr.lock is up to date\n") &&
+            relock.stdout.includes(`kept although younger than min_release_age ${later.text}`) === keptYoung
+          : check.code === 3 &&
+            check.stdout.startsWith(`k  ${s.pinned} -> ${next.version}`) &&
+            relock.code === 0 &&
+            after.includes(`version = "${next.version}"`);
   if (verdict) return [];
   return [
-    `with TOOLMGR_MIN_RELEASE_AGE=${later.text} after pinning ${s.pinned}, the model says ${JSON.stringify(next)}${keptYoung ? " (kept young)" : ""}\n    lock --check: exit ${check.code} ${check.stdout}${check.stderr}    lock: exit ${relock.code} ${relock.stdout}${relock.stderr}`,
+    `with TOOLMGR_MIN_RELEASE_AGE=${later.text}${moved ? ` and version = "${c.text}"` : ""} after pinning ${s.pinned}, the model says ${JSON.stringify(next)}${keptYoung ? " (kept young)" : ""}\n    lock --check: exit ${check.code} ${check.stdout}${check.stderr}    lock: exit ${relock.code} ${relock.stdout}${relock.stderr}`,
   ];
 }
 
