@@ -86,7 +86,9 @@ function benignNodes(rng: Random, options: { zip: boolean; modes: boolean }): { 
     add({ path: "libexec", kind: "dir" });
     add({ path: "libexec/fz", kind: "file", content: script, exec: options.modes && rng.chance(0.5) });
     add({ path: "bin", kind: "dir" });
-    add({ path: "bin/fz", kind: "symlink", target: "../libexec/fz" });
+    // A symbolic link, or in a tar a hard link (made executable through the inode it shares).
+    if (options.zip || rng.chance(0.6)) add({ path: "bin/fz", kind: "symlink", target: "../libexec/fz" });
+    else add({ path: "bin/fz", kind: "hardlink", target: "libexec/fz" });
     dirs.add("libexec");
   } else {
     if (bin === "bin/fz") add({ path: "bin", kind: "dir" });
