@@ -73,7 +73,11 @@ test(`sync installs what GNU tar and unzip unpack (seed ${SEED}, ${CASES} cases)
       ending = `.tar.${extension}`;
       data = await readFile(join(work, `${i}.tar.${extension}`));
     }
-    const r = await runArchiveCase(host, c, { repo: `p${i}`, seed, ...(ending ? { ending, data } : {}) });
+    // Some compressed streams cut short: refused, whatever the tar inside held.
+    const cut = ending !== undefined && i % 7 === 0;
+    if (cut) data = data.subarray(0, (seed % (data.length - 1)) + 1);
+    const sent = cut ? { ...c, hostile: [...c.hostile, "cut short"], mustRefuse: true } : c;
+    const r = await runArchiveCase(host, sent, { repo: `p${i}`, seed, ...(ending ? { ending, data } : {}) });
     const label = `case ${i} (FUZZ_SEED=${SEED} FUZZ_CASE=${i}; ${ending ?? c.kind} ${c.description})`;
     problems.push(...r.problems.map((p) => `${label}:\n    ${p}`));
     // GNU tar's --strip-components counts a leading "./" as a component; sync does not (README "Archives").

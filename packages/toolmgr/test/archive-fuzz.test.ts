@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import { archiveCase, readTree, treeLines } from "./support/archive-cases.js";
 import { runArchiveCase } from "./support/archive-fuzz-run.js";
@@ -56,4 +57,33 @@ test(`sync unpacks seeded archives safely and exactly (seed ${SEED}, ${CASES} ca
   // The generator reaches both sides.
   if (ONLY === undefined)
     assert.ok(installed >= CASES / 4 && refused >= CASES / 10, `${installed} installed, ${refused} refused`);
+});
+
+test("a .tar.bz2 or .tar.xz published cut short is refused in words, wherever it was cut", async () => {
+  // Found by archive-fuzz.peers.test.ts: unbzip2-stream fails on a stream cut short with a TypeError of its own
+  // ("Cannot read properties of undefined (reading '0')"), which was the message.
+  const fixtures = [
+    ["hello-1.0.0.tar.bz2", ".tar.bz2", "hello"],
+    ["wrapper-tool.tar.xz", ".tar.xz", "wrapper/bin/tool"],
+  ] as const;
+  for (const [name, ending, bin] of fixtures) {
+    const whole = await readFile(new URL(`../../test/fixtures/archives/${name}`, import.meta.url));
+    for (const fraction of [0.2, 0.5, 0.8, 0.97]) {
+      const cut = Math.floor(whole.length * fraction);
+      const c = {
+        kind: "tar" as const,
+        data: whole.subarray(0, cut),
+        strip: 0,
+        bins: [bin],
+        hostile: ["cut short"],
+        mustRefuse: true,
+        description: `${name} cut at ${cut}`,
+      };
+      const r = await runArchiveCase(host, c, { repo: `cut-${ending.slice(5)}-${cut}`, seed: cut, ending });
+      assert.deepEqual(r.problems, [], c.description);
+      assert.equal(r.code, 1, c.description);
+      assert.match(r.stderr, /^toolmgr: Cannot unpack "fz" 1\.0\.0 \(.*\): /, c.description);
+      assert.doesNotMatch(r.stderr, /properties of undefined/, c.description);
+    }
+  }
 });

@@ -54,10 +54,14 @@ export async function extractArchive(file: string, dest: string, options: Extrac
       } catch (error) {
         // A full or read-only store is the store's problem, not the archive's (install.ts names it with the room).
         if (error instanceof UnsafeArchiveError || isStoreFull(error)) throw error;
-        // A corrupt or truncated archive (zlib, bzip2, xz or tar errors): name the archive, as for zip.
-        throw new UnsafeArchiveError(`Cannot unpack ${options.label}: ${(error as Error).message}`, {
-          cause: error,
-        });
+        // A corrupt or truncated archive (zlib, bzip2, xz or tar errors): name the archive, as for zip. A decoder that
+        // fails on its own code instead (unbzip2-stream on a stream cut short: "Cannot read properties of undefined")
+        // says nothing to the user: what is wrong is the data.
+        const why =
+          error instanceof TypeError || error instanceof RangeError
+            ? `its ${options.kind} data is corrupt or cut short`
+            : (error as Error).message;
+        throw new UnsafeArchiveError(`Cannot unpack ${options.label}: ${why}`, { cause: error });
       }
   }
 }
