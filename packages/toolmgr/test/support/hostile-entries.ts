@@ -130,6 +130,23 @@ export function hostileZip(
     ],
     ["link with a NUL", true, () => [{ name: `${prefix}nul`, content: "a\u0000b", unixMode: 0o120777 }]],
     [
+      "symlink inside, then a file through it",
+      true,
+      () => [
+        { name: `${prefix}sub/`, unixMode: 0o040755 },
+        { name: `${prefix}ln`, content: "sub", unixMode: 0o120777 },
+        { name: `${prefix}ln/x`, content: "x", unixMode: 0o100644 },
+      ],
+    ],
+    [
+      "file, then a directory of its name",
+      true,
+      () => [
+        { name: `${prefix}d`, content: "x", unixMode: 0o100644 },
+        { name: `${prefix}D/`, unixMode: 0o040755 },
+      ],
+    ],
+    [
       "duplicate",
       true,
       () => [{ name: `${prefix}${rng.pick([bin, bin.toUpperCase()])}`, content: "evil", unixMode: 0o100755 }],
