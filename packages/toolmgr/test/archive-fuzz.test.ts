@@ -5,6 +5,7 @@ import { archiveCase, readTree, treeLines } from "./support/archive-cases.js";
 import { runArchiveCase } from "./support/archive-fuzz-run.js";
 import { FakeCodeHost } from "./support/fake-code-host.js";
 import { Random } from "./support/fuzz-random.js";
+import { writeZip } from "./support/zip-writer.js";
 
 // Property fuzzing of `sync`'s unpacking through the CLI against the fake code host: seeded benign and hostile
 // .tar.gz, .tar, .zip and raw artifacts (test/support/archive-cases.ts). For every case: nothing is written outside
@@ -86,4 +87,26 @@ test("a .tar.bz2 or .tar.xz published cut short is refused in words, wherever it
       assert.doesNotMatch(r.stderr, /properties of undefined/, c.description);
     }
   }
+});
+
+test("a zip made by Info-ZIP on Linux (UTF-8 names without the UTF-8 flag) installs its names as written", async () => {
+  // Found comparing with Debian's zip and unzip: yauzl read such names as code page 437 ("é" became "├⌐").
+  const names = ["é", "日本/x", "bin/fz"];
+  const entries = names.map((name) => ({ name, content: `${name}\n`, unixMode: 0o100755, unflagged: true }));
+  const c = {
+    kind: "zip" as const,
+    data: writeZip(entries),
+    strip: 0,
+    bins: ["bin/fz"],
+    hostile: [],
+    mustRefuse: false,
+    description: "zip of UTF-8 names without the flag",
+  };
+  const r = await runArchiveCase(host, c, { repo: "unflagged", seed: 1 });
+  assert.deepEqual(r.problems, []);
+  assert.ok(r.install !== undefined, r.stderr);
+  assert.deepEqual(
+    [...(await readTree(r.install)).keys()].sort(),
+    ["bin", "bin/fz", "é", "日本", "日本/x"].sort(),
+  );
 });

@@ -268,16 +268,17 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
       zip.on("error", reject);
       zip.on("end", resolve);
       zip.on("entry", (entry: import("yauzl").Entry) => {
+        const name = entryName(entry);
         void (async () => {
           const unixMode = (entry.externalFileAttributes >>> 16) & 0o177777;
           const type = unixMode & 0o170000;
-          const isDir = entry.fileName.endsWith("/");
+          const isDir = name.endsWith("/");
           if (type === 0o120000) {
             // A zip stores a symbolic link as an entry whose content is the target (Info-ZIP's Unix extra).
-            stripped(entry.fileName, { ...options, stripComponents: 0 });
-            const rel = stripped(entry.fileName, options);
+            stripped(name, { ...options, stripComponents: 0 });
+            const rel = stripped(name, options);
             if (rel !== undefined) {
-              const where = { path: entry.fileName, options, links };
+              const where = { path: name, options, links };
               checkNotThroughLink(rel, where);
               onceOnly(written, rel, where);
               const stream = await new Promise<NodeJS.ReadableStream>((res, rej) =>
@@ -296,19 +297,19 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
           }
           if (type !== 0 && type !== 0o100000 && type !== 0o040000) {
             throw new UnsafeArchiveError(
-              `Cannot unpack ${options.label}: entry "${entry.fileName}" is not a file or directory`,
+              `Cannot unpack ${options.label}: entry "${name}" is not a file or directory`,
             );
           }
-          stripped(entry.fileName, { ...options, stripComponents: 0 });
-          const rel = stripped(entry.fileName, options);
+          stripped(name, { ...options, stripComponents: 0 });
+          const rel = stripped(name, options);
           if (rel !== undefined) {
-            checkNotThroughLink(rel, { path: entry.fileName, options, links });
+            checkNotThroughLink(rel, { path: name, options, links });
             const target = join(dest, rel);
             if (isDir) {
-              onceOnly(written, rel, { path: entry.fileName, options, directory: true });
+              onceOnly(written, rel, { path: name, options, directory: true });
               await mkdir(target, { recursive: true });
             } else {
-              onceOnly(written, rel, { path: entry.fileName, options });
+              onceOnly(written, rel, { path: name, options });
               await mkdir(dirname(target), { recursive: true });
               const stream = await new Promise<NodeJS.ReadableStream>((res, rej) =>
                 zip.openReadStream(entry, (err, s) => (err || !s ? rej(err) : res(s))),
@@ -324,5 +325,22 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
     });
   } finally {
     zip.close();
+  }
+}
+
+/**
+ * An entry's name as its maker wrote it. yauzl reads UTF-8 when the entry says so (APPNOTE 6.3 bit 11) or carries
+ * Info-ZIP's Unicode Path field, and code page 437 otherwise; but Info-ZIP's zip on Linux writes a UTF-8 name with
+ * neither, and unzip takes a name made on Unix as the bytes it is ("é", where code page 437 gives "├⌐"). So does
+ * this, for bytes that are UTF-8; a backslash is a separator, as yauzl makes it.
+ */
+function entryName(entry: import("yauzl").Entry): string {
+  const flagged =
+    (entry.generalPurposeBitFlag & 0x800) !== 0 || entry.extraFields.some((f) => f.id === 0x7075);
+  if (flagged || entry.versionMadeBy >> 8 !== 3) return entry.fileName;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(entry.fileNameRaw).replace(/\\/g, "/");
+  } catch {
+    return entry.fileName;
   }
 }

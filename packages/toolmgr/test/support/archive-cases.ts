@@ -167,14 +167,17 @@ function toTar(nodes: readonly Node[], prefix: string, rng: Random): TarEntry[] 
 }
 
 /** `unix`: made on Unix (modes kept); otherwise as on Windows, with no modes but the links'. */
-function toZip(nodes: readonly Node[], prefix: string, unix: boolean): ZipEntry[] {
-  return nodes.map((n): ZipEntry => {
+function toZip(nodes: readonly Node[], prefix: string, unix: boolean, rng: Random): ZipEntry[] {
+  // Made on Unix, a name may be its UTF-8 bytes without the UTF-8 flag, as Info-ZIP's zip on Linux writes it.
+  const unflagged = unix && rng.chance(0.3);
+  const entry = (n: Node): ZipEntry => {
     if (n.kind === "dir") return { name: `${prefix}${n.path}/`, ...(unix ? { unixMode: 0o040755 } : {}) };
     if (n.kind === "symlink")
       return { name: `${prefix}${n.path}`, content: n.target ?? "", unixMode: 0o120777 };
     const mode = n.exec ? 0o100755 : 0o100644;
     return { name: `${prefix}${n.path}`, content: n.content ?? "", ...(unix ? { unixMode: mode } : {}) };
-  });
+  };
+  return nodes.map((n) => ({ ...entry(n), ...(unflagged ? { unflagged } : {}) }));
 }
 
 /** One case: a benign tree in a tar(.gz), zip or raw executable, sometimes with hostile entries or damage. */
@@ -211,7 +214,7 @@ export function archiveCase(rng: Random, seed: number): ArchiveCase {
   if (kind === "zip") {
     let entries = [
       ...wrappers.map((w) => ({ name: `${w}/`, unixMode: 0o040755 })),
-      ...toZip(nodes, prefix, unix),
+      ...toZip(nodes, prefix, unix, rng),
     ];
     if (rng.chance(0.5)) {
       const h = hostileZip(rng, prefix, seed, bin);
