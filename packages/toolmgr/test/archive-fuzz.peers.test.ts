@@ -49,7 +49,7 @@ async function peerTree(file: string, c: { kind: string; strip: number; bins: re
     );
   }
   for (const bin of c.bins) await chmod(join(top, bin), 0o755).catch(() => {});
-  return readTree(top);
+  return { tree: await readTree(top), top };
 }
 
 test(`sync installs what GNU tar and unzip unpack (seed ${SEED}, ${CASES} cases)`, {
@@ -91,8 +91,11 @@ test(`sync installs what GNU tar and unzip unpack (seed ${SEED}, ${CASES} cases)
     await mkdir(work, { recursive: true });
     await writeFile(file, data);
     let peer: string[];
+    let top: string;
     try {
-      peer = treeLines(await peerTree(file, { kind: c.kind, strip: c.strip, bins: c.bins }));
+      const unpacked = await peerTree(file, { kind: c.kind, strip: c.strip, bins: c.bins });
+      peer = treeLines(unpacked.tree);
+      top = unpacked.top;
     } catch (error) {
       problems.push(`${label}:\n    sync installed it, the peer refused: ${(error as Error).message}`);
       continue;
@@ -101,6 +104,19 @@ test(`sync installs what GNU tar and unzip unpack (seed ${SEED}, ${CASES} cases)
     const ours = treeLines(await readTree(r.install));
     if (ours.join("\n") !== peer.join("\n"))
       problems.push(`${label}:\n    ours ${ours.join("\n         ")}\n    peer ${peer.join("\n         ")}`);
+    if (c.kind === "zip" || i % 2 !== 0) continue;
+    // The same tree zipped by Debian's zip (Info-ZIP: UTF-8 names without the UTF-8 flag, links kept with -y, hard
+    // links as copies): sync installs it alike.
+    const zipped = join(work, `${i}-infozip.zip`);
+    await execFileP("zip", ["-q", "-y", "-r", zipped, "."], { cwd: top, timeout: 20_000 });
+    const z = { ...c, kind: "zip" as const, strip: 0, hostile: [], mustRefuse: false };
+    const again = await runArchiveCase(host, z, { repo: `z${i}`, seed, data: await readFile(zipped) });
+    problems.push(...again.problems.map((p) => `${label} (zipped by zip):\n    ${p}`));
+    const fromZip = again.install === undefined ? [] : treeLines(await readTree(again.install));
+    if (fromZip.join("\n") !== peer.join("\n"))
+      problems.push(
+        `${label} (zipped by zip):\n    ours ${fromZip.join("\n         ")}\n    peer ${peer.join("\n         ")}`,
+      );
   }
   assert.equal(problems.length, 0, `${problems.length} problems:\n${problems.slice(0, 6).join("\n\n")}`);
   if (ONLY === undefined) assert.ok(compared >= CASES / 4, `only ${compared} cases compared`);
