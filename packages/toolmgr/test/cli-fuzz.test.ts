@@ -296,7 +296,10 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
       problems.push(`a second lock differs: exit ${again.code}, ${again.stdout}${again.stderr}`);
     const check = await run(["lock", "--check"]);
     if (check.code !== 0) problems.push(`lock --check after lock: exit ${check.code}`);
-    if (rng.chance(0.3) && !text.includes("windows/")) {
+    // A digest the case's first lock carried over for an unchanged URL (Checksum rule 4) may be another case's
+    // artifact's: the host serves other bytes at that URL now (seed 1234 case 792).
+    const carried = [...text.matchAll(/^url = "([^"]+)"$/gm)].some((m) => before?.includes(`"${m[1]}"`));
+    if (rng.chance(0.3) && !text.includes("windows/") && !carried) {
       // Another machine (a fresh store, no lock yet) resolves the same project to the same bytes (contract scenario 3:
       // "the same input produces the same lockfile"); a tool lock made on Windows could differ by its `.exe` only.
       const elsewhere = join(root, "p", "elsewhere");

@@ -373,11 +373,19 @@ async function makeCase(i: number): Promise<Case> {
 
 /**
  * The differences README "sync, shims, exec" documents, in the same verdict and exit code: nothing to run (the shim
- * names the project walk, exec the PATH lookup), and a lock entry the shim's awk refuses in its own words where
- * parseLockfile names the TOML error.
+ * names the project walk, exec the PATH lookup), a lock entry the shim's awk refuses in its own words where
+ * parseLockfile names the TOML error, and sh's diagnostics on a record's answers cut short.
  */
-function documentedDifference(shim: Outcome, exec: Outcome): boolean {
-  if (shim.code !== exec.code || shim.stdout !== "" || exec.stdout !== "") return false;
+function documentedDifference(shim: Outcome, exec: Outcome, answersCut: boolean): boolean {
+  if (shim.code !== exec.code) return false;
+  // A record's shim-answers.sh cut short (a damaged store only: it is written by rename) is sourced by the hot path,
+  // as trusted as the shim itself (as a FIFO put there is waited on): sh names what it makes of the cut line (a
+  // syntax error, `[: missing ]`, a command not found), then the full check decides as exec does. It never runs
+  // more: a cut drops `_tm_fast=1`, the answers' last line.
+  const noise = /^(?!toolmgr: ).*\n/gm;
+  if (answersCut && shim.stdout === exec.stdout && shim.stderr.replace(noise, "") === exec.stderr)
+    return true;
+  if (shim.stdout !== "" || exec.stdout !== "") return false;
   if (shim.code === 127)
     return (
       /^toolmgr: \S+ is not pinned in any toolmgr\.lock above .*, and no other \S+ is on PATH\n$/.test(
@@ -403,7 +411,7 @@ async function runCase(i: number): Promise<string[]> {
     (viaShim.code !== viaExec.code ||
       viaShim.stdout !== viaExec.stdout ||
       viaShim.stderr !== viaExec.stderr) &&
-    !documentedDifference(viaShim, viaExec)
+    !documentedDifference(viaShim, viaExec, /truncate [^;]*\/shim-answers\.sh;/.test(c.label))
   )
     problems.push(
       `the shim and exec differ\n    shim: ${JSON.stringify(viaShim)}\n    exec: ${JSON.stringify(viaExec)}`,

@@ -276,8 +276,9 @@ test("a shim checks the recorded answers against the lock: a copy cut short answ
   const text = await readFile(join(p.dir, "toolmgr.toml"), "utf8");
   await rm(join(p.dir, "toolmgr.toml"));
   await p.write(text);
-  // Cut inside the pin's line (it named a tool "T"), and after the platform line (no pin: it stepped aside).
-  for (const cut of [whole.indexOf("\t") + 3, whole.indexOf("\n") + 1]) {
+  // Cut inside the pin's line (it named a tool "T"), after the platform line (no pin: it stepped aside), and inside
+  // the executable's path (still four fields: it ran "medus", which is not there).
+  for (const cut of [whole.indexOf("\t") + 3, whole.indexOf("\n") + 1, whole.lastIndexOf("\t") + 5]) {
     await writeFile(answers, whole.slice(0, cut));
     assert.equal((await p.shim("medusa", "x")).stdout, "medusa 1.0.0 x\n", `cut at ${cut}`);
   }
@@ -291,4 +292,28 @@ test("a shim refuses a project file with an unterminated array in exec's words",
   const r = await p.both("medusa");
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^toolmgr: Cannot parse .*toolmgr\.toml:1:\d+: unfinished string/);
+});
+
+test("a shim names a project file cut short before a lock that is missing or not a file, as exec does", async () => {
+  const p = await project('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  assert.equal((await p.cli("lock")).code, 0);
+  assert.equal((await p.cli("sync")).code, 0);
+  await p.write('platforms = ["linux/amd64"]\n[tools');
+  const lockPath = join(p.dir, "toolmgr.lock");
+  // exec (and lock --check, status, sync) parse the project file before they read the lock: its error comes first.
+  for (const make of [() => mkdir(lockPath), () => execFileP("mkfifo", [lockPath]), async () => {}]) {
+    await rm(lockPath, { recursive: true, force: true });
+    await make();
+    const r = await p.both("medusa");
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^toolmgr: Cannot parse .*toolmgr\.toml:2:\d+: /);
+  }
+  // A whole project file: the lock is what is wrong, in the same words.
+  await p.write('platforms = ["linux/amd64"]\n[tools]\nmedusa = "1"\n');
+  await rm(lockPath, { force: true });
+  await mkdir(lockPath);
+  assert.match(
+    (await p.both("medusa")).stderr,
+    /^toolmgr: Cannot read .*toolmgr\.lock: it is a directory, not a regular file\n$/,
+  );
 });

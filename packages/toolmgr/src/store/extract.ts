@@ -6,6 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import type { ArchiveKind } from "../archive-kind.js";
 import { isStoreFull, UnsafeArchiveError } from "../errors.js";
+import { checkLink, checkNotThroughLink, type Links, onceOnly, stripped } from "./archive-entries.js";
 
 /** What `extractArchive` needs. */
 export interface ExtractOptions {
@@ -53,135 +54,16 @@ export async function extractArchive(file: string, dest: string, options: Extrac
       } catch (error) {
         // A full or read-only store is the store's problem, not the archive's (install.ts names it with the room).
         if (error instanceof UnsafeArchiveError || isStoreFull(error)) throw error;
-        // A corrupt or truncated archive (zlib, bzip2, xz or tar errors): name the archive, as for zip.
-        throw new UnsafeArchiveError(`Cannot unpack ${options.label}: ${(error as Error).message}`, {
-          cause: error,
-        });
+        // A corrupt or truncated archive (zlib, bzip2, xz or tar errors): name the archive, as for zip. A decoder that
+        // fails on its own code instead (unbzip2-stream on a stream cut short: "Cannot read properties of undefined")
+        // says nothing to the user: what is wrong is the data.
+        const why =
+          error instanceof TypeError || error instanceof RangeError
+            ? `its ${options.kind} data is corrupt or cut short`
+            : (error as Error).message;
+        throw new UnsafeArchiveError(`Cannot unpack ${options.label}: ${why}`, { cause: error });
       }
   }
-}
-
-/** The entry path after stripping, checked; undefined for an entry stripped away entirely. */
-function stripped(path: string, options: ExtractOptions): string | undefined {
-  const normalized = path.replace(/\\/g, "/");
-  if (normalized.startsWith("/") || /^[A-Za-z]:/.test(normalized)) {
-    throw new UnsafeArchiveError(`Cannot unpack ${options.label}: entry "${path}" has an absolute path`);
-  }
-  const parts = normalized.split("/").filter((p) => p !== "" && p !== ".");
-  if (parts.includes(".."))
-    throw new UnsafeArchiveError(`Cannot unpack ${options.label}: entry "${path}" escapes with ".."`);
-  const rest = parts.slice(options.stripComponents);
-  return rest.length === 0 ? undefined : rest.join("/");
-}
-
-/**
- * Refuses a second entry for one file (after stripping, `a/tool` and `b/tool` are both `tool`): which copy ends up
- * installed would depend on entry order, and a later entry could replace what an earlier one provided (nao1215/block
- * e2e/atago/artifacts.atago.yaml, "an archive that writes one file twice is refused").
- */
-function onceOnly(
-  written: Set<string>,
-  rel: string,
-  where: { readonly path: string; readonly options: ExtractOptions },
-): void {
-  const key = rel.toLowerCase(); // one file on case-insensitive file systems (macOS, Windows)
-  if (written.has(key)) {
-    throw new UnsafeArchiveError(
-      `Cannot unpack ${where.options.label}: entry "${where.path}" writes "${rel}" a second time; refused rather than guessing which copy is meant`,
-    );
-  }
-  written.add(key);
-}
-
-/**
- * The links unpacked so far (path → resolved target, both relative to the install directory), to resolve later
- * links through earlier ones and to refuse entries written through a link.
- */
-type Links = Map<string, string>;
-
-/**
- * Where `linkpath`, written at `from` (a directory inside the install), resolves to, following the links in
- * `links`; undefined when it leaves the install (an absolute target, `..` above the top, or through another link).
- */
-function resolveInside(from: string, linkpath: string, links: Links): string | undefined {
-  const target = linkpath.replace(/\\/g, "/");
-  if (target.startsWith("/") || /^[A-Za-z]:/.test(target)) return undefined;
-  const out: string[] = from === "" ? [] : from.split("/");
-  let hops = 0;
-  for (const part of target.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      if (out.length === 0) return undefined;
-      out.pop();
-      continue;
-    }
-    out.push(part);
-    const through = links.get(out.join("/"));
-    if (through !== undefined) {
-      if (++hops > 40) return undefined; // a cycle of links
-      out.splice(0, out.length, ...(through === "" ? [] : through.split("/")));
-    }
-  }
-  return out.join("/");
-}
-
-/** Refuses an entry whose parent directories pass through a link (it would be written wherever the link points). */
-function checkNotThroughLink(
-  rel: string,
-  where: { readonly path: string; readonly options: ExtractOptions; readonly links: Links },
-): void {
-  const parts = rel.split("/");
-  for (let i = 1; i < parts.length; i++) {
-    const prefix = parts.slice(0, i).join("/");
-    if (where.links.has(prefix)) {
-      throw new UnsafeArchiveError(
-        `Cannot unpack ${where.options.label}: entry "${where.path}" is written through the link "${prefix}"`,
-      );
-    }
-  }
-}
-
-/**
- * Checks a link entry at `rel` to `linkpath` (a symbolic link's target is relative to its directory, a hard link's to
- * the archive's top, before stripping) and records it; returns the target to write, relative as the entry needs it.
- *
- * @throws {UnsafeArchiveError} naming the entry when the target is absolute or leaves the install
- */
-function checkLink(
-  rel: string,
-  link: { readonly kind: "symbolic" | "hard"; readonly linkpath: string },
-  where: { readonly path: string; readonly options: ExtractOptions; readonly links: Links },
-): string {
-  const { options, links, path } = where;
-  if (link.linkpath.includes("\0")) {
-    // A zip stores a link's target as content, which can hold what no path can (block archive_test.go, "NUL").
-    throw new UnsafeArchiveError(
-      `Cannot unpack ${options.label}: entry "${path}" is a link whose target contains a NUL byte`,
-    );
-  }
-  const linkpath = link.linkpath.replace(/\\/g, "/");
-  if (linkpath.startsWith("/") || /^[A-Za-z]:/.test(linkpath)) {
-    throw new UnsafeArchiveError(
-      `Cannot unpack ${options.label}: entry "${path}" is a link to the absolute path "${link.linkpath}"; only links inside the install are kept`,
-    );
-  }
-  const outside = () =>
-    new UnsafeArchiveError(
-      `Cannot unpack ${options.label}: entry "${path}" is a link to "${link.linkpath}", outside the install; only links inside the install are kept`,
-    );
-  if (link.kind === "hard") {
-    // A hard link names its target from the archive's top: strip it as the entry was stripped.
-    const parts = linkpath.split("/").filter((p) => p !== "" && p !== ".");
-    if (parts.includes("..") || parts.length <= options.stripComponents) throw outside();
-    const target = resolveInside("", parts.slice(options.stripComponents).join("/"), links);
-    if (target === undefined || target === "") throw outside();
-    return target;
-  }
-  const slash = rel.lastIndexOf("/");
-  const target = resolveInside(slash < 0 ? "" : rel.slice(0, slash), linkpath, links);
-  if (target === undefined) throw outside();
-  links.set(rel, target);
-  return link.linkpath;
 }
 
 function safeRelative(path: string, options: ExtractOptions): string {
@@ -248,7 +130,7 @@ async function extractTar(file: string, dest: string, options: ExtractOptions): 
         const rel = stripped(path, options);
         if (rel === undefined) return false;
         checkNotThroughLink(rel, { path, options, links });
-        if (type !== "Directory") onceOnly(written, rel, { path, options });
+        onceOnly(written, rel, { path, options, directory: type === "Directory" });
         (entry as { path: string }).path = type === "Directory" ? `${rel}/` : rel;
         if ("mode" in entry && typeof entry.mode === "number") {
           (entry as { mode: number }).mode = type === "Directory" || entry.mode & 0o111 ? 0o755 : 0o644;
@@ -386,16 +268,17 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
       zip.on("error", reject);
       zip.on("end", resolve);
       zip.on("entry", (entry: import("yauzl").Entry) => {
+        const name = entryName(entry);
         void (async () => {
           const unixMode = (entry.externalFileAttributes >>> 16) & 0o177777;
           const type = unixMode & 0o170000;
-          const isDir = entry.fileName.endsWith("/");
+          const isDir = name.endsWith("/");
           if (type === 0o120000) {
             // A zip stores a symbolic link as an entry whose content is the target (Info-ZIP's Unix extra).
-            stripped(entry.fileName, { ...options, stripComponents: 0 });
-            const rel = stripped(entry.fileName, options);
+            stripped(name, { ...options, stripComponents: 0 });
+            const rel = stripped(name, options);
             if (rel !== undefined) {
-              const where = { path: entry.fileName, options, links };
+              const where = { path: name, options, links };
               checkNotThroughLink(rel, where);
               onceOnly(written, rel, where);
               const stream = await new Promise<NodeJS.ReadableStream>((res, rej) =>
@@ -414,18 +297,19 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
           }
           if (type !== 0 && type !== 0o100000 && type !== 0o040000) {
             throw new UnsafeArchiveError(
-              `Cannot unpack ${options.label}: entry "${entry.fileName}" is not a file or directory`,
+              `Cannot unpack ${options.label}: entry "${name}" is not a file or directory`,
             );
           }
-          stripped(entry.fileName, { ...options, stripComponents: 0 });
-          const rel = stripped(entry.fileName, options);
+          stripped(name, { ...options, stripComponents: 0 });
+          const rel = stripped(name, options);
           if (rel !== undefined) {
-            checkNotThroughLink(rel, { path: entry.fileName, options, links });
+            checkNotThroughLink(rel, { path: name, options, links });
             const target = join(dest, rel);
             if (isDir) {
+              onceOnly(written, rel, { path: name, options, directory: true });
               await mkdir(target, { recursive: true });
             } else {
-              onceOnly(written, rel, { path: entry.fileName, options });
+              onceOnly(written, rel, { path: name, options });
               await mkdir(dirname(target), { recursive: true });
               const stream = await new Promise<NodeJS.ReadableStream>((res, rej) =>
                 zip.openReadStream(entry, (err, s) => (err || !s ? rej(err) : res(s))),
@@ -441,5 +325,22 @@ async function extractZip(file: string, dest: string, options: ExtractOptions): 
     });
   } finally {
     zip.close();
+  }
+}
+
+/**
+ * An entry's name as its maker wrote it. yauzl reads UTF-8 when the entry says so (APPNOTE 6.3 bit 11) or carries
+ * Info-ZIP's Unicode Path field, and code page 437 otherwise; but Info-ZIP's zip on Linux writes a UTF-8 name with
+ * neither, and unzip takes a name made on Unix as the bytes it is ("é", where code page 437 gives "├⌐"). So does
+ * this, for bytes that are UTF-8; a backslash is a separator, as yauzl makes it.
+ */
+function entryName(entry: import("yauzl").Entry): string {
+  const flagged =
+    (entry.generalPurposeBitFlag & 0x800) !== 0 || entry.extraFields.some((f) => f.id === 0x7075);
+  if (flagged || entry.versionMadeBy >> 8 !== 3) return entry.fileName;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(entry.fileNameRaw).replace(/\\/g, "/");
+  } catch {
+    return entry.fileName;
   }
 }

@@ -32,7 +32,7 @@ BEGIN {
     while ((getline line < vans) > 0 && split(line, f, "\t") == 4) {
       n++; out = out (f[1] == cmd ? "C" : "T") "\t" f[2] "\t" f[3] "\t" f[4] "\n"
     }
-    if (n == want) { printf "%s", out; exit }
+    if (n == want && line == "end") { printf "%s", out; exit }
   }
   print "-"
 }
@@ -263,6 +263,9 @@ for _tm_scope in project user; do
   [ -n "$_tm_toml" ] || continue
   _tm_lock=\${_tm_toml%.toml}.lock
   if [ ! -f "$_tm_lock" ]; then
+    # exec parses the project file before it reads the lock (project-state.ts), and only exec parses TOML: it names
+    # which comes first (a project file cut short, then the lock), in its words, when it is there.
+    command -v ${launcherProgram} >/dev/null 2>&1 && TOOLMGR_HOME=$_tm_home exec ${launcher} exec "$_tm_cmd" "$@"
     [ -e "$_tm_lock" ] && notfile "$_tm_lock"
     echo "toolmgr: Cannot find $_tm_lock: run \\\`toolmgr lock$_tm_g\\\` first" >&2; exit 1
   fi
@@ -384,10 +387,7 @@ export function cmdShimScript(command: string): string {
  */
 const SHIMS_STAMP = ".toolmgr-shims";
 
-/**
- * The stamp's text: the shim of a placeholder command, which holds everything a shim's text depends on but the
- * command (template, platform, launcher). Compared whole: no hashing on the path whose budget is Node's start-up.
- */
+/** The stamp: a placeholder command's shim, all a shim's text depends on but the command; compared whole, no hash. */
 function shimsStamp(options: { platform: Platform; launcher?: readonly string[] | undefined }): string {
   return shimScript("-", options);
 }

@@ -24,9 +24,10 @@ export const SHIM_ANSWERS_NAME = "shim-answers";
 
 /**
  * What the POSIX shim's `awk` pass prints for a current project, worked out once: the platform, then per pinned
- * executable `<command> TAB <tool> TAB <version>-<digest12> TAB <bin>`. A shim that finds the project file and lock
- * equal to the recorded copies prints these lines instead of parsing the lock again (bench/toolmgr/README.md,
- * "sync, shims, exec": the parse cost ~0.5 ms of the 3 ms budget).
+ * executable `<command> TAB <tool> TAB <version>-<digest12> TAB <bin>`, then `end` (a copy cut short inside a path
+ * still has four fields and the right count). A shim that finds the project file and lock equal to the recorded
+ * copies prints these lines instead of parsing the lock again (bench/toolmgr/README.md, "sync, shims, exec": the
+ * parse cost ~0.5 ms of the 3 ms budget).
  */
 export function shimAnswers(lock: Lockfile, platform: Platform): string {
   const lines: string[] = [platform];
@@ -39,7 +40,7 @@ export function shimAnswers(lock: Lockfile, platform: Platform): string {
       );
     }
   }
-  return `${lines.join("\n")}\n`;
+  return `${[...lines, "end"].join("\n")}\n`;
 }
 
 /**

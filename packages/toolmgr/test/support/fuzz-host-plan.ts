@@ -54,6 +54,31 @@ function fault(rng: Random, endpoint: string, otherUrl: string): Fault {
   ];
   if (rng.chance(0.05)) options.push(() => ({ kind: "status", status: 500, times: 99 }));
   if (rng.chance(0.05)) options.push(() => ({ kind: "redirect", to: "bad-location" }));
+  // Each drawn once, at the first answer that needs it: within a case the host answers alike every time (`lock --check`
+  // after `lock` saw another asset URL, and rightly refused it, seed 424242 case 614).
+  const once = <T>(pick: () => T): (() => T) => {
+    let drawn: { value: T } | undefined;
+    return () => {
+      drawn ??= { value: pick() };
+      return drawn.value;
+    };
+  };
+  const oddName = once(() =>
+    rng.pick(["../../etc/passwd", "constructor", "__proto__", "a\nb", "", "x".repeat(5000)]),
+  );
+  const oddUrl = once(() =>
+    rng.pick<unknown>([
+      5,
+      "",
+      "javascript:x",
+      "file:///etc/passwd",
+      "http://[::1",
+      "https://user:pw@127.0.0.1:1/x",
+    ]),
+  );
+  const oddDigest = once(() =>
+    rng.pick<unknown>([5, "sha256:", "md5:abc", `SHA256:${"a".repeat(64)}`, `sha256:${"g".repeat(64)}`]),
+  );
   const mutations: Record<string, ((good: unknown) => unknown)[]> = {
     release: [
       (g) => ({ ...(g as object), tag_name: 5 }),
@@ -70,19 +95,12 @@ function fault(rng: Random, endpoint: string, otherUrl: string): Fault {
       },
       (g) => {
         const r = g as { assets: Record<string, unknown>[] };
-        const odd = rng.pick(["../../etc/passwd", "constructor", "__proto__", "a\nb", "", "x".repeat(5000)]);
+        const odd = oddName();
         return { ...r, assets: r.assets.map((a) => ({ ...a, name: odd })) };
       },
       (g) => {
         const r = g as { assets: Record<string, unknown>[] };
-        const url = rng.pick([
-          5,
-          "",
-          "javascript:x",
-          "file:///etc/passwd",
-          "http://[::1",
-          "https://user:pw@127.0.0.1:1/x",
-        ]);
+        const url = oddUrl();
         return { ...r, assets: r.assets.map((a) => ({ ...a, browser_download_url: url })) };
       },
       (g) => {
@@ -94,13 +112,7 @@ function fault(rng: Random, endpoint: string, otherUrl: string): Fault {
       },
       (g) => {
         const r = g as { assets: Record<string, unknown>[] };
-        const digest = rng.pick([
-          5,
-          "sha256:",
-          "md5:abc",
-          `SHA256:${"a".repeat(64)}`,
-          `sha256:${"g".repeat(64)}`,
-        ]);
+        const digest = oddDigest();
         return { ...r, assets: r.assets.map((a) => ({ ...a, digest })) };
       },
     ],

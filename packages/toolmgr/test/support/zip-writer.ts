@@ -6,6 +6,8 @@ export interface ZipEntry {
   readonly content?: string | Buffer;
   /** Unix mode with its type bits (0o100755 a file, 0o120777 a symbolic link); undefined: no Unix attributes. */
   readonly unixMode?: number;
+  /** The name's bytes without the UTF-8 flag (APPNOTE bit 11), as Info-ZIP's zip on Linux writes a UTF-8 name. */
+  readonly unflagged?: boolean;
 }
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -37,7 +39,7 @@ export function writeZip(entries: readonly ZipEntry[]): Buffer {
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4); // version needed
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt16LE(entry.unflagged ? 0 : 0x0800, 6); // UTF-8 names
     local.writeUInt16LE(8, 8); // deflate
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
@@ -48,7 +50,7 @@ export function writeZip(entries: readonly ZipEntry[]): Buffer {
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(entry.unixMode === undefined ? 20 : (3 << 8) | 20, 4); // made by: 3 = Unix
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(entry.unflagged ? 0 : 0x0800, 8);
     central.writeUInt16LE(8, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(packed.length, 20);
