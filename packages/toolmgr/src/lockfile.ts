@@ -267,9 +267,14 @@ function parseArtifact(raw: unknown, toolWhere: string): LockedArtifact {
 
 /**
  * Why a URL cannot be recorded in a lock, or undefined when it can: URLs in a lock are absolute https, or http on a
- * loopback address (tests and local mirrors). `lock` asks before it records one, so it never writes a lock it refuses.
+ * loopback address (tests and local mirrors). `lock` asks before it records one, so it never writes a lock it refuses;
+ * with `forWriting` it also refuses credentials (`https://user:token@…`): a lock is committed and shared, and a token
+ * never reaches a lock file. Reading accepts them (a lock written by hand or by block runs as before).
  */
-export function unlockableUrl(text: string): "not a URL" | "not an https URL" | undefined {
+export function unlockableUrl(
+  text: string,
+  options: { forWriting?: boolean } = {},
+): "not a URL" | "not an https URL" | "a URL with credentials" | undefined {
   let url: URL;
   try {
     url = new URL(text);
@@ -279,6 +284,8 @@ export function unlockableUrl(text: string): "not a URL" | "not an https URL" | 
   if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
     return "not an https URL";
   }
+  if (options.forWriting === true && (url.username !== "" || url.password !== ""))
+    return "a URL with credentials";
   return undefined;
 }
 

@@ -358,6 +358,21 @@ test("lock refuses an http source whose host is not in the host policy", async (
   assert.match(r.stderr, /"downloads\.example\.org" is not in the host policy for "acme\/hello"/);
 });
 
+test("lock refuses an http source whose URL carries credentials, without printing them or downloading", async () => {
+  const p = await makeProject(
+    host,
+    `[tools.vendor]\nversion = "1"\n[tools.vendor.source]\ntype = "http"\nrepo = "acme/hello"\nurl = "http://ci:t0ken-123@127.0.0.1:9/vendor-{version}.tar.gz"\nbin = ["vendor"]\n`,
+  );
+  const r = await p.run(["lock"]);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /the download URL of "http:\/\/\*\*\*@127\.0\.0\.1:9\/vendor-1\.\d+\.\d+\.tar\.gz" .* a URL with credentials; a lock records only https URLs without credentials/,
+  );
+  assert.doesNotMatch(r.stderr, /t0ken/);
+  await assert.rejects(readFile(join(p.dir, "toolmgr.lock")), { code: "ENOENT" });
+});
+
 test("lock explains a missing toolmgr.toml and an unknown registry tool", async () => {
   const p = await makeProject(host, `[tools]\nnot-a-tool = "1"\n`);
   const r = await p.run(["lock"]);

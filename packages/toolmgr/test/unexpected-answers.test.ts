@@ -113,8 +113,20 @@ for (const { label, answer, message } of [
       return { release: { ...good, assets: good.assets.map((a) => ({ ...a, browser_download_url: url })) } };
     },
     message: () =>
-      `Cannot lock "odd" for linux/amd64: the download URL of "odd-1.0.0-linux-amd64" in acme/odd@v1.0.0 is "${url}", ${url.startsWith("/") ? "not a URL" : "not an https URL"}; a lock records only https URLs (plain http only to a loopback address)`,
+      `Cannot lock "odd" for linux/amd64: the download URL of "odd-1.0.0-linux-amd64" in acme/odd@v1.0.0 is "${url}", ${url.startsWith("/") ? "not a URL" : "not an https URL"}; a lock records only https URLs without credentials (plain http only to a loopback address)`,
   })),
+  {
+    // A lock is committed and shared: a token the host put into a download URL must reach neither it nor the
+    // terminal (found by test/archive-fuzz.test.ts's review; the URL would otherwise be recorded as given).
+    label: "a release whose download URL carries credentials",
+    answer: () => {
+      const good = goodAnswers().release;
+      const url = "https://deploy:s3cr3t-t0ken@downloads.example/odd-1.0.0-linux-amd64";
+      return { release: { ...good, assets: good.assets.map((a) => ({ ...a, browser_download_url: url })) } };
+    },
+    message: () =>
+      'Cannot lock "odd" for linux/amd64: the download URL of "odd-1.0.0-linux-amd64" in acme/odd@v1.0.0 is "https://***@downloads.example/odd-1.0.0-linux-amd64", a URL with credentials; a lock records only https URLs without credentials (plain http only to a loopback address)',
+  },
   {
     label: "a tags answer that is not JSON",
     answer: () => ({ tags: "refs/tags/v1.0.0" }),

@@ -1,8 +1,7 @@
-import { archiveKind } from "../archive-kind.js";
 import { mapConcurrent } from "../concurrency.js";
 import { ResolveError, SourceError, UnsupportedPlatformError } from "../errors.js";
 import type { CodeHost, Release } from "../http/code-host.js";
-import { type LockedArtifact, type LockedTool, unlockableUrl } from "../lockfile.js";
+import type { LockedArtifact, LockedTool } from "../lockfile.js";
 import type { Platform } from "../platform.js";
 import type { ProjectTool } from "../project/project-file.js";
 import { renderTemplate, templateHost, templatePlaceholders } from "../source/asset-template.js";
@@ -17,6 +16,7 @@ import {
   judge,
   refuseUndatedSources,
 } from "./cooldown.js";
+import { checkLockableArtifact } from "./lockable-artifact.js";
 import { reusedDigest } from "./relock.js";
 
 /** Everything resolution needs from outside: the code host, the policy, and a way to digest an artifact (TOFU). */
@@ -396,38 +396,8 @@ function planArtifact(
       );
     }
   }
-  // A lock records only what parses again (lockfile.ts): a relative or plain-http URL fails every later command.
-  for (const [key, value] of [
-    ["download URL", url],
-    ["API URL", apiUrl],
-  ] as const) {
-    const wrong = value === undefined ? undefined : unlockableUrl(value);
-    if (wrong !== undefined)
-      throw new ResolveError(
-        `Cannot lock "${tool.name}" for ${platform}: the ${key} of "${name}" in ${release} is "${value}", ${wrong}; a lock records only https URLs (plain http only to a loopback address)`,
-      );
-  }
-  checkRawExecutable(tool, { platform, url });
+  checkLockableArtifact(tool, { platform, name, release, url, apiUrl });
   return { platform, url, apiUrl, hostDigest };
-}
-
-/**
- * A raw executable (an artifact that is no archive) is installed under its one `bin` name, and has no directories to
- * strip: a second executable or a `strip_components` could never be honoured, so `lock` refuses them rather than
- * write a lock that `sync` cannot install (nao1215/block internal/recipe/recipe_test.go, "raw two bins", "raw
- * strip"). Checked per platform, as one recipe may ship archives on some platforms and a bare `.exe` on others.
- */
-function checkRawExecutable(tool: ProjectTool, artifact: { platform: Platform; url: string }): void {
-  const { bin, stripComponents } = tool.source;
-  if (archiveKind(artifact.url) !== "raw" || (bin.length === 1 && stripComponents === 0)) return;
-  const name = artifact.url.slice(artifact.url.lastIndexOf("/") + 1);
-  const wrong =
-    bin.length !== 1
-      ? `it lists ${bin.length} executables in "bin" (${bin.map((b) => `"${b}"`).join(", ")}), and a raw executable is installed under exactly one name`
-      : `"strip_components" is ${stripComponents}, and a raw executable has no directories to strip`;
-  throw new ResolveError(
-    `Cannot lock "${tool.name}" for ${artifact.platform}: its artifact "${name}" is a single executable, not an archive (.tar.gz, .tar.bz2, .tar.xz, .tar or .zip), but ${wrong}; fix the source`,
-  );
 }
 
 async function digestArtifact(
