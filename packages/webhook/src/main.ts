@@ -100,6 +100,13 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       checkRunOptions(await loadHooksFile(file, { template: config.template, env }), { jobs: runs.jobs }),
     log,
     ...(metrics === undefined ? {} : { onReloadFailure: () => metrics.reloadFailed() }),
+    // Upstream's removeHooks: log.Fatalln on stdout, exit 1 at once (the pid file stays, as Go's defer never runs).
+    onNoHooksLeft: () => {
+      if (logger.verbose || config.nopanic) return;
+      const error = new NoHooksError("run");
+      deps.stdout.write(logger.format(error.message));
+      deps.exit(exitCodeFor(error));
+    },
   });
   let markReady = () => {};
   const ready = new Promise<void>((resolve) => {

@@ -384,3 +384,55 @@ test("a command that cannot run is exec.LookPath's error in the log: stat for a 
     new RegExp(`error in exec: "${missing}": stat ${missing}: no such file or directory\\n`),
   );
 });
+
+test("-hotreload: the last hooks file removed ends webhook with exit 1 unless -verbose or -nopanic, as upstream", async () => {
+  for (const flags of [[], ["-nopanic"], ["-verbose"]]) {
+    const file = join(dir, `last${flags.join("")}.json`);
+    await writeFile(file, JSON.stringify([hook("x")]));
+    const { child, base } = await start(["-hooks", file, "-hotreload", ...flags]);
+    let out = "";
+    child.stdout?.on("data", (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    await rm(file);
+    if (flags.length > 0) {
+      await eventually(async () => (await fetch(`${base}/hooks/x`)).status === 404, "hooks removed");
+      assert.equal(child.exitCode, null, `${flags.join(" ")}: still serving`);
+      child.kill("SIGTERM");
+      assert.equal(await exited, 0);
+      continue;
+    }
+    assert.equal(await exited, 1);
+    assert.match(
+      out,
+      /^\[webhook\] \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d couldn't load any hooks from file!\naborting webhook execution since the -verbose flag is set to false\.\nIf, for some reason, you want webhook to run without the hooks, either use -verbose flag, or -nopanic\n$/,
+    );
+  }
+});
+
+test("the start-up line names -ip and -port as given, as Go's log line: a name, an empty host, brackets", async () => {
+  const file = join(dir, "addr.json");
+  await writeFile(file, JSON.stringify([hook("x")]));
+  for (const ip of ["localhost", "", "[127.0.0.1]"]) {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [BIN, "-hooks", file, "-ip", ip, "-port", String(port), "-verbose"],
+      {
+        cwd: dir,
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    children.push(child);
+    let log = "";
+    child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
+    await eventually(async () => log.includes("serving hooks on"), `${ip}: serving`);
+    assert.match(
+      log,
+      new RegExp(`serving hooks on http://${ip.replace(/[[\]]/g, "\\$&")}:${port}/hooks/\\{id\\}\n`),
+    );
+    assert.equal(await (await fetch(`http://127.0.0.1:${port}/hooks/x`)).text(), "x\n");
+    const exited = new Promise((r) => child.on("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  }
+});

@@ -8,6 +8,8 @@ export interface HookRegistryDeps {
   readonly log: (line: string) => void;
   /** Told when a reload fails and the file's previous hooks stay (the `-metrics` count). */
   readonly onReloadFailure?: () => void;
+  /** Told when a file's removal left no hook served (upstream's removeHooks then ends webhook, unless told not to). */
+  readonly onNoHooksLeft?: () => void;
 }
 
 /**
@@ -107,6 +109,7 @@ export class HookRegistry {
     this.#byFile.delete(file);
     this.#reindex();
     this.#deps.log(`removed ${removed.length} hook(s) that were loaded from file ${file}`);
+    if (this.#index.size === 0) this.#deps.onNoHooksLeft?.();
   }
 
   /**
