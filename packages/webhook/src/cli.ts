@@ -100,7 +100,8 @@ process.exitCode = await main(process.argv.slice(2), {
   watch: (dir, onChange) => {
     // One write or rename raises several events; settle for 100 ms (as upstream waits after a rename).
     const pending = new Map<string, NodeJS.Timeout>();
-    watch(dir, (_event, file) => {
+    // Not persistent: the server keeps the process alive, and a start-up that ends (a TLS error) must not hang on it.
+    watch(dir, { persistent: false }, (_event, file) => {
       if (!file) return;
       const name = file.toString();
       clearTimeout(pending.get(name));

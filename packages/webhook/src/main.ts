@@ -173,6 +173,8 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   log("os signal watcher ready");
   if (registry.hooks().size === 0 && !logger.verbose && !config.nopanic)
     return fatal(new NoHooksError(), "stdout");
+  // Upstream sets up its watchers before its TLS settings and its `serving hooks on` line.
+  if (config.hotreload) registry.watch(deps);
   if (tlsSettingsError !== undefined) return fatal(tlsSettingsError, "log");
   log(`serving hooks on ${servingUrl(config, { server, activatedFd, socketPath: deps.socketPath })}`);
   if (server === undefined) {
@@ -189,7 +191,6 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       void registry.reloadAll().then(reloadCertificate);
     });
   }
-  if (config.hotreload) registry.watch(deps);
   return new Promise((resolve) => server.on("close", () => resolve(EXIT_OK)));
 }
 

@@ -84,3 +84,27 @@ test("what the two readers could read differently is refused", () => {
   assert.throws(() => decodeGoYaml("- id: !!int '12'\n"), HooksFileError);
   assert.throws(() => decodeGoYaml("- id: a\n---\n- id: b\n"), HooksFileError);
 });
+
+test("a byte order mark starting the file is libyaml's encoding mark, not text (a JSON file saved with one loads)", () => {
+  assert.deepEqual(plain(decodeGoYaml('\uFEFF[{"id": "a"}]')), [{ id: "a" }]);
+  assert.deepEqual(plain(decodeGoYaml("\uFEFF- id: b\n")), [{ id: "b" }]);
+  assert.throws(() => decodeGoYaml("- id: b\n\uFEFF- id: c\n"), HooksFileError);
+});
+
+test("inside [...] or {...}, ? and : starting a plain scalar are libyaml's indicators: refused with its words", () => {
+  // What Debian's 2.8.0 answered (test/startup-fuzz.peers.test.ts found it): no line is named for the first line.
+  assert.throws(
+    () => decodeGoYaml('[{"id": ?"A", "execute-command": "/bin/true"}]'),
+    (e) =>
+      e instanceof HooksFileError &&
+      e.message === "error converting YAML to JSON: yaml: did not find expected node content",
+  );
+  assert.throws(
+    () => decodeGoYaml('[{"id": "a"},\n {"x": :y}]'),
+    /yaml: line 1: did not find expected node content/,
+  );
+  assert.throws(() => decodeGoYaml("[?x]"), HooksFileError);
+  // Outside flow collections they start plain scalars on both.
+  assert.deepEqual(plain(decodeGoYaml("- id: ?a\n  x: :b\n")), [{ id: "?a", x: ":b" }]);
+  assert.deepEqual(plain(decodeGoYaml("[{? a : b}]")), [{ a: "b" }]);
+});

@@ -35,7 +35,9 @@ export type GoYamlValue =
  *
  * @throws {HooksFileError} `error converting YAML to JSON: yaml: line N: …`, as upstream words it
  */
-export function decodeGoYaml(text: string): GoYamlValue {
+export function decodeGoYaml(source: string): GoYamlValue {
+  // libyaml takes a byte order mark at the start of the stream as the encoding's, not as text.
+  const text = source.startsWith("\uFEFF") ? source.slice(1) : source;
   const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
   const first = doc.errors[0];
   if (first !== undefined) {
@@ -46,8 +48,9 @@ export function decodeGoYaml(text: string): GoYamlValue {
   return toGo(doc.contents, doc, 0);
 }
 
+/** yaml.v2's words; a line 0 (a parser error on the first line, which libyaml counts from 0) is not named. */
 function yamlError(line: number, message: string): HooksFileError {
-  return new HooksFileError(`error converting YAML to JSON: yaml: line ${line}: ${message}`);
+  return new HooksFileError(`error converting YAML to JSON: yaml: ${line > 0 ? `line ${line}: ` : ""}${message}`);
 }
 
 /** libyaml's words for the errors both readers report; otherwise the `yaml` package's first line. */
@@ -65,8 +68,15 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-/** libyaml's simple keys: on one line and at most 1024 characters, or they are no key at all. */
-function checkSimpleKeys(node: unknown, text: string): void {
+/**
+ * libyaml's simple keys: on one line and at most 1024 characters, or they are no key at all. And inside `[…]` or
+ * `{…}`, `?` and `:` are always indicators to libyaml (never a plain scalar's start, as the `yaml` package reads
+ * `{"id": ?x}`), so a file where they start one is refused with libyaml's parser error.
+ */
+function checkSimpleKeys(node: unknown, text: string, flow = false): void {
+  if (flow && isScalar(node) && node.type === Scalar.PLAIN && /^[?:]/.test(node.source ?? "")) {
+    throw yamlError(lineOf(text, node.range?.[0] ?? 0) - 1, "did not find expected node content");
+  }
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = pair.key as Node | null;
@@ -82,14 +92,14 @@ function checkSimpleKeys(node: unknown, text: string): void {
           throw yamlError(lineOf(text, range[0]), "could not find expected ':'");
         }
       }
-      checkSimpleKeys(key, text);
-      checkSimpleKeys(pair.value, text);
+      checkSimpleKeys(key, text, flow || node.flow === true);
+      checkSimpleKeys(pair.value, text, flow || node.flow === true);
     }
   } else if (isSeq(node)) {
-    for (const item of node.items) checkSimpleKeys(item, text);
+    for (const item of node.items) checkSimpleKeys(item, text, flow || node.flow === true);
   } else if (isPair(node)) {
-    checkSimpleKeys(node.key, text);
-    checkSimpleKeys(node.value, text);
+    checkSimpleKeys(node.key, text, flow);
+    checkSimpleKeys(node.value, text, flow);
   }
 }
 
