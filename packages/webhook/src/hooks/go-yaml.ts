@@ -50,7 +50,9 @@ export function decodeGoYaml(source: string): GoYamlValue {
 
 /** yaml.v2's words; a line 0 (a parser error on the first line, which libyaml counts from 0) is not named. */
 function yamlError(line: number, message: string): HooksFileError {
-  return new HooksFileError(`error converting YAML to JSON: yaml: ${line > 0 ? `line ${line}: ` : ""}${message}`);
+  return new HooksFileError(
+    `error converting YAML to JSON: yaml: ${line > 0 ? `line ${line}: ` : ""}${message}`,
+  );
 }
 
 /** libyaml's words for the errors both readers report; otherwise the `yaml` package's first line. */
