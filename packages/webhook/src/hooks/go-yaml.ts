@@ -38,6 +38,8 @@ export type GoYamlValue =
 export function decodeGoYaml(source: string): GoYamlValue {
   // libyaml takes a byte order mark at the start of the stream as the encoding's, not as text.
   const text = source.startsWith("\uFEFF") ? source.slice(1) : source;
+  // libyaml's reader takes only its printable characters (reader.c yaml_parser_update_buffer), before any parsing.
+  if (!printable(text)) throw yamlError(0, "control characters are not allowed");
   const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
   const first = doc.errors[0];
   if (first !== undefined) {
@@ -46,6 +48,19 @@ export function decodeGoYaml(source: string): GoYamlValue {
   }
   checkSimpleKeys(doc.contents, text);
   return toGo(doc.contents, doc, 0);
+}
+
+/**
+ * Whether libyaml's reader takes every character: not the C0 controls but tab and line ends, nor DEL, the C1
+ * controls but NEL, U+FFFE or U+FFFF.
+ */
+function printable(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 ? c !== 0x09 && c !== 0x0a && c !== 0x0d : c >= 0x7f && c <= 0x9f ? c !== 0x85 : c >= 0xfffe)
+      return false;
+  }
+  return true;
 }
 
 /** yaml.v2's words; a line 0 (a parser error on the first line, which libyaml counts from 0) is not named. */

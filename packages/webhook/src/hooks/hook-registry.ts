@@ -24,6 +24,8 @@ export interface HookRegistryDeps {
 export class HookRegistry {
   readonly #deps: HookRegistryDeps;
   readonly #byFile = new Map<string, Hook[]>();
+  /** Upstream's `hooksFiles`: the paths as given, a path given twice listed twice, once its file loaded. */
+  #files: string[] = [];
   #index = new Map<string, Hook>();
 
   constructor(deps: HookRegistryDeps) {
@@ -35,9 +37,9 @@ export class HookRegistry {
     return this.#index;
   }
 
-  /** The files whose hooks are served, in load order. */
+  /** The files whose hooks are served, in the order given (a path given twice is there twice, as upstream's). */
   files(): string[] {
-    return [...this.#byFile.keys()];
+    return [...this.#files];
   }
 
   /**
@@ -65,6 +67,7 @@ export class HookRegistry {
       }
       this.#byFile.set(file, hooks);
     }
+    this.#files = files.filter((file) => this.#byFile.has(file));
     this.#reindex();
   }
 
@@ -94,6 +97,8 @@ export class HookRegistry {
       log(`\tloaded: ${hook.id}`);
     }
     this.#byFile.set(file, fresh);
+    // A file removed and created again (ours watches its directory) is reloaded on signals again.
+    if (!this.#files.includes(file)) this.#files.push(file);
     this.#reindex();
   }
 
@@ -107,6 +112,7 @@ export class HookRegistry {
     const removed = this.#byFile.get(file) ?? [];
     for (const hook of removed) this.#deps.log(`\tremoving: ${hook.id}`);
     this.#byFile.delete(file);
+    this.#files = this.#files.filter((f) => f !== file);
     this.#reindex();
     this.#deps.log(`removed ${removed.length} hook(s) that were loaded from file ${file}`);
     if (this.#index.size === 0) this.#deps.onNoHooksLeft?.();
@@ -121,8 +127,12 @@ export class HookRegistry {
     readonly exists: (path: string) => Promise<boolean>;
   }): void {
     const { log } = this.#deps;
+    const watched = new Set<string>();
     for (const file of this.files()) {
       log(`setting up file watcher for ${file}`);
+      // fsnotify watches a path once, however often it is added.
+      if (watched.has(file)) continue;
+      watched.add(file);
       deps.watch(dirname(file), (changed) => {
         if (changed !== basename(file)) return;
         void (async () => {
