@@ -108,3 +108,30 @@ test("inside [...] or {...}, ? and : starting a plain scalar are libyaml's indic
   assert.deepEqual(plain(decodeGoYaml("- id: ?a\n  x: :b\n")), [{ id: "?a", x: ":b" }]);
   assert.deepEqual(plain(decodeGoYaml("[{? a : b}]")), [{ a: "b" }]);
 });
+
+test("tabs libyaml refuses outside flow collections and quoted scalars: where a token starts, in block indentation", () => {
+  // What Debian's 2.8.0 answered, word for word (test/startup-fuzz.peers.test.ts found the first).
+  const refused = (text: string, message: string) =>
+    assert.throws(
+      () => decodeGoYaml(text),
+      (e) => e instanceof HooksFileError && e.message === `error converting YAML to JSON: yaml: ${message}`,
+      JSON.stringify(text),
+    );
+  refused("  \n\t\n", "line 1: found character that cannot start any token");
+  refused("\uFEFF  \n\t\n", "line 1: found character that cannot start any token");
+  // The yaml package sees this one itself (and names line 1, where 2.8.0 names none).
+  assert.throws(() => decodeGoYaml("-\tid: a\n"), /found character that cannot start any token/);
+  refused(
+    "- id: a\n  x: |\n   \tb\n",
+    "line 2: found a tab character where an indentation space is expected",
+  );
+  // Refused by the yaml package itself here (its own words: the content is less indented than its first line).
+  assert.throws(() => decodeGoYaml("- id: a\n  x: |\n    b\n   \tc\n"), HooksFileError);
+  assert.throws(() => decodeGoYaml("- id: a\n\t\n  execute-command: x\n"), HooksFileError);
+  assert.throws(() => decodeGoYaml("- id: a\n  \t\n"), HooksFileError);
+  // Where libyaml takes a tab: after a key's `:`, in a flow collection, in a block scalar's content, in a comment.
+  assert.deepEqual(plain(decodeGoYaml("- id:\ta\n  x: |\n    b\n    \tc\n  # \tnote\n")), [
+    { id: "a", x: "b\n\tc\n" },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml('[\n\t{"id": "a",\n\t\t"x": 1}\n]')), [{ id: "a", x: 1 }]);
+});

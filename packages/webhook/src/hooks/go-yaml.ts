@@ -1,5 +1,6 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, type Node, parseDocument, Scalar } from "yaml";
 import { HooksFileError } from "../errors.js";
+import { libyamlTabError } from "./libyaml-tabs.js";
 
 /** A YAML float, kept apart from integers because upstream renders the two differently in string fields. */
 export class GoFloat {
@@ -46,6 +47,9 @@ export function decodeGoYaml(source: string): GoYamlValue {
     const line = first.linePos?.[0].line ?? 1;
     throw yamlError(line, libyamlMessage(first.code, first.message));
   }
+  const tab = libyamlTabError(text, doc.contents);
+  // yaml.v2 names the line of these counted from 0 (none for the first), as Debian's 2.8.0 printed them.
+  if (tab !== undefined) throw yamlError(tab.line, tab.message);
   checkSimpleKeys(doc.contents, text);
   return toGo(doc.contents, doc, 0);
 }
