@@ -1,6 +1,6 @@
 // Composition root: the only module that touches `process`.
 import { fork, spawn } from "node:child_process";
-import { readFileSync, readlinkSync, watch } from "node:fs";
+import { readFileSync, readlinkSync, watch, writeSync } from "node:fs";
 import { access, mkdir, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
@@ -123,10 +123,15 @@ process.exitCode = await main(process.argv.slice(2), {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
   openLog: async (path) => {
     const handle = await open(path, "a", 0o666);
-    const stream = handle.createWriteStream();
-    // Upstream's log package drops a line it cannot write (a full disk); an unheard stream error would end us.
-    stream.on("error", () => {});
-    return { write: (s: string) => stream.write(s) };
+    // Written at once, as Go's log writes: a line queued in a stream would be lost when SIGTERM's exit comes first.
+    // Upstream's log package drops a line it cannot write (a full disk).
+    return {
+      write: (s: string) => {
+        try {
+          writeSync(handle.fd, s);
+        } catch {}
+      },
+    };
   },
   dropPrivileges: (uid, gid) => {
     // As upstream's dropPrivileges: no supplementary groups, then the group, then the user.

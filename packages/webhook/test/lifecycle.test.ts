@@ -282,13 +282,18 @@ test("-logfile receives the log (verbose implied); a log file that cannot be ope
   const file = join(dir, "logged.json");
   const logfile = join(dir, "webhook.log");
   await writeFile(file, JSON.stringify([hook("logged")]));
-  const { base } = await start(["-hooks", file, "-logfile", logfile]);
+  const { base, child } = await start(["-hooks", file, "-logfile", logfile]);
   assert.equal((await fetch(`${base}/hooks/logged`)).status, 200);
   await eventually(
     async () => /finished handling logged/.test(await readFile(logfile, "utf8")),
     "log written",
   );
   assert.match(await readFile(logfile, "utf8"), /serving hooks on http:\/\/127\.0\.0\.1:\d+\/hooks\/\{id\}/);
+  // The last line is written before the exit, as Go's log writes it (it was lost in a stream's queue).
+  const exited = new Promise((r) => child.on("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+  assert.match(await readFile(logfile, "utf8"), /caught terminated signal; exiting\n$/);
 
   const failed = await runToExit(["-hooks", file, "-logfile", join(dir, "missing", "dir", "x.log")]);
   assert.equal(failed.code, 1);

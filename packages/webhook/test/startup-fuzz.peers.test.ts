@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,7 +89,15 @@ function ask(port: number, method: string, path: string): Promise<string> {
       (res) => {
         let body = "";
         res.on("data", (c: Buffer) => (body += c.toString()));
-        res.on("end", () => resolve(`${res.statusCode} ${body}`));
+        // The headers as sent, but Date (a -header flag adds to them).
+        const headers = res.rawHeaders.filter(
+          (_, i) => i % 2 === 0 && res.rawHeaders[i]?.toLowerCase() !== "date",
+        );
+        res.on("end", () =>
+          resolve(
+            `${res.statusCode} ${body} [${headers.map((h) => `${h}: ${res.headers[h.toLowerCase()]}`).join(", ")}]`,
+          ),
+        );
         res.on("error", () => resolve("error"));
       },
     );
@@ -161,12 +169,15 @@ async function startCase(
     const answers = served ? await probe(port, options.prefix) : [];
     const code = await server.stop();
     await sleep(20);
+    // What -logfile wrote, and whether a -pidfile is left behind.
+    const logfile = await readFile(join(options.dir, "w.log"), "utf8").catch(() => "");
+    const left = ["w.pid", "sub/dir/w.pid"].filter((p) => existsSync(join(options.dir, p)));
     return {
       served,
       code,
       answers,
       stdout: stableLog(server.stdout, port),
-      log: stableLog(server.stderr, port),
+      log: [...stableLog(server.stderr, port), ...stableLog(logfile, port), ...left],
     } satisfies Outcome;
   } finally {
     await server.stop();

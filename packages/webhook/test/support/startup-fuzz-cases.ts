@@ -206,6 +206,8 @@ export function fuzzArgs(rng: Rng, files: readonly string[]): string[] {
     () => flag(rng.pick(["bogus", "Verbose", "hook", "-x", "=v"])),
     () => args.push(rng.pick(["-h", "-help", "--help", "-version", "extra", "--", "-"])),
     () => flag("port"),
+    () => flag("logfile", rng.pick(["w.log", "w.log", ".", "sub/w.log", ""])),
+    () => flag("pidfile", rng.pick(["w.pid", "sub/dir/w.pid", ".", ""])),
   ];
   for (let n = rng.int(6); n > 0; n--) rng.pick(options)();
   return args;
