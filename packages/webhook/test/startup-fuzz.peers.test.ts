@@ -193,13 +193,16 @@ for (let i = 0; i < CASES; i++) {
       .map((_, n) => hooksFileCase(rng, `h${n}.${rng.pick(["json", "yaml"])}`));
     if (files.length === 0 || rng.chance(0.2)) files.push(hooksFileCase(rng, "hooks.json"));
     const names = files.map((f) => f.name);
-    if (rng.chance(0.15)) names.push(rng.pick(["missing.json", ".", names[0] as string, `./${names[0]}`]));
+    if (rng.chance(0.15))
+      names.push(rng.pick(["missing.json", ".", "", names[0] as string, `./${names[0]}`]));
     const ip = rng.pick(["127.0.0.1", "127.0.0.1", "localhost", "", "[127.0.0.1]"]);
     const args = fuzzArgs(rng, rng.chance(0.1) ? [] : names);
     const label = `seed ${SEED} case ${i}: webhook -ip ${JSON.stringify(ip)} -port P ${JSON.stringify(args)}\n${files
       .map((f) => `${f.name} (${f.defects.join(", ") || "as generated"}): ${JSON.stringify(f.text)}`)
       .join("\n")}`;
     if (files.some((f) => documentedYamlDifference(f.text))) return; // README: tags and several documents
+    // 2.8.0's fsnotify watch of the path "" reloads whatever changes in its directory (a bug not copied).
+    if (names.includes("") && args.some((a) => /^--?hotreload(=|$)/.test(a))) return;
     let prefix = "hooks";
     try {
       prefix = parseFlags(args).urlprefix;

@@ -231,3 +231,7 @@ test("libyaml's reader refuses a hooks file with bytes that are not UTF-8 or wit
     ["a\u0085b\u00a0é😀"],
   );
 });
+
+test("an empty path (-hooks \"\") loads no hooks and no error, as upstream's LoadFromFile", async () => {
+  assert.deepEqual(await loadHooksFile("", { template: true, env: {} }), []);
+});

@@ -19,6 +19,8 @@ export async function loadHooksFile(
   path: string,
   options: { template: boolean; env: Readonly<Record<string, string | undefined>> },
 ): Promise<Hook[]> {
+  // Upstream's LoadFromFile returns no hooks and no error for an empty path (`-hooks ""`).
+  if (path === "") return [];
   let raw: Buffer;
   try {
     raw = await readRegularFile(path);
