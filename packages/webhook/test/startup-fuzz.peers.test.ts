@@ -238,7 +238,7 @@ type Step = {
   signal?: NodeJS.Signals;
 };
 
-function reloadSteps(seq: number): Step[] {
+function reloadSteps(): Step[] {
   const steps: Step[] = [];
   const files = ["one.json", "two.yaml"];
   /** Files the peer still watches (an atomic replace loses 2.8.0's watch; a removal ends it). */
@@ -268,14 +268,16 @@ function reloadSteps(seq: number): Step[] {
       steps.push({ kind, file });
       present.delete(file);
       watched.delete(file);
-    } else if (kind === "replace" || !watched.has(file)) {
-      // The peer sees the new file only through a signal (README: ours watches the directory, 2.8.0 the file).
+    } else if ((kind === "replace" || !watched.has(file)) && file === files.find((f) => present.has(f))) {
+      // The peer sees the new file only through a signal (README: ours watches the directory, 2.8.0 the file). Ours
+      // reloads it first, then every file; the peer every file in order: the same only for the first file, as an
+      // id moving between files is refused or not by the order of the reloads.
       steps.push({ kind: kind === "write" ? "write" : "replace", file, text, signal });
       watched.delete(file);
-    } else steps.push({ kind: "write", file, text, ...(rng.chance(0.2) ? { signal } : {}) });
+    } else if (watched.has(file))
+      steps.push({ kind: "write", file, text, ...(rng.chance(0.2) ? { signal } : {}) });
     if (documentedYamlDifference(text)) steps.pop();
   }
-  void seq;
   return steps;
 }
 
@@ -309,7 +311,7 @@ async function apply(step: Step, dir: string, server: Server): Promise<void> {
 for (let s = 0; s < SEQUENCES; s++) {
   test(`reload fuzz seed ${SEED} sequence ${s}`, async () => {
     const flags = rng.pick([["-verbose"], ["-nopanic"], [], ["-debug"]]);
-    const steps = reloadSteps(s);
+    const steps = reloadSteps();
     const label = `seed ${SEED} sequence ${s} ${JSON.stringify(flags)}`;
     const sides = await Promise.all(
       SIDES.map(async (side) => {
