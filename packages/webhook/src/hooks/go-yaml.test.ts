@@ -135,3 +135,24 @@ test("tabs libyaml refuses outside flow collections and quoted scalars: where a 
   ]);
   assert.deepEqual(plain(decodeGoYaml('[\n\t{"id": "a",\n\t\t"x": 1}\n]')), [{ id: "a", x: 1 }]);
 });
+
+test("inside [...] or {...}, a : not followed by a blank in or after a plain scalar, and a ? in one, are libyaml's errors", () => {
+  // Debian's 2.8.0's words (test/startup-fuzz.peers.test.ts found the first: `execute-command:# …` in a flow mapping).
+  const refused = (text: string, message: string) =>
+    assert.throws(
+      () => decodeGoYaml(text),
+      (e) => e instanceof HooksFileError && e.message === `error converting YAML to JSON: yaml: ${message}`,
+      JSON.stringify(text),
+    );
+  refused("[{id: é, execute-command:# /bin/true, response-message: x}]", "found unexpected ':'");
+  refused("[{id: a, url: http://x}]", "found unexpected ':'");
+  refused('[{id: a, x:"b"}]', "found unexpected ':'");
+  refused("[{id: a,\n\n url: http://x}]", "line 2: found unexpected ':'");
+  refused("[{id: a?b}]", "did not find expected ',' or '}'");
+  refused("- id: a\n  x: [a, b?c]\n", "line 1: did not find expected ',' or ']'");
+  // JSON's own forms, and block context, read alike.
+  assert.deepEqual(plain(decodeGoYaml('[{"id":"a","x":"http://y","y":z}]')), [
+    { id: "a", x: "http://y", y: "z" },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml("- id: a?b\n  url: http://x\n")), [{ id: "a?b", url: "http://x" }]);
+});

@@ -91,13 +91,12 @@ function lineOf(text: string, offset: number): number {
 
 /**
  * libyaml's simple keys: on one line and at most 1024 characters, or they are no key at all. And inside `[…]` or
- * `{…}`, `?` and `:` are always indicators to libyaml (never a plain scalar's start, as the `yaml` package reads
- * `{"id": ?x}`), so a file where they start one is refused with libyaml's parser error.
+ * `{…}` (yaml.v2 scannerc.go), `?` and `:` are always indicators, never a plain scalar's start (the `yaml` package
+ * reads `{"id": ?x}`), a `?` ends a plain scalar, and a `:` in or right after one that is not followed by a blank is
+ * `found unexpected ':'` (`{url: http://x}`, `{a:"b"}`): files libyaml refuses or reads otherwise are refused.
  */
-function checkSimpleKeys(node: unknown, text: string, flow = false): void {
-  if (flow && isScalar(node) && node.type === Scalar.PLAIN && /^[?:]/.test(node.source ?? "")) {
-    throw yamlError(lineOf(text, node.range?.[0] ?? 0) - 1, "did not find expected node content");
-  }
+function checkSimpleKeys(node: unknown, text: string, flow?: "]" | "}"): void {
+  if (flow !== undefined && isScalar(node) && node.type === Scalar.PLAIN) checkFlowPlain(node, text, flow);
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = pair.key as Node | null;
@@ -113,15 +112,26 @@ function checkSimpleKeys(node: unknown, text: string, flow = false): void {
           throw yamlError(lineOf(text, range[0]), "could not find expected ':'");
         }
       }
-      checkSimpleKeys(key, text, flow || node.flow === true);
-      checkSimpleKeys(pair.value, text, flow || node.flow === true);
+      checkSimpleKeys(key, text, node.flow ? "}" : flow);
+      checkSimpleKeys(pair.value, text, node.flow ? "}" : flow);
     }
   } else if (isSeq(node)) {
-    for (const item of node.items) checkSimpleKeys(item, text, flow || node.flow === true);
+    for (const item of node.items) checkSimpleKeys(item, text, node.flow ? "]" : flow);
   } else if (isPair(node)) {
     checkSimpleKeys(node.key, text, flow);
     checkSimpleKeys(node.value, text, flow);
   }
+}
+
+/** A plain scalar in a flow collection (closed by `end`), as libyaml's scanner reads it there. */
+function checkFlowPlain(node: Scalar, text: string, end: "]" | "}"): void {
+  const [from, to] = node.range ?? [0, 0];
+  const source = text.slice(from, to);
+  const line = lineOf(text, from) - 1;
+  if (/^[?:]/.test(source)) throw yamlError(line, "did not find expected node content");
+  if (/:(?![\s]|$)/.test(source) || (text[to] === ":" && !/^[\s]?$/.test(text[to + 1] ?? "")))
+    throw yamlError(line, "found unexpected ':'");
+  if (source.includes("?")) throw yamlError(line, `did not find expected ',' or '${end}'`);
 }
 
 const MAX_ALIAS_DEPTH = 64;

@@ -232,6 +232,6 @@ test("libyaml's reader refuses a hooks file with bytes that are not UTF-8 or wit
   );
 });
 
-test("an empty path (-hooks \"\") loads no hooks and no error, as upstream's LoadFromFile", async () => {
+test('an empty path (-hooks "") loads no hooks and no error, as upstream\'s LoadFromFile', async () => {
   assert.deepEqual(await loadHooksFile("", { template: true, env: {} }), []);
 });
