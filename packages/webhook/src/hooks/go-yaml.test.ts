@@ -156,3 +156,19 @@ test("inside [...] or {...}, a : not followed by a blank in or after a plain sca
   ]);
   assert.deepEqual(plain(decodeGoYaml("- id: a?b\n  url: http://x\n")), [{ id: "a?b", url: "http://x" }]);
 });
+
+test("aliases as yaml.v2 resolves them: to the last node given the anchor, before or after; an unknown one is refused", () => {
+  // What Debian's 2.8.0 loaded (test/startup-fuzz.peers.test.ts found the unknown anchor the `yaml` package read as null).
+  assert.deepEqual(plain(decodeGoYaml("- id: b\n  x: *y\n- id: &y a\n")), [{ id: "b", x: "a" }, { id: "a" }]);
+  assert.deepEqual(plain(decodeGoYaml("- id: &y a\n- id: *y\n- id: &y b\n")), [
+    { id: "a" },
+    { id: "b" },
+    { id: "b" },
+  ]);
+  assert.throws(
+    () => decodeGoYaml("- id: a\n  response-message: *x\n"),
+    (e) =>
+      e instanceof HooksFileError &&
+      e.message === "error converting YAML to JSON: yaml: unknown anchor 'x' referenced",
+  );
+});

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Node, parseDocument, Scalar } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, type Node, parseDocument, Scalar, visit } from "yaml";
 import { HooksFileError } from "../errors.js";
 import { libyamlTabError } from "./libyaml-tabs.js";
 
@@ -51,7 +51,13 @@ export function decodeGoYaml(source: string): GoYamlValue {
   // yaml.v2 names the line of these counted from 0 (none for the first), as Debian's 2.8.0 printed them.
   if (tab !== undefined) throw yamlError(tab.line, tab.message);
   checkSimpleKeys(doc.contents, text);
-  return toGo(doc.contents, doc, 0);
+  // yaml.v2 resolves an alias after the whole document is read, to the last node given that anchor (so an alias may
+  // come before its anchor); the `yaml` package, to the one before it.
+  const anchors = new Map<string, Node>();
+  visit(doc, (_key, node) => {
+    if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) anchors.set(node.anchor, node);
+  });
+  return toGo(doc.contents, anchors, 0);
 }
 
 /**
@@ -136,21 +142,25 @@ function checkFlowPlain(node: Scalar, text: string, end: "]" | "}"): void {
 
 const MAX_ALIAS_DEPTH = 64;
 
-function toGo(node: unknown, doc: ReturnType<typeof parseDocument>, depth: number): GoYamlValue {
+function toGo(node: unknown, anchors: ReadonlyMap<string, Node>, depth: number): GoYamlValue {
   if (depth > MAX_ALIAS_DEPTH) throw yamlError(1, "exceeded max depth of 10000");
   if (node === null || node === undefined) return null;
-  if (isAlias(node)) return toGo(node.resolve(doc), doc, depth + 1);
+  if (isAlias(node)) {
+    const target = anchors.get(node.source);
+    if (target === undefined) throw yamlError(0, `unknown anchor '${node.source}' referenced`);
+    return toGo(target, anchors, depth + 1);
+  }
   if (isScalar(node)) return scalar(node);
-  if (isSeq(node)) return node.items.map((item) => toGo(item, doc, depth + 1));
+  if (isSeq(node)) return node.items.map((item) => toGo(item, anchors, depth + 1));
   if (isMap(node)) {
     const out: { [key: string]: GoYamlValue } = Object.create(null);
     for (const pair of node.items) {
       const key = pair.key;
       if (isScalar(key) && key.type === Scalar.PLAIN && key.source === "<<" && !key.tag) {
-        merge(out, toGo(pair.value, doc, depth + 1));
+        merge(out, toGo(pair.value, anchors, depth + 1));
         continue;
       }
-      out[keyString(toGo(key, doc, depth + 1))] = toGo(pair.value, doc, depth + 1);
+      out[keyString(toGo(key, anchors, depth + 1))] = toGo(pair.value, anchors, depth + 1);
     }
     return out;
   }

@@ -107,8 +107,63 @@ const BREAKERS = [
   "\u0000",
 ];
 
-/** A hooks file of 0-4 hooks, written as JSON or YAML, with 0-2 defects. */
+/** Scalars yaml.v2 types its own way (YAML 1.1 booleans, Go's number forms, floats, nulls), quoting and styles. */
+const RAW_SCALARS = [
+  "0x1F",
+  "012",
+  "1.50",
+  "1e3",
+  "1e+3",
+  "1_000",
+  "~",
+  "null",
+  "yes",
+  "Off",
+  "'quoted'",
+  '"esc\\u00e9"',
+  "2001-01-01",
+  "1:30",
+  ".inf",
+  "-.5",
+  "+1",
+  "0b101",
+  "a # comment",
+  '"a\\tb"',
+  "|\n    block",
+  ">-\n    folded\n    text",
+  "&x anchored",
+  "-1",
+  "0o17",
+  "1.0",
+  "'it''s'",
+  '""',
+  "[a]",
+  "{a: 1}",
+  "08",
+  "9223372036854775808",
+  "x y",
+];
+
+/** A YAML hooks file written by hand: ids and fields as raw scalars, a repeated key, an alias, a merge key. */
+function rawYaml(rng: Rng, name: string): string {
+  const lines: string[] = [];
+  for (let i = rng.int(4); i >= 0; i--) {
+    lines.push(
+      `- id: ${rng.pick(RAW_SCALARS)}`,
+      "  execute-command: /bin/true",
+      `  response-message: ${name}#${i}`,
+    );
+    if (rng.chance(0.2)) lines.push(`  id: ${rng.pick(IDS)}`);
+    if (rng.chance(0.2)) lines.push(`  ${rng.pick(FIELDS)}: ${rng.pick(RAW_SCALARS)}`);
+    if (rng.chance(0.1)) lines.push("  <<: {id: merged}");
+    if (rng.chance(0.1)) lines.push("  response-message: *x");
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** A hooks file of 0-4 hooks, written as JSON or YAML (sometimes by hand), with 0-2 defects. */
 export function hooksFileCase(rng: Rng, name: string): HooksFileCase {
+  if (rng.chance(0.2)) return { name, text: rawYaml(rng, name), defects: ["raw YAML"] };
   const hooks = rng.times(4, () => 0).map((_, i) => hook(rng, name, i));
   const defects: string[] = [];
   let doc: Json = hooks;
