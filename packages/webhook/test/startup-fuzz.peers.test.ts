@@ -185,6 +185,8 @@ async function startCase(
 }
 
 const rng = new Rng(SEED);
+/** How the peer ended or how many ids it served, tallied for the closing diagnostic (how much the seed reached). */
+const seen = new Map<string, number>();
 
 for (let i = 0; i < CASES; i++) {
   test(`start-up fuzz seed ${SEED} case ${i}`, async () => {
@@ -200,7 +202,10 @@ for (let i = 0; i < CASES; i++) {
     const label = `seed ${SEED} case ${i}: webhook -ip ${JSON.stringify(ip)} -port P ${JSON.stringify(args)}\n${files
       .map((f) => `${f.name} (${f.defects.join(", ") || "as generated"}): ${JSON.stringify(f.text)}`)
       .join("\n")}`;
-    if (files.some((f) => documentedYamlDifference(f.text))) return; // README: tags and several documents
+    if (files.some((f) => documentedYamlDifference(f.text))) {
+      seen.set("skipped", (seen.get("skipped") ?? 0) + 1);
+      return; // README: tags and several documents
+    }
     // 2.8.0's fsnotify watch of the path "" reloads whatever changes in its directory (a bug not copied).
     if (names.includes("") && args.some((a) => /^--?hotreload(=|$)/.test(a))) return;
     let prefix = "hooks";
@@ -218,6 +223,10 @@ for (let i = 0; i < CASES; i++) {
       }),
     );
     const [peer, ours] = outcomes as unknown as [Outcome, Outcome];
+    const outcome = peer.served
+      ? `served ${peer.answers.filter((a) => / 200 /.test(a)).length} ids`
+      : `exit ${peer.code}`;
+    seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
     assert.equal(
       ours.served,
       peer.served,
@@ -368,3 +377,7 @@ for (let s = 0; s < SEQUENCES; s++) {
     }
   });
 }
+
+test("start-up fuzz: what the peer did", (t) => {
+  t.diagnostic(JSON.stringify(Object.fromEntries([...seen].sort((a, b) => b[1] - a[1]))));
+});

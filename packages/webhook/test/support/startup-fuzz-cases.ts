@@ -202,6 +202,28 @@ export function hooksFileCase(rng: Rng, name: string): HooksFileCase {
       defects.push(`${JSON.stringify(breaker)} at ${at}`);
     }
   }
+  if (rng.chance(0.25)) {
+    // A line indented otherwise, a comment, a complex key, a multi-line scalar or a key spelled `id :` put in.
+    const lines = text.split("\n");
+    const at = rng.int(lines.length);
+    const line = lines[at] ?? "";
+    const edit = rng.pick([
+      () => ` ${line}`,
+      () => line.replace(/^ {1,2}/, ""),
+      () => `${line} # note`,
+      () => `${line}\n  # note`,
+      () => `${line}\n? x\n: y`,
+      () => line.replace(": ", " : "),
+      () => line.replace(": ", ":\n    "),
+      () => `${line}\n  response-message: 'two\n    lines'`,
+      () => `${line}\n  response-message: >\n    folded\n\n    text`,
+      () => line.replace(/"([^"]*)"/, "'$1'"),
+      () => `${line} ${rng.pick(["{}", "[]", "&a", "*a", "!", "|", "@x", "%", "`"])}`,
+    ]);
+    lines[at] = edit();
+    text = lines.join("\n");
+    defects.push(`line ${at} edited`);
+  }
   if (rng.chance(0.08)) {
     text = rng.pick(["", "\n", "  \n\t\n", "# nothing\n", "[]", "null", "~", "{}"]);
     defects.push("empty");
@@ -263,6 +285,13 @@ export function fuzzArgs(rng: Rng, files: readonly string[]): string[] {
     () => flag("port"),
     () => flag("logfile", rng.pick(["w.log", "w.log", ".", "sub/w.log", ""])),
     () => flag("pidfile", rng.pick(["w.pid", "sub/dir/w.pid", ".", ""])),
+    // TLS settings: no certificate is there, so a -secure start logs its error and ends.
+    () => flag("secure"),
+    () => flag("tls-min-version", rng.pick(["1.0", "1.3", "9", "", "1.2 "])),
+    () =>
+      flag("cipher-suites", rng.pick(["", "TLS_AES_128_GCM_SHA256", "bogus", "TLS_RSA_WITH_RC4_128_SHA,"])),
+    () => flag(rng.pick(["cert", "key"]), rng.pick(["nope.pem", ".", ""])),
+    () => flag("list-cipher-suites"),
   ];
   for (let n = rng.int(6); n > 0; n--) rng.pick(options)();
   return args;
