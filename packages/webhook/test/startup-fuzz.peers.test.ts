@@ -294,7 +294,7 @@ function reloadSteps(): Step[] {
  * Every text the same size, written in place in one write: 2.8.0 reloads on each write event and may read the file
  * as truncated but not yet written, keeping no hooks from it (a race of the peer's, not a behaviour to copy).
  */
-const SIZE = 1200;
+const SIZE = 4096;
 async function put(path: string, text: string): Promise<void> {
   const bytes = Buffer.from(text);
   assert.ok(bytes.length <= SIZE, `a reload text of ${bytes.length} bytes`);
@@ -321,13 +321,20 @@ for (let s = 0; s < SEQUENCES; s++) {
   test(`reload fuzz seed ${SEED} sequence ${s}`, async () => {
     const flags = rng.pick([["-verbose"], ["-nopanic"], [], ["-debug"]]);
     const steps = reloadSteps();
-    const label = `seed ${SEED} sequence ${s} ${JSON.stringify(flags)}`;
+    // Mostly loadable at start; a file that is not is left out of 2.8.0's list (never watched nor reloaded).
+    const initial = ["one.json", "two.yaml"].map((file, i) =>
+      rng.chance(0.8)
+        ? reloadText(file, i === 0 ? ["a", "b"] : ["c", "A"], file.endsWith(".yaml"))
+        : hooksFileCase(rng, file).text,
+    );
+    const label = `seed ${SEED} sequence ${s} ${JSON.stringify(flags)} ${JSON.stringify(initial)}`;
+    if (initial.some(documentedYamlDifference)) return;
     const sides = await Promise.all(
       SIDES.map(async (side) => {
         const dir = join(root, `seq-${s}`, side);
         await mkdir(dir, { recursive: true });
-        await put(join(dir, "one.json"), reloadText("one.json", ["a", "b"], false));
-        await put(join(dir, "two.yaml"), reloadText("two.yaml", ["c", "A"], true));
+        await put(join(dir, "one.json"), initial[0] ?? "");
+        await put(join(dir, "two.yaml"), initial[1] ?? "");
         const port = await freePort();
         const args = [
           "-ip",
@@ -341,11 +348,12 @@ for (let s = 0; s < SEQUENCES; s++) {
           "-hotreload",
         ];
         const server = new Server(side, { args: [...args, ...flags], cwd: dir });
-        assert.equal(await servingOrExited(server, port), true, `${side} serves\n${server.stderr}`);
-        return { dir, port, server };
+        return { dir, port, server, served: await servingOrExited(server, port) };
       }),
     );
     try {
+      const [p, o] = sides.map(({ served, server }) => `${served} ${server.running}`);
+      assert.equal(o, p, `${label}: serves`);
       const state = async () =>
         Promise.all(
           sides.map(async ({ port, server }) =>
