@@ -25,7 +25,7 @@ import {
 } from "./support/startup-fuzz-cases.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
-const CASES = Number(process.env.FUZZ_CASES ?? 24);
+const CASES = Number(process.env.FUZZ_CASES ?? 40);
 /** Reload sequences: one per eight start-up cases. */
 const SEQUENCES = Math.max(1, Math.ceil(CASES / 8));
 const SIDES = ["peer", "ours"] as const;
