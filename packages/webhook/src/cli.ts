@@ -1,7 +1,7 @@
 // Composition root: the only module that touches `process`.
 import { fork, spawn } from "node:child_process";
 import { readFileSync, readlinkSync, watch, writeSync } from "node:fs";
-import { access, mkdir, open, rm } from "node:fs/promises";
+import { access, mkdir, open, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -101,19 +101,28 @@ process.exitCode = await main(process.argv.slice(2), {
     // One write or rename raises several events; settle for 100 ms (as upstream waits after a rename).
     const pending = new Map<string, NodeJS.Timeout>();
     // Not persistent: the server keeps the process alive, and a start-up that ends (a TLS error) must not hang on it.
-    watch(dir, { persistent: false }, (_event, file) => {
-      if (!file) return;
-      const name = file.toString();
-      clearTimeout(pending.get(name));
-      pending.set(
-        name,
-        setTimeout(() => {
-          pending.delete(name);
-          onChange(name);
-        }, 100),
-      );
-    });
+    const watcher = (() => {
+      try {
+        return watch(dir, { persistent: false }, (_event, file) => {
+          if (!file) return;
+          const name = file.toString();
+          clearTimeout(pending.get(name));
+          pending.set(
+            name,
+            setTimeout(() => {
+              pending.delete(name);
+              onChange(name);
+            }, 100),
+          );
+        });
+      } catch {
+        return undefined; // the directory went away before it could be watched: there is nothing to follow
+      }
+    })();
+    // A watched directory removed ends its watch; that must not end the server.
+    watcher?.on("error", () => watcher.close());
   },
+  realpath: (path) => realpath(path),
   exists: (path) =>
     access(path).then(
       () => true,

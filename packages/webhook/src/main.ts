@@ -55,6 +55,8 @@ export interface MainDeps {
   /** Watches a directory; calls back once per burst of changes to a file in it, with its base name. */
   readonly watch: (dir: string, onChange: (file: string) => void) => void;
   readonly exists: (path: string) => Promise<boolean>;
+  /** A path with every symbolic link resolved (a hooks file that is a link is watched where it points too). */
+  readonly realpath: (path: string) => Promise<string>;
   readonly sleep: (ms: number) => Promise<void>;
   /** Opens `-logfile` for appending. */
   readonly openLog: (path: string) => Promise<{ write(s: string): unknown }>;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -441,4 +441,20 @@ test("the start-up line names -ip and -port as given, as Go's log line: a name, 
     child.kill("SIGTERM");
     await exited;
   }
+});
+
+test("-hotreload follows a hooks file that is a symbolic link: an edit of the file it names reloads, as fsnotify's watch", async () => {
+  await mkdir(join(dir, "real"), { recursive: true });
+  await mkdir(join(dir, "etc"), { recursive: true });
+  const target = join(dir, "real", "linked.json");
+  await writeFile(target, JSON.stringify([hook("before")]));
+  await symlink("../real/linked.json", join(dir, "etc", "linked.json"));
+  const { base } = await start(["-hooks", join(dir, "etc", "linked.json"), "-hotreload", "-verbose"]);
+  assert.equal((await fetch(`${base}/hooks/before`)).status, 200);
+  await writeFile(target, JSON.stringify([hook("after")]));
+  await eventually(
+    async () => (await fetch(`${base}/hooks/after`)).status === 200,
+    "the link's file reloaded",
+  );
+  assert.equal((await fetch(`${base}/hooks/before`)).status, 404);
 });

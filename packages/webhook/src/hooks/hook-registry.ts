@@ -1,4 +1,4 @@
-import { basename, dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { DuplicateHookError, HooksFileError } from "../errors.js";
 import type { Hook } from "./hook.js";
 
@@ -125,6 +125,8 @@ export class HookRegistry {
   watch(deps: {
     readonly watch: (dir: string, onChange: (file: string) => void) => void;
     readonly exists: (path: string) => Promise<boolean>;
+    /** The path with every symbolic link resolved (fs.realpath). */
+    readonly realpath?: (path: string) => Promise<string>;
   }): void {
     const { log } = this.#deps;
     const watched = new Set<string>();
@@ -133,8 +135,7 @@ export class HookRegistry {
       // fsnotify watches a path once, however often it is added.
       if (watched.has(file)) continue;
       watched.add(file);
-      deps.watch(dirname(file), (changed) => {
-        if (changed !== basename(file)) return;
+      const changed = () =>
         void (async () => {
           if (await deps.exists(file)) {
             log(`hooks file ${file} modified`);
@@ -146,7 +147,21 @@ export class HookRegistry {
             this.remove(file);
           }
         })();
+      deps.watch(dirname(file), (name) => {
+        if (name === basename(file)) changed();
       });
+      // fsnotify's inotify watch follows a symbolic link to the file it names: an edit of that file reloads too.
+      const { realpath } = deps;
+      if (realpath !== undefined)
+        void Promise.all([realpath(file), realpath(dirname(file))]).then(
+          ([real, dir]) => {
+            if (real === join(dir, basename(file))) return;
+            deps.watch(dirname(real), (name) => {
+              if (name === basename(real)) changed();
+            });
+          },
+          () => undefined,
+        );
     }
   }
 
