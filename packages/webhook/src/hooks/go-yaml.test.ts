@@ -65,6 +65,23 @@ test("the docs' pass-file example, with // comments inside the JSON, is refused 
   );
 });
 
+test("a key's anchor is part of libyaml's simple key: on the line before the key, it is refused", () => {
+  // What Debian's 2.8.0 answered (test/startup-fuzz.peers.test.ts found it).
+  assert.throws(
+    () =>
+      decodeGoYaml(
+        '[\n  {\n    "id": "yes",\n    "execute-command": "/bin/true", &a\n    "response-message": "x"\n  }\n]',
+      ),
+    (e) =>
+      e instanceof HooksFileError &&
+      e.message === "error converting YAML to JSON: yaml: line 4: did not find expected ',' or '}'",
+  );
+  assert.deepEqual(plain(decodeGoYaml('[{"id": "yes", &a "x": "/bin/true"}]')), [
+    { id: "yes", x: "/bin/true" },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml("- &a\n  id: x\n")), [{ id: "x" }]);
+});
+
 test("a multi-line implicit key is refused in a flow mapping, kept without a value", () => {
   assert.throws(() => decodeGoYaml('[{"id": "a", "x": {k\n  y: 1}}]'), /did not find expected ',' or '}'/);
   assert.deepEqual(plain(decodeGoYaml('[{"id": "a", "x": {k\n  y}}]')), [{ id: "a", x: { "k y": null } }]);

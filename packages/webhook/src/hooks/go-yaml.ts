@@ -110,7 +110,9 @@ function checkSimpleKeys(node: unknown, text: string, flow?: "]" | "}"): void {
       // An explicit key (`? key`) is not a simple key.
       const explicit = range !== undefined && range !== null && /\?\s*$/.test(text.slice(0, range[0]));
       if (range && !explicit && pair.value !== null) {
-        const source = text.slice(range[0], range[1]);
+        // The key starts at its anchor, if it has one (`&a "k": v`): libyaml's simple key does.
+        const anchored = key?.anchor ? text.lastIndexOf(`&${key.anchor}`, range[0]) : -1;
+        const source = text.slice(anchored >= 0 ? anchored : range[0], range[1]);
         if (source.includes("\n") || source.length > 1024) {
           const colon = text.indexOf(":", range[1]);
           // libyaml reports parser errors on the 0-based line of the token it stopped at.
