@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,7 +62,8 @@ class Server {
     this.child.stdout?.on("data", (c: Buffer) => (this.stdout += c.toString()));
     this.child.stderr?.on("data", (c: Buffer) => (this.stderr += c.toString()));
     this.exited = new Promise((resolve) =>
-      this.child.on("exit", (code, signal) => {
+      // "close": after the output pipes are drained too, so no last log line is missed.
+      this.child.on("close", (code, signal) => {
         children.delete(this.child);
         resolve(code ?? (signal === null ? null : -1));
       }),
@@ -107,15 +108,49 @@ function ask(port: number, method: string, path: string): Promise<string> {
   });
 }
 
-/** Resolves once the server answers `GET /` (true) or has exited (false); 15 s at most. */
-async function servingOrExited(server: Server, port: number): Promise<boolean> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    if (!server.running) return false;
-    if ((await ask(port, "GET", "/")).startsWith("200 ")) return true;
-    await sleep(40);
+/**
+ * Whether process `pid` holds the listening socket on `port` (Linux /proc): a port `freePort` gave out may be taken by
+ * another process on this shared machine before the server binds it, and that one would answer the probes.
+ */
+async function listensOn(pid: number, port: number): Promise<boolean> {
+  const hex = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  const inodes = new Set<string>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const line of (await readFile(table, "utf8").catch(() => "")).split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[1]?.endsWith(hex) && f[3] === "0A" && f[9] !== undefined) inodes.add(f[9]);
+    }
   }
-  throw new Error(`neither served nor exited within 15 s: ${server.stderr}`);
+  for (const fd of await readdir(`/proc/${pid}/fd`).catch(() => [])) {
+    const link = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => "");
+    if (inodes.has(/^socket:\[(\d+)\]$/.exec(link)?.[1] ?? "")) return true;
+  }
+  return false;
+}
+
+/**
+ * Starts a server on a free port (`args` given the port) and resolves once it answers `GET /` (served) or has exited
+ * (not served), 15 s at most; a port another process took first is given up for a new one.
+ */
+async function startServing(side: Side, options: { args: (port: number) => string[]; cwd: string }) {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const server = new Server(side, { args: options.args(port), cwd: options.cwd });
+    const deadline = Date.now() + 15_000;
+    let served: boolean | undefined;
+    while (served === undefined && Date.now() < deadline) {
+      if (!server.running) served = false;
+      else if ((await ask(port, "GET", "/")).startsWith("200 ")) served = true;
+      else await sleep(40);
+    }
+    if (served === undefined) {
+      await server.stop();
+      throw new Error(`${side} neither served nor exited within 15 s: ${server.stderr}`);
+    }
+    if (!served || (await listensOn(server.child.pid ?? 0, port))) return { server, port, served };
+    await server.stop();
+    if (attempt === 3) throw new Error(`port ${port} answered, but not from ${side}'s server (four times)`);
+  }
 }
 
 /** Every id drawn (and YAML's `yes` read as `true`), asked for under the prefix. */
@@ -159,13 +194,11 @@ async function startCase(
   side: Side,
   options: { dir: string; ip: string; args: readonly string[]; prefix: string },
 ) {
-  const port = await freePort();
-  const server = new Server(side, {
-    args: ["-ip", options.ip, "-port", String(port), ...options.args],
+  const { server, port, served } = await startServing(side, {
+    args: (port) => ["-ip", options.ip, "-port", String(port), ...options.args],
     cwd: options.dir,
   });
   try {
-    const served = await servingOrExited(server, port);
     const answers = served ? await probe(port, options.prefix) : [];
     const code = await server.stop();
     await sleep(20);
@@ -335,20 +368,9 @@ for (let s = 0; s < SEQUENCES; s++) {
         await mkdir(dir, { recursive: true });
         await put(join(dir, "one.json"), initial[0] ?? "");
         await put(join(dir, "two.yaml"), initial[1] ?? "");
-        const port = await freePort();
-        const args = [
-          "-ip",
-          "127.0.0.1",
-          "-port",
-          String(port),
-          "-hooks",
-          "one.json",
-          "-hooks",
-          "two.yaml",
-          "-hotreload",
-        ];
-        const server = new Server(side, { args: [...args, ...flags], cwd: dir });
-        return { dir, port, server, served: await servingOrExited(server, port) };
+        const hooks = ["-hooks", "one.json", "-hooks", "two.yaml", "-hotreload"];
+        const args = (port: number) => ["-ip", "127.0.0.1", "-port", String(port), ...hooks, ...flags];
+        return { dir, ...(await startServing(side, { args, cwd: dir })) };
       }),
     );
     try {
