@@ -177,8 +177,9 @@ function stableLog(text: string, port: number): string[] {
         // Go's signal goroutine logs "ready" wherever it gets to run; request lines carry a request id.
         (l) => !/^\[webhook\] (os signal watcher ready|\[[^\]]*\] )/.test(l) && !/^[<>] \[/.test(l),
       )
-      // A syntax error is worded by the yaml package, at the line it stops at (README: Differences that remain).
-      .map((l) => l.replace(/(error converting YAML to JSON: yaml: ).*$/, "$1…"))
+      // A syntax error is worded by the yaml package, at the line it stops at (README: Differences that remain), and
+      // one libyaml's parser stops at may be one the yaml package reads and ghodss refuses (`[?]`: a null map key).
+      .map((l) => l.replace(/(error converting YAML to JSON: ).*$/, "$1…"))
   );
 }
 

@@ -189,3 +189,17 @@ test("aliases as yaml.v2 resolves them: to the last node given the anchor, befor
       e.message === "error converting YAML to JSON: yaml: unknown anchor 'x' referenced",
   );
 });
+
+test("a block scalar ending the file without a final line break has none, as libyaml reads it", () => {
+  // What Debian's 2.8.0 answered (test/startup-fuzz.peers.test.ts found the folded one).
+  const last = (indicator: string, end: string) =>
+    plain(decodeGoYaml(`- id: a\n  x: ${indicator}\n    l1\n\n    l2${end}`))[0].x;
+  assert.deepEqual(
+    ["|", ">", "|+", ">-"].map((i) => last(i, "")),
+    ["l1\n\nl2", "l1\nl2", "l1\n\nl2", "l1\nl2"],
+  );
+  assert.deepEqual(
+    ["|", ">", "|-"].map((i) => last(i, "\n")),
+    ["l1\n\nl2\n", "l1\nl2\n", "l1\n\nl2"],
+  );
+});

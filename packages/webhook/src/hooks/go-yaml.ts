@@ -54,8 +54,20 @@ export function decodeGoYaml(source: string): GoYamlValue {
   // yaml.v2 resolves an alias after the whole document is read, to the last node given that anchor (so an alias may
   // come before its anchor); the `yaml` package, to the one before it.
   const anchors = new Map<string, Node>();
+  const endsInBreak = /[\n\r]$/.test(text);
   visit(doc, (_key, node) => {
     if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) anchors.set(node.anchor, node);
+    // A block scalar that runs to the end of a file with no final line break: libyaml has no break to keep there,
+    // where the `yaml` package adds one (`|` or `>` as the file's last lines).
+    if (
+      isScalar(node) &&
+      !endsInBreak &&
+      (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED) &&
+      (node.range?.[1] ?? 0) >= text.length &&
+      typeof node.value === "string" &&
+      node.value.endsWith("\n")
+    )
+      node.value = node.value.slice(0, -1);
   });
   return toGo(doc.contents, anchors, 0);
 }
