@@ -24,6 +24,13 @@ test("goMarshal() writes a lone surrogate as the replacement character", () => {
   assert.equal(goMarshal("a\ud800b"), '"a\\ufffdb"');
 });
 
+test("goMarshal() keeps the text of a backslash followed by a surrogate's code (only real lone surrogates are replaced)", () => {
+  // webhook's parity fuzzer found it: a form key `{"a":"\ud800x"}` passed as entire-payload, which Go writes as text.
+  assert.equal(goMarshal("\\ud800x"), '"\\\\ud800x"');
+  assert.equal(goMarshal("\\\ud800"), '"\\\\\\ufffd"');
+  assert.equal(goMarshal({ "\\udc00": "\\\\ud800" }), '{"\\\\udc00":"\\\\\\\\ud800"}');
+});
+
 test("goMarshal() lets the caller write a number as its source text", () => {
   class Literal {
     readonly text: string;

@@ -29,10 +29,15 @@ function compareKeys(a: string, b: string): number {
 }
 
 // encoding/json escapes <, > and & (HTMLEscape is on by default) and U+2028/U+2029 (for JSONP), and writes an
-// invalid UTF-16 unit (which a Go string cannot hold) as the replacement character.
+// invalid UTF-16 unit (which a Go string cannot hold) as the replacement character. An escaped backslash is matched
+// first, so the text `\ud800` (a backslash, then letters) stays text.
 function goString(text: string): string {
-  return JSON.stringify(text).replace(/[<>&\u2028\u2029]|\\ud[89a-f][0-9a-f]{2}/g, (c) =>
-    c.startsWith("\\") ? "\\ufffd" : `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
+  return JSON.stringify(text).replace(/\\\\|[<>&\u2028\u2029]|\\ud[89a-f][0-9a-f]{2}/g, (c) =>
+    c === "\\\\"
+      ? c
+      : c.startsWith("\\")
+        ? "\\ufffd"
+        : `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
   );
 }
 

@@ -1,7 +1,7 @@
 // Composition root: the only module that touches `process`.
 import { fork, spawn } from "node:child_process";
-import { readFileSync, readlinkSync, watch } from "node:fs";
-import { access, mkdir, open, rm } from "node:fs/promises";
+import { readFileSync, readlinkSync, watch, writeSync } from "node:fs";
+import { access, mkdir, open, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -100,19 +100,29 @@ process.exitCode = await main(process.argv.slice(2), {
   watch: (dir, onChange) => {
     // One write or rename raises several events; settle for 100 ms (as upstream waits after a rename).
     const pending = new Map<string, NodeJS.Timeout>();
-    watch(dir, (_event, file) => {
-      if (!file) return;
-      const name = file.toString();
-      clearTimeout(pending.get(name));
-      pending.set(
-        name,
-        setTimeout(() => {
-          pending.delete(name);
-          onChange(name);
-        }, 100),
-      );
-    });
+    // Not persistent: the server keeps the process alive, and a start-up that ends (a TLS error) must not hang on it.
+    const watcher = (() => {
+      try {
+        return watch(dir, { persistent: false }, (_event, file) => {
+          if (!file) return;
+          const name = file.toString();
+          clearTimeout(pending.get(name));
+          pending.set(
+            name,
+            setTimeout(() => {
+              pending.delete(name);
+              onChange(name);
+            }, 100),
+          );
+        });
+      } catch {
+        return undefined; // the directory went away before it could be watched: there is nothing to follow
+      }
+    })();
+    // A watched directory removed ends its watch; that must not end the server.
+    watcher?.on("error", () => watcher.close());
   },
+  realpath: (path) => realpath(path),
   exists: (path) =>
     access(path).then(
       () => true,
@@ -122,10 +132,15 @@ process.exitCode = await main(process.argv.slice(2), {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
   openLog: async (path) => {
     const handle = await open(path, "a", 0o666);
-    const stream = handle.createWriteStream();
-    // Upstream's log package drops a line it cannot write (a full disk); an unheard stream error would end us.
-    stream.on("error", () => {});
-    return { write: (s: string) => stream.write(s) };
+    // Written at once, as Go's log writes: a line queued in a stream would be lost when SIGTERM's exit comes first.
+    // Upstream's log package drops a line it cannot write (a full disk).
+    return {
+      write: (s: string) => {
+        try {
+          writeSync(handle.fd, s);
+        } catch {}
+      },
+    };
   },
   dropPrivileges: (uid, gid) => {
     // As upstream's dropPrivileges: no supplementary groups, then the group, then the user.

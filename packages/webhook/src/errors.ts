@@ -83,10 +83,11 @@ export class PidfileError extends WebhookError {
 
 /** No hooks loaded, without `-verbose` or `-nopanic`: upstream prints this on stdout and exits 1. */
 export class NoHooksError extends WebhookError {
-  constructor() {
+  /** @param when `start` at start-up; `run` once `-hotreload` saw the last hooks file go (upstream's two wordings) */
+  constructor(when: "start" | "run" = "start") {
     super(
       "WEBHOOK_NO_HOOKS",
-      "couldn't load any hooks from file!\naborting webhook execution since the -verbose flag is set to false.\nIf, for some reason, you want webhook to start without the hooks, either use -verbose flag, or -nopanic",
+      `couldn't load any hooks from file!\naborting webhook execution since the -verbose flag is set to false.\nIf, for some reason, you want webhook to ${when} without the hooks, either use -verbose flag, or -nopanic`,
     );
   }
 }

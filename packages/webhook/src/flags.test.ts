@@ -78,3 +78,48 @@ test("-http-methods as webhook.go reads it (what Debian's 2.8.0 answered: `,` re
   // An empty item matches no request (a method is never empty): nothing is allowed.
   assert.deepEqual(defaultHttpMethods(","), ["", ""]);
 });
+
+test("int flags read numbers as Go's strconv.ParseInt(s, 0, 64): prefixes, octal, underscores, range", () => {
+  const port = (v: string) => parseFlags(["-port", v]).port;
+  assert.equal(port("0x2328"), 9000);
+  assert.equal(port("0o21450"), 9000);
+  assert.equal(port("021450"), 9000);
+  assert.equal(port("0b10001100101000"), 9000);
+  assert.equal(port("9_000"), 9000);
+  assert.equal(port("+9000"), 9000);
+  assert.equal(port("-1"), -1);
+  // Past a double's exact range the number is kept whole, for the listen error that names it.
+  assert.equal(port("9223372036854775807"), 9223372036854775807n);
+  const refused = (v: string, why: string) =>
+    assert.throws(
+      () => parseFlags(["-max-multipart-mem", v]),
+      (e: unknown) =>
+        e instanceof UsageError &&
+        e.message === `invalid value ${JSON.stringify(v)} for flag -max-multipart-mem: ${why}`,
+    );
+  for (const v of ["9_", "_9", "0x", "08", "1e3", "9 ", "", "0x_1_", "١"]) refused(v, "parse error");
+  for (const v of ["9223372036854775808", "-9223372036854775809", "99999999999999999999x"])
+    refused(v, "value out of range");
+  assert.equal(parseFlags(["-max-multipart-mem", "-9223372036854775808"]).maxMultipartMem, -(2 ** 63));
+});
+
+test("Go's flag syntax errors, quoting and -h: what follows -h is not read", () => {
+  for (const arg of ["---x", "-=x", "--=", "---"])
+    assert.throws(
+      () => parseFlags([arg]),
+      (e: unknown) => e instanceof UsageError && e.message === `bad flag syntax: ${arg}`,
+    );
+  assert.throws(
+    () => parseFlags(["-port", 'a"b\n']),
+    (e: unknown) =>
+      e instanceof UsageError && e.message === 'invalid value "a\\"b\\n" for flag -port: parse error',
+  );
+  assert.throws(
+    () => parseFlags(["-verbose=é"]),
+    (e: unknown) =>
+      e instanceof UsageError && e.message === 'invalid boolean value "é" for -verbose: parse error',
+  );
+  assert.equal(parseFlags(["-h", "-bogus"]).help, true);
+  assert.equal(parseFlags(["-help=x", "-port", "x"]).help, true);
+  assert.throws(() => parseFlags(["-bogus", "-h"]), UsageError);
+});

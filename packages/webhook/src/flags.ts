@@ -1,10 +1,13 @@
+import { goQuote } from "@local/go-compat/quote";
 import { UsageError } from "./errors.js";
+import { goParseInt } from "./go-parse-int.js";
 import { parseTrustedProxies } from "./request/client-address.js";
 
 /** The server's configuration from the command line, with upstream's defaults (adnanh/webhook webhook.go). */
 export interface Config {
   ip: string;
-  port: number;
+  /** A bigint only where the number given is past what a double holds exactly (Go still names it when listen fails). */
+  port: number | bigint;
   hooks: string[];
   verbose: boolean;
   debug: boolean;
@@ -332,19 +335,24 @@ export function parseFlags(argv: readonly string[]): Config {
     if (arg === "--") break;
     if (!arg.startsWith("-") || arg === "-") break;
     const body = arg.replace(/^--?/, "");
+    if (body === "" || body.startsWith("-") || body.startsWith("="))
+      throw new UsageError(`bad flag syntax: ${arg}`);
     const eq = body.indexOf("=");
     const name = eq >= 0 ? body.slice(0, eq) : body;
     let value = eq >= 0 ? body.slice(eq + 1) : undefined;
-    if (name === "h" || name === "help") {
-      config.help = true;
-      continue;
-    }
     const spec = FLAGS.find((f) => f.name === name);
-    if (spec === undefined) throw new UsageError(`flag provided but not defined: -${name}`);
+    if (spec === undefined) {
+      // Go's flag package stops at -h/-help (ErrHelp): what follows is not read.
+      if (name === "h" || name === "help") {
+        config.help = true;
+        return config;
+      }
+      throw new UsageError(`flag provided but not defined: -${name}`);
+    }
     if (spec.kind === "bool") {
       const v = value ?? "true";
       if (!GO_TRUE.includes(v) && !GO_FALSE.includes(v)) {
-        throw new UsageError(`invalid boolean value "${v}" for -${name}: parse error`);
+        throw new UsageError(`invalid boolean value ${goQuote(v)} for -${name}: parse error`);
       }
       (config as unknown as Record<string, unknown>)[spec.key] = GO_TRUE.includes(v);
       continue;
@@ -353,11 +361,15 @@ export function parseFlags(argv: readonly string[]): Config {
       if (i + 1 >= argv.length) throw new UsageError(`flag needs an argument: -${name}`);
       value = argv[++i] ?? "";
     }
+    const invalid = (why: string) =>
+      new UsageError(`invalid value ${goQuote(value)} for flag -${name}: ${why}`);
     switch (spec.kind) {
       case "int": {
-        if (!/^[-+]?\d+$/.test(value))
-          throw new UsageError(`invalid value "${value}" for flag -${name}: parse error`);
-        (config as unknown as Record<string, unknown>)[spec.key] = Number(value);
+        // strconv.ParseInt(value, 0, 64), as Go's int flags: 0x1F, 0o17, 017, 1_000.
+        const n = goParseInt(value);
+        if (typeof n === "string") throw invalid(n);
+        (config as unknown as Record<string, unknown>)[spec.key] =
+          spec.key === "port" && !Number.isSafeInteger(Number(n)) ? n : Number(n);
         break;
       }
       case "list":
@@ -365,17 +377,13 @@ export function parseFlags(argv: readonly string[]): Config {
         break;
       case "header": {
         const at = value.indexOf("=");
-        if (at < 0)
-          throw new UsageError(
-            `invalid value "${value}" for flag -${name}: header flag must be in name=value format`,
-          );
+        if (at < 0) throw invalid("header flag must be in name=value format");
         config.headers.push([value.slice(0, at), value.slice(at + 1)]);
         break;
       }
       case "cidrs": {
         const ranges = parseTrustedProxies(value);
-        if (!Array.isArray(ranges))
-          throw new UsageError(`invalid value "${value}" for flag -${name}: ${ranges.error}`);
+        if (!Array.isArray(ranges)) throw invalid(ranges.error);
         (config as unknown as Record<string, unknown>)[spec.key] = ranges;
         break;
       }

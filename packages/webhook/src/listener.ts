@@ -107,7 +107,7 @@ export async function listenAndDropPrivileges(
 }
 
 /**
- * The URL upstream logs: the bound address (0.0.0.0 kept as given), or the socket path; a socket systemd passed as
+ * The URL upstream logs: `-ip` and `-port` as given, or the socket path; a socket systemd passed as
  * Go's `Addr().String()` gives it (`[::]:9000`, or `{unix:/run/webhook.sock}`).
  */
 export function servingUrl(
@@ -126,13 +126,9 @@ export function servingUrl(
         ? `${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
         : `{unix:${listener.socketPath(listener.activatedFd) ?? ""}}`;
   } else {
-    where =
-      typeof address === "object" && address !== null
-        ? `${config.ip === "0.0.0.0" ? "0.0.0.0" : address.address}:${address.port}`
-        : config.socket !== ""
-          ? // As upstream's -socket (#703, 2.8.1): Go's `{unix:path}` form.
-            `{unix:${config.socket}}`
-          : `${config.ip}:${config.port}`;
+    // Upstream prints the address it asked for, `-ip` and `-port` as given (`localhost:9000`, `:9000`, `…:0`), or
+    // as its -socket (#703, 2.8.1) Go's `{unix:path}` form.
+    where = config.socket !== "" ? `{unix:${config.socket}}` : `${config.ip}:${config.port}`;
   }
   return `${config.secure ? "https" : "http"}://${where}/${config.urlprefix}${config.urlprefix === "" ? "" : "/"}{id}`;
 }

@@ -55,6 +55,8 @@ export interface MainDeps {
   /** Watches a directory; calls back once per burst of changes to a file in it, with its base name. */
   readonly watch: (dir: string, onChange: (file: string) => void) => void;
   readonly exists: (path: string) => Promise<boolean>;
+  /** A path with every symbolic link resolved (a hooks file that is a link is watched where it points too). */
+  readonly realpath: (path: string) => Promise<string>;
   readonly sleep: (ms: number) => Promise<void>;
   /** Opens `-logfile` for appending. */
   readonly openLog: (path: string) => Promise<{ write(s: string): unknown }>;
@@ -100,6 +102,13 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       checkRunOptions(await loadHooksFile(file, { template: config.template, env }), { jobs: runs.jobs }),
     log,
     ...(metrics === undefined ? {} : { onReloadFailure: () => metrics.reloadFailed() }),
+    // Upstream's removeHooks: log.Fatalln on stdout, exit 1 at once (the pid file stays, as Go's defer never runs).
+    onNoHooksLeft: () => {
+      if (logger.verbose || config.nopanic) return;
+      const error = new NoHooksError("run");
+      deps.stdout.write(logger.format(error.message));
+      deps.exit(exitCodeFor(error));
+    },
   });
   let markReady = () => {};
   const ready = new Promise<void>((resolve) => {
@@ -166,6 +175,8 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
   log("os signal watcher ready");
   if (registry.hooks().size === 0 && !logger.verbose && !config.nopanic)
     return fatal(new NoHooksError(), "stdout");
+  // Upstream sets up its watchers before its TLS settings and its `serving hooks on` line.
+  if (config.hotreload) registry.watch(deps);
   if (tlsSettingsError !== undefined) return fatal(tlsSettingsError, "log");
   log(`serving hooks on ${servingUrl(config, { server, activatedFd, socketPath: deps.socketPath })}`);
   if (server === undefined) {
@@ -182,7 +193,6 @@ export async function main(argv: readonly string[], deps: MainDeps): Promise<num
       void registry.reloadAll().then(reloadCertificate);
     });
   }
-  if (config.hotreload) registry.watch(deps);
   return new Promise((resolve) => server.on("close", () => resolve(EXIT_OK)));
 }
 

@@ -49,3 +49,13 @@ test("a failure reads as Go's open error on the path asked for, and leaves no te
     [],
   );
 });
+
+test("a directory at the path fails as Go's os.WriteFile does (open <path>: is a directory), leaving nothing beside it", async () => {
+  const target = join(dir, "a-directory");
+  await mkdir(join(target, "inside"), { recursive: true });
+  for (const path of [target, `${dir}/.`]) {
+    await assert.rejects(writeFileAtomically(path, "1"), { code: "EISDIR", syscall: "open", path });
+  }
+  assert.deepEqual(await readdir(target), ["inside"]);
+  assert.ok(!(await readdir(dir)).some((name) => name.endsWith(".tmp")));
+});

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, rename, rm } from "node:fs/promises";
+import { open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -28,7 +28,12 @@ export async function writeFileAtomically(path: string, data: string): Promise<v
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);
-    throw asOpenError(error, path);
+    // A directory there (`-pidfile .`) refuses the rename with EBUSY or ENOTEMPTY; Go's open says what it is.
+    const directory = await stat(path).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    throw asOpenError(directory ? Object.assign(error as object, { code: "EISDIR" }) : error, path);
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,7 +86,8 @@ test("-hotreload picks up an edit in place and an atomic replace by rename", asy
   await rename(join(dir, "hot.tmp"), file);
   await eventually(async () => (await fetch(`${base}/hooks/three`)).status === 200, "rename reloaded");
   assert.equal((await fetch(`${base}/hooks/one`)).status, 404);
-  assert.match(log(), /setting up file watcher for /);
+  // Upstream's order: the watchers are set up before the start-up line.
+  assert.match(log(), /setting up file watcher for [^\n]*\n[^\n]*serving hooks on /);
 });
 
 test("SIGHUP reloads; SIGTERM exits 0 and removes the pidfile", async () => {
@@ -281,13 +282,18 @@ test("-logfile receives the log (verbose implied); a log file that cannot be ope
   const file = join(dir, "logged.json");
   const logfile = join(dir, "webhook.log");
   await writeFile(file, JSON.stringify([hook("logged")]));
-  const { base } = await start(["-hooks", file, "-logfile", logfile]);
+  const { base, child } = await start(["-hooks", file, "-logfile", logfile]);
   assert.equal((await fetch(`${base}/hooks/logged`)).status, 200);
   await eventually(
     async () => /finished handling logged/.test(await readFile(logfile, "utf8")),
     "log written",
   );
   assert.match(await readFile(logfile, "utf8"), /serving hooks on http:\/\/127\.0\.0\.1:\d+\/hooks\/\{id\}/);
+  // The last line is written before the exit, as Go's log writes it (it was lost in a stream's queue).
+  const exited = new Promise((r) => child.on("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+  assert.match(await readFile(logfile, "utf8"), /caught terminated signal; exiting\n$/);
 
   const failed = await runToExit(["-hooks", file, "-logfile", join(dir, "missing", "dir", "x.log")]);
   assert.equal(failed.code, 1);
@@ -383,4 +389,72 @@ test("a command that cannot run is exec.LookPath's error in the log: stat for a 
     log(),
     new RegExp(`error in exec: "${missing}": stat ${missing}: no such file or directory\\n`),
   );
+});
+
+test("-hotreload: the last hooks file removed ends webhook with exit 1 unless -verbose or -nopanic, as upstream", async () => {
+  for (const flags of [[], ["-nopanic"], ["-verbose"]]) {
+    const file = join(dir, `last${flags.join("")}.json`);
+    await writeFile(file, JSON.stringify([hook("x")]));
+    const { child, base } = await start(["-hooks", file, "-hotreload", ...flags]);
+    let out = "";
+    child.stdout?.on("data", (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    await rm(file);
+    if (flags.length > 0) {
+      await eventually(async () => (await fetch(`${base}/hooks/x`)).status === 404, "hooks removed");
+      assert.equal(child.exitCode, null, `${flags.join(" ")}: still serving`);
+      child.kill("SIGTERM");
+      assert.equal(await exited, 0);
+      continue;
+    }
+    assert.equal(await exited, 1);
+    assert.match(
+      out,
+      /^\[webhook\] \d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d couldn't load any hooks from file!\naborting webhook execution since the -verbose flag is set to false\.\nIf, for some reason, you want webhook to run without the hooks, either use -verbose flag, or -nopanic\n$/,
+    );
+  }
+});
+
+test("the start-up line names -ip and -port as given, as Go's log line: a name, an empty host, brackets", async () => {
+  const file = join(dir, "addr.json");
+  await writeFile(file, JSON.stringify([hook("x")]));
+  for (const ip of ["localhost", "", "[127.0.0.1]"]) {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [BIN, "-hooks", file, "-ip", ip, "-port", String(port), "-verbose"],
+      {
+        cwd: dir,
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    children.push(child);
+    let log = "";
+    child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
+    await eventually(async () => log.includes("serving hooks on"), `${ip}: serving`);
+    assert.match(
+      log,
+      new RegExp(`serving hooks on http://${ip.replace(/[[\]]/g, "\\$&")}:${port}/hooks/\\{id\\}\n`),
+    );
+    assert.equal(await (await fetch(`http://127.0.0.1:${port}/hooks/x`)).text(), "x\n");
+    const exited = new Promise((r) => child.on("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  }
+});
+
+test("-hotreload follows a hooks file that is a symbolic link: an edit of the file it names reloads, as fsnotify's watch", async () => {
+  await mkdir(join(dir, "real"), { recursive: true });
+  await mkdir(join(dir, "etc"), { recursive: true });
+  const target = join(dir, "real", "linked.json");
+  await writeFile(target, JSON.stringify([hook("before")]));
+  await symlink("../real/linked.json", join(dir, "etc", "linked.json"));
+  const { base } = await start(["-hooks", join(dir, "etc", "linked.json"), "-hotreload", "-verbose"]);
+  assert.equal((await fetch(`${base}/hooks/before`)).status, 200);
+  await writeFile(target, JSON.stringify([hook("after")]));
+  await eventually(
+    async () => (await fetch(`${base}/hooks/after`)).status === 200,
+    "the link's file reloaded",
+  );
+  assert.equal((await fetch(`${base}/hooks/before`)).status, 404);
 });

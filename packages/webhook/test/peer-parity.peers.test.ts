@@ -256,7 +256,9 @@ function invoke(side: Side, args: string[]): Promise<{ code: number | null; out:
     const norm = (s: string) =>
       s
         .replace(/^(\[webhook\] )?\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d /gm, "$1<date> ")
-        .replace(/^Usage of \/usr\/bin\/webhook:/m, "Usage of webhook:");
+        .replace(/^Usage of \/usr\/bin\/webhook:/m, "Usage of webhook:")
+        // Go's signal goroutine logs this wherever it gets to run: after a fatal line, it lands on stdout too.
+        .replace(/^\[webhook\] <date> os signal watcher ready\n/m, "");
     child.on("close", (code) => {
       clearTimeout(deadline);
       resolve({ code, out: norm(out), err: norm(err) });

@@ -65,6 +65,23 @@ test("the docs' pass-file example, with // comments inside the JSON, is refused 
   );
 });
 
+test("a key's anchor is part of libyaml's simple key: on the line before the key, it is refused", () => {
+  // What Debian's 2.8.0 answered (test/startup-fuzz.peers.test.ts found it).
+  assert.throws(
+    () =>
+      decodeGoYaml(
+        '[\n  {\n    "id": "yes",\n    "execute-command": "/bin/true", &a\n    "response-message": "x"\n  }\n]',
+      ),
+    (e) =>
+      e instanceof HooksFileError &&
+      e.message === "error converting YAML to JSON: yaml: line 4: did not find expected ',' or '}'",
+  );
+  assert.deepEqual(plain(decodeGoYaml('[{"id": "yes", &a "x": "/bin/true"}]')), [
+    { id: "yes", x: "/bin/true" },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml("- &a\n  id: x\n")), [{ id: "x" }]);
+});
+
 test("a multi-line implicit key is refused in a flow mapping, kept without a value", () => {
   assert.throws(() => decodeGoYaml('[{"id": "a", "x": {k\n  y: 1}}]'), /did not find expected ',' or '}'/);
   assert.deepEqual(plain(decodeGoYaml('[{"id": "a", "x": {k\n  y}}]')), [{ id: "a", x: { "k y": null } }]);
@@ -83,4 +100,106 @@ test("merge keys apply where they stand; map keys become strings as ghodss makes
 test("what the two readers could read differently is refused", () => {
   assert.throws(() => decodeGoYaml("- id: !!int '12'\n"), HooksFileError);
   assert.throws(() => decodeGoYaml("- id: a\n---\n- id: b\n"), HooksFileError);
+});
+
+test("a byte order mark starting the file is libyaml's encoding mark, not text (a JSON file saved with one loads)", () => {
+  assert.deepEqual(plain(decodeGoYaml('\uFEFF[{"id": "a"}]')), [{ id: "a" }]);
+  assert.deepEqual(plain(decodeGoYaml("\uFEFF- id: b\n")), [{ id: "b" }]);
+  assert.throws(() => decodeGoYaml("- id: b\n\uFEFF- id: c\n"), HooksFileError);
+});
+
+test("inside [...] or {...}, ? and : starting a plain scalar are libyaml's indicators: refused with its words", () => {
+  // What Debian's 2.8.0 answered (test/startup-fuzz.peers.test.ts found it): no line is named for the first line.
+  assert.throws(
+    () => decodeGoYaml('[{"id": ?"A", "execute-command": "/bin/true"}]'),
+    (e) =>
+      e instanceof HooksFileError &&
+      e.message === "error converting YAML to JSON: yaml: did not find expected node content",
+  );
+  assert.throws(
+    () => decodeGoYaml('[{"id": "a"},\n {"x": :y}]'),
+    /yaml: line 1: did not find expected node content/,
+  );
+  assert.throws(() => decodeGoYaml("[?x]"), HooksFileError);
+  // Outside flow collections they start plain scalars on both.
+  assert.deepEqual(plain(decodeGoYaml("- id: ?a\n  x: :b\n")), [{ id: "?a", x: ":b" }]);
+  assert.deepEqual(plain(decodeGoYaml("[{? a : b}]")), [{ a: "b" }]);
+});
+
+test("tabs libyaml refuses outside flow collections and quoted scalars: where a token starts, in block indentation", () => {
+  // What Debian's 2.8.0 answered, word for word (test/startup-fuzz.peers.test.ts found the first).
+  const refused = (text: string, message: string) =>
+    assert.throws(
+      () => decodeGoYaml(text),
+      (e) => e instanceof HooksFileError && e.message === `error converting YAML to JSON: yaml: ${message}`,
+      JSON.stringify(text),
+    );
+  refused("  \n\t\n", "line 1: found character that cannot start any token");
+  refused("\uFEFF  \n\t\n", "line 1: found character that cannot start any token");
+  // The yaml package sees this one itself (and names line 1, where 2.8.0 names none).
+  assert.throws(() => decodeGoYaml("-\tid: a\n"), /found character that cannot start any token/);
+  refused(
+    "- id: a\n  x: |\n   \tb\n",
+    "line 2: found a tab character where an indentation space is expected",
+  );
+  // Refused by the yaml package itself here (its own words: the content is less indented than its first line).
+  assert.throws(() => decodeGoYaml("- id: a\n  x: |\n    b\n   \tc\n"), HooksFileError);
+  assert.throws(() => decodeGoYaml("- id: a\n\t\n  execute-command: x\n"), HooksFileError);
+  assert.throws(() => decodeGoYaml("- id: a\n  \t\n"), HooksFileError);
+  // Where libyaml takes a tab: after a key's `:`, in a flow collection, in a block scalar's content, in a comment.
+  assert.deepEqual(plain(decodeGoYaml("- id:\ta\n  x: |\n    b\n    \tc\n  # \tnote\n")), [
+    { id: "a", x: "b\n\tc\n" },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml('[\n\t{"id": "a",\n\t\t"x": 1}\n]')), [{ id: "a", x: 1 }]);
+});
+
+test("inside [...] or {...}, a : not followed by a blank in or after a plain scalar, and a ? in one, are libyaml's errors", () => {
+  // Debian's 2.8.0's words (test/startup-fuzz.peers.test.ts found the first: `execute-command:# …` in a flow mapping).
+  const refused = (text: string, message: string) =>
+    assert.throws(
+      () => decodeGoYaml(text),
+      (e) => e instanceof HooksFileError && e.message === `error converting YAML to JSON: yaml: ${message}`,
+      JSON.stringify(text),
+    );
+  refused("[{id: é, execute-command:# /bin/true, response-message: x}]", "found unexpected ':'");
+  refused("[{id: a, url: http://x}]", "found unexpected ':'");
+  refused('[{id: a, x:"b"}]', "found unexpected ':'");
+  refused("[{id: a,\n\n url: http://x}]", "line 2: found unexpected ':'");
+  refused("[{id: a?b}]", "did not find expected ',' or '}'");
+  refused("- id: a\n  x: [a, b?c]\n", "line 1: did not find expected ',' or ']'");
+  // JSON's own forms, and block context, read alike.
+  assert.deepEqual(plain(decodeGoYaml('[{"id":"a","x":"http://y","y":z}]')), [
+    { id: "a", x: "http://y", y: "z" },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml("- id: a?b\n  url: http://x\n")), [{ id: "a?b", url: "http://x" }]);
+});
+
+test("aliases as yaml.v2 resolves them: to the last node given the anchor, before or after; an unknown one is refused", () => {
+  // What Debian's 2.8.0 loaded (test/startup-fuzz.peers.test.ts found the unknown anchor the `yaml` package read as null).
+  assert.deepEqual(plain(decodeGoYaml("- id: b\n  x: *y\n- id: &y a\n")), [{ id: "b", x: "a" }, { id: "a" }]);
+  assert.deepEqual(plain(decodeGoYaml("- id: &y a\n- id: *y\n- id: &y b\n")), [
+    { id: "a" },
+    { id: "b" },
+    { id: "b" },
+  ]);
+  assert.throws(
+    () => decodeGoYaml("- id: a\n  response-message: *x\n"),
+    (e) =>
+      e instanceof HooksFileError &&
+      e.message === "error converting YAML to JSON: yaml: unknown anchor 'x' referenced",
+  );
+});
+
+test("a block scalar ending the file without a final line break has none, as libyaml reads it", () => {
+  // What Debian's 2.8.0 answered (test/startup-fuzz.peers.test.ts found the folded one).
+  const last = (indicator: string, end: string) =>
+    plain(decodeGoYaml(`- id: a\n  x: ${indicator}\n    l1\n\n    l2${end}`))[0].x;
+  assert.deepEqual(
+    ["|", ">", "|+", ">-"].map((i) => last(i, "")),
+    ["l1\n\nl2", "l1\nl2", "l1\n\nl2", "l1\nl2"],
+  );
+  assert.deepEqual(
+    ["|", ">", "|-"].map((i) => last(i, "\n")),
+    ["l1\n\nl2\n", "l1\nl2\n", "l1\n\nl2"],
+  );
 });

@@ -1,5 +1,6 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Node, parseDocument, Scalar } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, type Node, parseDocument, Scalar, visit } from "yaml";
 import { HooksFileError } from "../errors.js";
+import { libyamlTabError } from "./libyaml-tabs.js";
 
 /** A YAML float, kept apart from integers because upstream renders the two differently in string fields. */
 export class GoFloat {
@@ -35,19 +36,60 @@ export type GoYamlValue =
  *
  * @throws {HooksFileError} `error converting YAML to JSON: yaml: line N: …`, as upstream words it
  */
-export function decodeGoYaml(text: string): GoYamlValue {
+export function decodeGoYaml(source: string): GoYamlValue {
+  // libyaml takes a byte order mark at the start of the stream as the encoding's, not as text.
+  const text = source.startsWith("\uFEFF") ? source.slice(1) : source;
+  // libyaml's reader takes only its printable characters (reader.c yaml_parser_update_buffer), before any parsing.
+  if (!printable(text)) throw yamlError(0, "control characters are not allowed");
   const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
   const first = doc.errors[0];
   if (first !== undefined) {
     const line = first.linePos?.[0].line ?? 1;
     throw yamlError(line, libyamlMessage(first.code, first.message));
   }
+  const tab = libyamlTabError(text, doc.contents);
+  // yaml.v2 names the line of these counted from 0 (none for the first), as Debian's 2.8.0 printed them.
+  if (tab !== undefined) throw yamlError(tab.line, tab.message);
   checkSimpleKeys(doc.contents, text);
-  return toGo(doc.contents, doc, 0);
+  // yaml.v2 resolves an alias after the whole document is read, to the last node given that anchor (so an alias may
+  // come before its anchor); the `yaml` package, to the one before it.
+  const anchors = new Map<string, Node>();
+  const endsInBreak = /[\n\r]$/.test(text);
+  visit(doc, (_key, node) => {
+    if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) anchors.set(node.anchor, node);
+    // A block scalar that runs to the end of a file with no final line break: libyaml has no break to keep there,
+    // where the `yaml` package adds one (`|` or `>` as the file's last lines).
+    if (
+      isScalar(node) &&
+      !endsInBreak &&
+      (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED) &&
+      (node.range?.[1] ?? 0) >= text.length &&
+      typeof node.value === "string" &&
+      node.value.endsWith("\n")
+    )
+      node.value = node.value.slice(0, -1);
+  });
+  return toGo(doc.contents, anchors, 0);
 }
 
+/**
+ * Whether libyaml's reader takes every character: not the C0 controls but tab and line ends, nor DEL, the C1
+ * controls but NEL, U+FFFE or U+FFFF.
+ */
+function printable(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 ? c !== 0x09 && c !== 0x0a && c !== 0x0d : c >= 0x7f && c <= 0x9f ? c !== 0x85 : c >= 0xfffe)
+      return false;
+  }
+  return true;
+}
+
+/** yaml.v2's words; a line 0 (a parser error on the first line, which libyaml counts from 0) is not named. */
 function yamlError(line: number, message: string): HooksFileError {
-  return new HooksFileError(`error converting YAML to JSON: yaml: line ${line}: ${message}`);
+  return new HooksFileError(
+    `error converting YAML to JSON: yaml: ${line > 0 ? `line ${line}: ` : ""}${message}`,
+  );
 }
 
 /** libyaml's words for the errors both readers report; otherwise the `yaml` package's first line. */
@@ -65,8 +107,14 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-/** libyaml's simple keys: on one line and at most 1024 characters, or they are no key at all. */
-function checkSimpleKeys(node: unknown, text: string): void {
+/**
+ * libyaml's simple keys: on one line and at most 1024 characters, or they are no key at all. And inside `[…]` or
+ * `{…}` (yaml.v2 scannerc.go), `?` and `:` are always indicators, never a plain scalar's start (the `yaml` package
+ * reads `{"id": ?x}`), a `?` ends a plain scalar, and a `:` in or right after one that is not followed by a blank is
+ * `found unexpected ':'` (`{url: http://x}`, `{a:"b"}`): files libyaml refuses or reads otherwise are refused.
+ */
+function checkSimpleKeys(node: unknown, text: string, flow?: "]" | "}"): void {
+  if (flow !== undefined && isScalar(node) && node.type === Scalar.PLAIN) checkFlowPlain(node, text, flow);
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = pair.key as Node | null;
@@ -74,7 +122,9 @@ function checkSimpleKeys(node: unknown, text: string): void {
       // An explicit key (`? key`) is not a simple key.
       const explicit = range !== undefined && range !== null && /\?\s*$/.test(text.slice(0, range[0]));
       if (range && !explicit && pair.value !== null) {
-        const source = text.slice(range[0], range[1]);
+        // The key starts at its anchor, if it has one (`&a "k": v`): libyaml's simple key does.
+        const anchored = key?.anchor ? text.lastIndexOf(`&${key.anchor}`, range[0]) : -1;
+        const source = text.slice(anchored >= 0 ? anchored : range[0], range[1]);
         if (source.includes("\n") || source.length > 1024) {
           const colon = text.indexOf(":", range[1]);
           // libyaml reports parser errors on the 0-based line of the token it stopped at.
@@ -82,34 +132,49 @@ function checkSimpleKeys(node: unknown, text: string): void {
           throw yamlError(lineOf(text, range[0]), "could not find expected ':'");
         }
       }
-      checkSimpleKeys(key, text);
-      checkSimpleKeys(pair.value, text);
+      checkSimpleKeys(key, text, node.flow ? "}" : flow);
+      checkSimpleKeys(pair.value, text, node.flow ? "}" : flow);
     }
   } else if (isSeq(node)) {
-    for (const item of node.items) checkSimpleKeys(item, text);
+    for (const item of node.items) checkSimpleKeys(item, text, node.flow ? "]" : flow);
   } else if (isPair(node)) {
-    checkSimpleKeys(node.key, text);
-    checkSimpleKeys(node.value, text);
+    checkSimpleKeys(node.key, text, flow);
+    checkSimpleKeys(node.value, text, flow);
   }
+}
+
+/** A plain scalar in a flow collection (closed by `end`), as libyaml's scanner reads it there. */
+function checkFlowPlain(node: Scalar, text: string, end: "]" | "}"): void {
+  const [from, to] = node.range ?? [0, 0];
+  const source = text.slice(from, to);
+  const line = lineOf(text, from) - 1;
+  if (/^[?:]/.test(source)) throw yamlError(line, "did not find expected node content");
+  if (/:(?![\s]|$)/.test(source) || (text[to] === ":" && !/^[\s]?$/.test(text[to + 1] ?? "")))
+    throw yamlError(line, "found unexpected ':'");
+  if (source.includes("?")) throw yamlError(line, `did not find expected ',' or '${end}'`);
 }
 
 const MAX_ALIAS_DEPTH = 64;
 
-function toGo(node: unknown, doc: ReturnType<typeof parseDocument>, depth: number): GoYamlValue {
+function toGo(node: unknown, anchors: ReadonlyMap<string, Node>, depth: number): GoYamlValue {
   if (depth > MAX_ALIAS_DEPTH) throw yamlError(1, "exceeded max depth of 10000");
   if (node === null || node === undefined) return null;
-  if (isAlias(node)) return toGo(node.resolve(doc), doc, depth + 1);
+  if (isAlias(node)) {
+    const target = anchors.get(node.source);
+    if (target === undefined) throw yamlError(0, `unknown anchor '${node.source}' referenced`);
+    return toGo(target, anchors, depth + 1);
+  }
   if (isScalar(node)) return scalar(node);
-  if (isSeq(node)) return node.items.map((item) => toGo(item, doc, depth + 1));
+  if (isSeq(node)) return node.items.map((item) => toGo(item, anchors, depth + 1));
   if (isMap(node)) {
     const out: { [key: string]: GoYamlValue } = Object.create(null);
     for (const pair of node.items) {
       const key = pair.key;
       if (isScalar(key) && key.type === Scalar.PLAIN && key.source === "<<" && !key.tag) {
-        merge(out, toGo(pair.value, doc, depth + 1));
+        merge(out, toGo(pair.value, anchors, depth + 1));
         continue;
       }
-      out[keyString(toGo(key, doc, depth + 1))] = toGo(pair.value, doc, depth + 1);
+      out[keyString(toGo(key, anchors, depth + 1))] = toGo(pair.value, anchors, depth + 1);
     }
     return out;
   }

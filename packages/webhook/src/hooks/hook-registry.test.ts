@@ -61,3 +61,53 @@ test("reload: a repeated id, within the file or from another file, keeps the pre
   assert.deepEqual(ids(reg), ["w:"]);
   assert.equal(lines.at(-1), "removed 2 hook(s) that were loaded from file a");
 });
+
+test("a path given twice is listed twice, as upstream's hooksFiles: reloaded twice, one watch, logged twice", async () => {
+  // Debian's 2.8.0 logs "setting up file watcher for a" twice (test/startup-fuzz.peers.test.ts found it).
+  const { reg, lines } = registry({ a: "[]", b: "- {id: x}\n" });
+  await reg.loadAll(["a", "missing", "b", "a"]);
+  assert.deepEqual(reg.files(), ["a", "b", "a"]);
+  lines.length = 0;
+  await reg.reloadAll();
+  assert.deepEqual(
+    lines.filter((l) => l.startsWith("attempting")),
+    [
+      "attempting to reload hooks from a",
+      "attempting to reload hooks from b",
+      "attempting to reload hooks from a",
+    ],
+  );
+  lines.length = 0;
+  const watched: string[] = [];
+  const changes: ((file: string) => void)[] = [];
+  reg.watch({
+    watch: (dir, onChange) => {
+      watched.push(dir);
+      changes.push(onChange);
+    },
+    exists: async () => false,
+  });
+  assert.deepEqual(lines, [
+    "setting up file watcher for a",
+    "setting up file watcher for b",
+    "setting up file watcher for a",
+  ]);
+  assert.deepEqual(watched, [".", "."]);
+  changes[0]?.("a");
+  await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(reg.files(), ["b"], "a removed file leaves the list, every time it was given");
+});
+
+test("the removal that leaves no hook served is told (upstream then ends webhook unless -verbose or -nopanic)", async () => {
+  let told = 0;
+  const reg = new HookRegistry({
+    load: async (file) => parseHooks(file === "a" ? "- {id: x}\n" : "[]"),
+    log: () => undefined,
+    onNoHooksLeft: () => told++,
+  });
+  await reg.loadAll(["a", "b"]);
+  reg.remove("b");
+  assert.equal(told, 0, "x is still served");
+  reg.remove("a");
+  assert.equal(told, 1);
+});

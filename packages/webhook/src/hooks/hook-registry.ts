@@ -1,4 +1,4 @@
-import { basename, dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { DuplicateHookError, HooksFileError } from "../errors.js";
 import type { Hook } from "./hook.js";
 
@@ -8,6 +8,8 @@ export interface HookRegistryDeps {
   readonly log: (line: string) => void;
   /** Told when a reload fails and the file's previous hooks stay (the `-metrics` count). */
   readonly onReloadFailure?: () => void;
+  /** Told when a file's removal left no hook served (upstream's removeHooks then ends webhook, unless told not to). */
+  readonly onNoHooksLeft?: () => void;
 }
 
 /**
@@ -22,6 +24,8 @@ export interface HookRegistryDeps {
 export class HookRegistry {
   readonly #deps: HookRegistryDeps;
   readonly #byFile = new Map<string, Hook[]>();
+  /** Upstream's `hooksFiles`: the paths as given, a path given twice listed twice, once its file loaded. */
+  #files: string[] = [];
   #index = new Map<string, Hook>();
 
   constructor(deps: HookRegistryDeps) {
@@ -33,9 +37,9 @@ export class HookRegistry {
     return this.#index;
   }
 
-  /** The files whose hooks are served, in load order. */
+  /** The files whose hooks are served, in the order given (a path given twice is there twice, as upstream's). */
   files(): string[] {
-    return [...this.#byFile.keys()];
+    return [...this.#files];
   }
 
   /**
@@ -63,6 +67,7 @@ export class HookRegistry {
       }
       this.#byFile.set(file, hooks);
     }
+    this.#files = files.filter((file) => this.#byFile.has(file));
     this.#reindex();
   }
 
@@ -92,6 +97,8 @@ export class HookRegistry {
       log(`\tloaded: ${hook.id}`);
     }
     this.#byFile.set(file, fresh);
+    // A file removed and created again (ours watches its directory) is reloaded on signals again.
+    if (!this.#files.includes(file)) this.#files.push(file);
     this.#reindex();
   }
 
@@ -105,8 +112,10 @@ export class HookRegistry {
     const removed = this.#byFile.get(file) ?? [];
     for (const hook of removed) this.#deps.log(`\tremoving: ${hook.id}`);
     this.#byFile.delete(file);
+    this.#files = this.#files.filter((f) => f !== file);
     this.#reindex();
     this.#deps.log(`removed ${removed.length} hook(s) that were loaded from file ${file}`);
+    if (this.#index.size === 0) this.#deps.onNoHooksLeft?.();
   }
 
   /**
@@ -116,12 +125,17 @@ export class HookRegistry {
   watch(deps: {
     readonly watch: (dir: string, onChange: (file: string) => void) => void;
     readonly exists: (path: string) => Promise<boolean>;
+    /** The path with every symbolic link resolved (fs.realpath). */
+    readonly realpath?: (path: string) => Promise<string>;
   }): void {
     const { log } = this.#deps;
+    const watched = new Set<string>();
     for (const file of this.files()) {
       log(`setting up file watcher for ${file}`);
-      deps.watch(dirname(file), (changed) => {
-        if (changed !== basename(file)) return;
+      // fsnotify watches a path once, however often it is added.
+      if (watched.has(file)) continue;
+      watched.add(file);
+      const changed = () =>
         void (async () => {
           if (await deps.exists(file)) {
             log(`hooks file ${file} modified`);
@@ -133,7 +147,21 @@ export class HookRegistry {
             this.remove(file);
           }
         })();
+      deps.watch(dirname(file), (name) => {
+        if (name === basename(file)) changed();
       });
+      // fsnotify's inotify watch follows a symbolic link to the file it names: an edit of that file reloads too.
+      const { realpath } = deps;
+      if (realpath !== undefined)
+        void Promise.all([realpath(file), realpath(dirname(file))]).then(
+          ([real, dir]) => {
+            if (real === join(dir, basename(file))) return;
+            deps.watch(dirname(real), (name) => {
+              if (name === basename(real)) changed();
+            });
+          },
+          () => undefined,
+        );
     }
   }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -191,4 +191,47 @@ test("loadHooksFile() fails with Go's os.ReadFile error: open for a missing file
     message: `open ${join(dir, "none.json")}: no such file or directory`,
   });
   await assert.rejects(load(dir), { name: "HooksFileError", message: `read ${dir}: is a directory` });
+});
+
+test("what is not a list, or a field of the wrong type, is named with encoding/json's type words (bool, not boolean)", () => {
+  // What Debian's 2.8.0 logged (test/startup-fuzz.peers.test.ts found these).
+  const refusal = (text: string, message: string) =>
+    assert.throws(
+      () => parseHooks(text),
+      (e) => e instanceof HooksFileError && e.message === `error unmarshaling JSON: json: ${message}`,
+      text,
+    );
+  refusal("true\n", "cannot unmarshal bool into Go value of type hook.Hooks");
+  refusal("x\r\n", "cannot unmarshal string into Go value of type hook.Hooks");
+  refusal("5", "cannot unmarshal number into Go value of type hook.Hooks");
+  refusal('{"id":"a"}', "cannot unmarshal object into Go value of type hook.Hooks");
+  refusal(
+    '[{"id": "a", "http-methods": false}]',
+    "cannot unmarshal bool into Go struct field Hook.http-methods of type []string",
+  );
+});
+
+test("libyaml's reader refuses a hooks file with bytes that are not UTF-8 or with control characters", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "webhook-hooks-file-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const load = async (bytes: Buffer) => {
+    const path = join(dir, "hooks.yaml");
+    await writeFile(path, bytes);
+    return loadHooksFile(path, { template: false, env: {} });
+  };
+  const prefix = "error converting YAML to JSON: yaml: ";
+  await assert.rejects(load(Buffer.from("- id: a\xff\n", "latin1")), {
+    message: `${prefix}invalid leading UTF-8 octet`,
+  });
+  for (const text of ["null\0", "- id: a\x01\n", "- id: a\x7f\n", "- id: a\u0090\n"])
+    await assert.rejects(load(Buffer.from(text)), { message: `${prefix}control characters are not allowed` });
+  // A tab, line ends, NEL and what is past U+00A0 are libyaml's printable characters.
+  assert.deepEqual(
+    (await load(Buffer.from("- id: a\u0085b\u00a0é😀\t\r\n"))).map((h) => h.id),
+    ["a\u0085b\u00a0é😀"],
+  );
+});
+
+test('an empty path (-hooks "") loads no hooks and no error, as upstream\'s LoadFromFile', async () => {
+  assert.deepEqual(await loadHooksFile("", { template: true, env: {} }), []);
 });

@@ -19,6 +19,8 @@ export async function loadHooksFile(
   path: string,
   options: { template: boolean; env: Readonly<Record<string, string | undefined>> },
 ): Promise<Hook[]> {
+  // Upstream's LoadFromFile returns no hooks and no error for an empty path (`-hooks ""`).
+  if (path === "") return [];
   let raw: Buffer;
   try {
     raw = await readRegularFile(path);
@@ -32,11 +34,14 @@ export async function loadHooksFile(
     });
   }
   // A template is run over the file's bytes, as Go's is: bytes that are not UTF-8 pass through text unchanged.
-  return parseHooks(
-    options.template
-      ? expandTemplateBytes(raw.toString("latin1"), { env: options.env, readFile: readTextFile })
-      : raw.toString("utf8"),
-  );
+  if (options.template)
+    return parseHooks(
+      expandTemplateBytes(raw.toString("latin1"), { env: options.env, readFile: readTextFile }),
+    );
+  // libyaml's reader refuses bytes that are not UTF-8 (they would otherwise become U+FFFD here).
+  const notUtf8 = libyamlUtf8Error(raw.toString("latin1"));
+  if (notUtf8 !== undefined) throw new HooksFileError(`error converting YAML to JSON: yaml: ${notUtf8}`);
+  return parseHooks(raw.toString("utf8"));
 }
 
 /**
@@ -48,7 +53,7 @@ export function parseHooks(text: string): Hook[] {
   if (doc === null) return [];
   try {
     if (!Array.isArray(doc))
-      throw new HooksFileError("json: cannot unmarshal object into Go value of type hook.Hooks");
+      throw new HooksFileError(`json: cannot unmarshal ${goType(doc)} into Go value of type hook.Hooks`);
     return doc.map((raw) => parseHook(raw));
   } catch (error) {
     if (!(error instanceof HooksFileError)) throw error;
@@ -321,10 +326,12 @@ function list(raw: unknown, at: At, type: string): unknown[] {
   );
 }
 
+/** encoding/json's name for a JSON value's type in its UnmarshalTypeError (`bool`, not JavaScript's `boolean`). */
 function goType(raw: unknown): string {
   if (Array.isArray(raw)) return "array";
   if (raw instanceof GoFloat || typeof raw === "bigint") return "number";
   if (typeof raw === "object") return "object";
+  if (typeof raw === "boolean") return "bool";
   return typeof raw;
 }
 

@@ -26,6 +26,7 @@ import { watchClientGone } from "./client-gone.js";
 import { dumpRequest, dumpResponse } from "./debug-dump.js";
 import { goWireHeaders, handlerSetHeaders, type WireHeaders } from "./go-framing.js";
 import { Http1Connection, type Http1Options } from "./http1-connection.js";
+import { type ListenAddress, listenAddress } from "./listen-address.js";
 import { headerValues, utf8HeaderValues } from "./request-headers.js";
 import { serveHttp1 } from "./serve-http1.js";
 import { answerPlainHttpOnTls, goHandshakeError, secureContextOptions } from "./tls-setup.js";
@@ -80,17 +81,18 @@ export async function startServer(
   // upstream connection just as node closes it (their 502s on idle reuse).
   server.keepAliveTimeout = 0;
   server.on("clientError", (error: Error, socket: Duplex) => onClientError(error, socket, { http1, server }));
-  if (
-    options.fd === undefined &&
-    config.socket === "" &&
-    !(Number.isInteger(config.port) && config.port >= 0 && config.port < 65536)
-  ) {
-    throw new ListenError(`listen tcp: address ${config.port}: invalid port`);
-  }
+  const tcp =
+    options.fd === undefined && config.socket === ""
+      ? await listenAddress(config.ip, config.port)
+      : undefined;
   if (options.fd !== undefined) refuseUnlessSocket(options.fd);
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) =>
-      reject(options.fd === undefined ? listenError(error, config) : activatedSocketError(options.fd, error));
+      reject(
+        options.fd === undefined
+          ? listenError(error, tcp ?? config.socket)
+          : activatedSocketError(options.fd, error),
+      );
     server.once("error", failed);
     const ready = () => {
       server.off("error", failed);
@@ -99,7 +101,8 @@ export async function startServer(
     // A socket systemd passed (socket activation) replaces -ip, -port and -socket, as upstream 2.8.2.
     if (options.fd !== undefined) server.listen({ fd: options.fd }, ready);
     else if (config.socket !== "") server.listen(config.socket, ready);
-    else server.listen(config.port, config.ip, ready);
+    else if (tcp?.host === undefined) server.listen(tcp?.port, ready);
+    else server.listen(tcp.port, tcp.host, ready);
   });
 }
 
@@ -129,9 +132,9 @@ function activatedSocketError(fd: number, error: NodeJS.ErrnoException): ListenE
   );
 }
 
-function listenError(error: NodeJS.ErrnoException, config: Config): ListenError {
+function listenError(error: NodeJS.ErrnoException, at: ListenAddress | string): ListenError {
   const text = goErrnoText(error);
-  const where = config.socket !== "" ? `unix ${config.socket}` : `tcp ${config.ip}:${config.port}`;
+  const where = typeof at === "string" ? `unix ${at}` : `tcp ${at.display}`;
   return new ListenError(`listen ${where}: bind: ${text}`, { cause: error });
 }
 

@@ -1,77 +1,21 @@
 // A number constant of a template, read as Go 1.19's parse.(*Tree).newNumber reads it: char constants, complex
 // numbers, integers (strconv.ParseInt/ParseUint with base 0: 0x, 0o, 0b, leading-0 octal, underscores) and
 // floats (strconv.ParseFloat: decimal and hexadecimal).
+
+import { goParseInt, goParseUint, underscoreOK } from "../../go-parse-int.js";
 import type { NumberNode } from "./nodes.js";
 import { unquoteChar } from "./strconv.js";
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const UINT64_MAX = 2n ** 64n - 1n;
-
-/** strconv's underscoreOK: underscores only between digits, or between a base prefix and a digit. */
-function underscoreOK(text: string): boolean {
-  let s = text;
-  if (s[0] === "-" || s[0] === "+") s = s.slice(1);
-  let saw = "^";
-  let i = 0;
-  let hex = false;
-  if (s.length >= 2 && s[0] === "0" && "bBoOxX".includes(s[1] as string)) {
-    i = 2;
-    saw = "0";
-    hex = s[1] === "x" || s[1] === "X";
-  }
-  for (; i < s.length; i++) {
-    const c = s[i] as string;
-    if ((c >= "0" && c <= "9") || (hex && /[a-fA-F]/.test(c))) {
-      saw = "0";
-      continue;
-    }
-    if (c === "_") {
-      if (saw !== "0") return false;
-      saw = "_";
-      continue;
-    }
-    if (saw === "_") return false;
-    saw = "!";
-  }
-  return saw !== "_";
-}
-
 /** strconv.ParseUint(s, 0, 64) without a sign; undefined on any error. */
 function parseUnsigned(s: string): bigint | undefined {
-  if (s === "") return undefined;
-  let base = 10;
-  let digits = s;
-  let prefixed = false;
-  if (s[0] === "0") {
-    const p = s[1]?.toLowerCase();
-    if (s.length >= 3 && (p === "x" || p === "o" || p === "b")) {
-      base = p === "x" ? 16 : p === "o" ? 8 : 2;
-      digits = s.slice(2);
-      prefixed = true;
-    } else if (s.length > 1) {
-      base = 8;
-      digits = s.slice(1);
-      prefixed = true;
-    }
-  }
-  if (digits.includes("_") && !underscoreOK(s)) return undefined;
-  digits = digits.replaceAll("_", "");
-  if (digits === "" && !(prefixed && base === 8)) return undefined;
-  const valid = { 2: /^[01]*$/, 8: /^[0-7]*$/, 10: /^[0-9]+$/, 16: /^[0-9a-fA-F]*$/ }[base] as RegExp;
-  if (!valid.test(digits)) return undefined;
-  let n = 0n;
-  for (const d of digits) n = n * BigInt(base) + BigInt(Number.parseInt(d, 16));
-  return n > UINT64_MAX ? undefined : n;
+  const n = goParseUint(s);
+  return typeof n === "bigint" ? n : undefined;
 }
 
+/** strconv.ParseInt(s, 0, 64); undefined on any error. */
 function parseInt64(s: string): bigint | undefined {
-  const negative = s[0] === "-";
-  const body = s[0] === "-" || s[0] === "+" ? s.slice(1) : s;
-  const u = parseUnsigned(body);
-  if (u === undefined) return undefined;
-  const n = negative ? -u : u;
-  return n < INT64_MIN || n > INT64_MAX ? undefined : n;
+  const n = goParseInt(s);
+  return typeof n === "bigint" ? n : undefined;
 }
 
 /** strconv.ParseFloat(s, 64): undefined on a syntax error or when the value overflows (ErrRange). */

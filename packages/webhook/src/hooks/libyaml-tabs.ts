@@ -1,0 +1,92 @@
+// The tabs libyaml refuses outside flow collections and quoted scalars, which the `yaml` package reads as white
+// space (yaml.v2 scannerc.go): yaml_parser_scan_to_next_token eats a tab only in a flow collection or where no simple
+// key may start, so a tab where a token would start (after a line's leading spaces, or after a `-`, `?` or `:`
+// indicator at its start) is `found character that cannot start any token`; and a tab in a block scalar's
+// indentation is `found a tab character where an indentation space is expected`
+// (yaml_parser_scan_block_scalar_breaks).
+import { isMap, isPair, isScalar, isSeq, Scalar } from "yaml";
+
+/** A place where libyaml refuses a tab: its 0-based line and libyaml's words. */
+export interface TabError {
+  readonly line: number;
+  readonly message: string;
+}
+
+/**
+ * The first tab libyaml would refuse in `text`, given the parsed document's contents (whose flow collections,
+ * quoted and multi-line plain scalars let tabs be), or undefined.
+ */
+export function libyamlTabError(text: string, contents: unknown): TabError | undefined {
+  const free: [number, number][] = [];
+  const blocks: [number, number][] = [];
+  collect(contents, free, blocks);
+  const lineStarts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
+  for (const [line, start] of lineStarts.entries()) {
+    if (free.some(([from, to]) => start > from && start < to)) continue;
+    if (blocks.some(([from, to]) => start > from && start < to)) continue;
+    if (tabWhereTokenStarts(text, start))
+      return { line, message: "found character that cannot start any token" };
+  }
+  for (const [from, to] of blocks) {
+    const found = blockIndentationTab(text, from, to);
+    if (found !== undefined) {
+      const line = lineStarts.filter((s) => s <= found).length - 1;
+      return { line, message: "found a tab character where an indentation space is expected" };
+    }
+  }
+  return undefined;
+}
+
+/** Ranges where libyaml takes tabs as any character (`free`), and block scalars (header to end). */
+function collect(node: unknown, free: [number, number][], blocks: [number, number][]): void {
+  if (isScalar(node)) {
+    const range = node.range;
+    if (range === undefined || range === null) return;
+    if (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED)
+      blocks.push([range[0], range[1]]);
+    else free.push([range[0], range[1]]);
+  } else if (isMap(node) || isSeq(node)) {
+    const range = node.range;
+    if (node.flow && range !== undefined && range !== null) free.push([range[0], range[1]]);
+    for (const item of node.items) collect(item, free, blocks);
+  } else if (isPair(node)) {
+    collect(node.key, free, blocks);
+    collect(node.value, free, blocks);
+  }
+}
+
+const isBlank = (c: string | undefined) =>
+  c === undefined || c === " " || c === "\t" || c === "\n" || c === "\r";
+
+/** Whether, after the line's spaces and any `-`, `?` or `:` indicators, the next character is a tab. */
+function tabWhereTokenStarts(text: string, start: number): boolean {
+  let i = start;
+  for (;;) {
+    while (text[i] === " ") i++;
+    if (text[i] === "\t") return true;
+    const c = text[i];
+    if ((c === "-" || c === "?" || c === ":") && isBlank(text[i + 1])) i++;
+    else return false;
+  }
+}
+
+/**
+ * The offset of a tab in a block scalar's indentation: on the lines before its first content line, or in the first
+ * content line's indentation, and past that, a tab before the content's column.
+ */
+function blockIndentationTab(text: string, from: number, to: number): number | undefined {
+  const header = text.indexOf("\n", from);
+  // An explicit indentation indicator (`|2`) sets the column another way: not checked.
+  if (header < 0 || /[1-9]/.test(text.slice(from, header))) return undefined;
+  let indent: number | undefined;
+  for (let start = header + 1; start < to; ) {
+    const end = text.indexOf("\n", start) < 0 ? text.length : text.indexOf("\n", start);
+    let i = start;
+    while (text[i] === " " && (indent === undefined || i - start < indent)) i++;
+    if (text[i] === "\t" && (indent === undefined || i - start < indent)) return i;
+    if (indent === undefined && i < end && text[i] !== "\r") indent = i - start;
+    start = end + 1;
+  }
+  return undefined;
+}
