@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import {
   lstat,
@@ -15,9 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
-import type { Deps } from "../src/deps.js";
 import { parseLockfile } from "../src/lockfile.js";
-import { main } from "../src/main.js";
 import { absoluteProbe, fuzzArtifact } from "./support/fuzz-archive.js";
 import { type FuzzHost, startFuzzHost } from "./support/fuzz-host.js";
 import { emptyPlan, hostPlan } from "./support/fuzz-host-plan.js";
@@ -25,6 +22,7 @@ import { editLock } from "./support/fuzz-lock.js";
 import { breakText, projectText } from "./support/fuzz-project.js";
 import { Random } from "./support/fuzz-random.js";
 import { runProgram, TOOLMGR_BIN } from "./support/run-cli.js";
+import { type MainOutcome, runMain } from "./support/run-main.js";
 import { tempDir } from "./support/temp-dir.js";
 
 // Property fuzzing through the CLI (`main(argv, deps)`, as cli.ts runs it) against a loopback code host: from a fixed
@@ -50,33 +48,9 @@ after(async () => {
   await host.close();
 });
 
-interface Outcome {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function runMain(
-  args: readonly string[],
-  options: { cwd: string; env: Record<string, string> },
-): Promise<Outcome> {
-  let stdout = "";
-  let stderr = "";
-  const deps: Deps = {
-    io: { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) } },
-    env: options.env,
-    cwd: options.cwd,
-    fetch: globalThis.fetch,
-    now: () => NOW,
-    runtime: { platform: "linux", arch: "x64", homedir: options.env.HOME ?? "/nonexistent" },
-    spawn,
-    onSignal: () => () => {},
-    processes: { pid: process.pid, isRunning: () => true },
-    // The shims hand over to the built launcher, as when users run it.
-    launcher: [process.execPath, TOOLMGR_BIN],
-  };
-  const code = await main(args, deps);
-  return { code, stdout, stderr };
+/** `main()` in this process, the shims handing over to the built launcher, as when users run it. */
+function runInProcess(args: readonly string[], options: { cwd: string; env: Record<string, string> }) {
+  return runMain(args, { ...options, now: () => NOW, launcher: [process.execPath, TOOLMGR_BIN] });
 }
 
 /** Every regular file, directory and link below `dir`, as absolute paths. */
@@ -90,7 +64,7 @@ async function readIfThere(path: string): Promise<Buffer | undefined> {
 }
 
 /** The properties of one command's outcome; returns the problems found. */
-function checkOutcome(what: string, r: Outcome, inputs: string): string[] {
+function checkOutcome(what: string, r: MainOutcome, inputs: string): string[] {
   const problems: string[] = [];
   const say = (p: string) =>
     problems.push(
@@ -269,7 +243,7 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
   const label = `case ${index} (FUZZ_SEED=${SEED} FUZZ_CASE=${index}; ${artifact.description}; faults ${[...host.plan.faults.keys()].join()})`;
   const problems: string[] = [];
   const run = async (args: string[]) => {
-    const r = await runMain(args, { cwd: project, env });
+    const r = await runInProcess(args, { cwd: project, env });
     problems.push(...checkOutcome(`toolmgr ${args.join(" ")}`, r, inputs));
     return r;
   };
@@ -305,7 +279,7 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
       const elsewhere = join(root, "p", "elsewhere");
       await mkdir(elsewhere);
       await writeFile(join(elsewhere, "toolmgr.toml"), toml);
-      const fresh = await runMain(["lock"], {
+      const fresh = await runInProcess(["lock"], {
         cwd: elsewhere,
         env: { ...env, TOOLMGR_HOME: join(root, "h", "fresh") },
       });
@@ -334,7 +308,7 @@ async function runCase(index: number, goodLocks: string[]): Promise<string[]> {
     // The launcher users run (bin/toolmgr.js, the bundle) answers as main() does, and its process ends cleanly (a
     // release cooldown would count from the real clock there, not from NOW).
     for (const args of [["lock", "--check"], ["status"]]) {
-      const inProcess = await runMain(args, { cwd: project, env });
+      const inProcess = await runInProcess(args, { cwd: project, env });
       const spawned = await runProgram(process.execPath, [TOOLMGR_BIN, ...args], {
         cwd: project,
         env,

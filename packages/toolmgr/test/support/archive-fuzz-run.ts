@@ -1,12 +1,10 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { lstat, mkdir, readdir, readlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Deps } from "../../src/deps.js";
-import { main } from "../../src/main.js";
 import type { ArchiveCase } from "./archive-cases.js";
 import type { FakeCodeHost } from "./fake-code-host.js";
 import { probePath } from "./hostile-entries.js";
+import { runMain } from "./run-main.js";
 import { tempDir } from "./temp-dir.js";
 
 // One archive case through the CLI (`main()`, as cli.ts runs it): the artifact published on the fake code host as
@@ -64,25 +62,8 @@ export async function runArchiveCase(
     `platforms = ["linux/amd64"]\n[tools.fz]\nversion = "1"\n[tools.fz.source]\ntype = "github_release"\nrepo = "acme/${repo}"\nasset = "fz-{version}-{os}-{arch}${ending}"\nbin = ${JSON.stringify(c.bins)}\n${c.strip > 0 ? `strip_components = ${c.strip}\n` : ""}`,
   );
   const env = { PATH: "/usr/bin:/bin", CODEHOST_API_URL: host.apiUrl, TOOLMGR_HOME: home, HOME: home };
-  const run = async (args: string[]) => {
-    let stdout = "";
-    let stderr = "";
-    const deps: Deps = {
-      io: {
-        stdout: { write: (s: string) => (stdout += s) },
-        stderr: { write: (s: string) => (stderr += s) },
-      },
-      env,
-      cwd: project,
-      fetch: globalThis.fetch,
-      now: () => new Date("2026-11-28T00:00:00Z"),
-      runtime: { platform: "linux", arch: "x64", homedir: home },
-      spawn,
-      onSignal: () => () => {},
-      processes: { pid: process.pid, isRunning: () => true },
-    };
-    return { code: await main(args, deps), stdout, stderr };
-  };
+  const run = (args: string[]) =>
+    runMain(args, { cwd: project, env, now: () => new Date("2026-11-28T00:00:00Z") });
   const problems: string[] = [];
   const lock = await run(["lock"]);
   if (lock.code !== 0)
