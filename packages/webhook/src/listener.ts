@@ -107,7 +107,7 @@ export async function listenAndDropPrivileges(
 }
 
 /**
- * The URL upstream logs: `-ip` and `-port` as given, or the socket path; a socket systemd passed as
+ * The URL upstream logs: `-ip` and `-port` as given (`-port 0` as the port bound), or the socket path; a socket systemd passed as
  * Go's `Addr().String()` gives it (`[::]:9000`, or `{unix:/run/webhook.sock}`).
  */
 export function servingUrl(
@@ -126,9 +126,12 @@ export function servingUrl(
         ? `${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`
         : `{unix:${listener.socketPath(listener.activatedFd) ?? ""}}`;
   } else {
-    // Upstream prints the address it asked for, `-ip` and `-port` as given (`localhost:9000`, `:9000`, `…:0`), or
-    // as its -socket (#703, 2.8.1) Go's `{unix:path}` form.
-    where = config.socket !== "" ? `{unix:${config.socket}}` : `${config.ip}:${config.port}`;
+    // Upstream prints the address it asked for, `-ip` and `-port` as given (`localhost:9000`, `:9000`), or as its
+    // -socket (#703, 2.8.1) Go's `{unix:path}` form. With `-port 0` it prints `:0`, which names no port: ours gives
+    // the port the kernel chose, so a script (or a test, on port 0) can find the server.
+    const port =
+      config.port === 0 && typeof address === "object" && address !== null ? address.port : config.port;
+    where = config.socket !== "" ? `{unix:${config.socket}}` : `${config.ip}:${port}`;
   }
   return `${config.secure ? "https" : "http"}://${where}/${config.urlprefix}${config.urlprefix === "" ? "" : "/"}{id}`;
 }

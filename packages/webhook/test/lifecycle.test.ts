@@ -443,6 +443,25 @@ test("the start-up line names -ip and -port as given, as Go's log line: a name, 
   }
 });
 
+test("with -port 0 the start-up line names the port the kernel chose (upstream prints :0), the host as given", async () => {
+  const file = join(dir, "port0.json");
+  await writeFile(file, JSON.stringify([hook("x")]));
+  const child = spawn(process.execPath, [BIN, "-hooks", file, "-ip", "127.0.0.1", "-port", "0", "-verbose"], {
+    cwd: dir,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  children.push(child);
+  let log = "";
+  child.stderr?.on("data", (c: Buffer) => (log += c.toString()));
+  await eventually(async () => log.includes("serving hooks on"), "serving");
+  const port = Number(/serving hooks on http:\/\/127\.0\.0\.1:(\d+)\/hooks\/\{id\}\n/.exec(log)?.[1]);
+  assert.ok(port > 0, log);
+  assert.equal(await (await fetch(`http://127.0.0.1:${port}/hooks/x`)).text(), "x\n");
+  const exited = new Promise((r) => child.on("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+});
+
 test("-hotreload follows a hooks file that is a symbolic link: an edit of the file it names reloads, as fsnotify's watch", async () => {
   await mkdir(join(dir, "real"), { recursive: true });
   await mkdir(join(dir, "etc"), { recursive: true });
