@@ -200,7 +200,9 @@ export function parseText(text: string, options: { utf8?: boolean; stored?: bool
         pos = skipBlank(line, pos);
         if (ch(pos) !== "=") fail(`expected '=' after label name, found ${quoteByte(ch(pos) ?? "")}`);
         // Duplicates are found at the `=`, before the value is read; the special label is not among the labels.
-        if (labelName !== special && labels.some(([k]) => k === labelName))
+        // `stored`: a protobuf push may name a label twice; refused by the consistency check, whose error text
+        // quotes the series from the lines the gateway rendered for it (consistency-check.ts seriesAt).
+        if (labelName !== special && !options.stored && labels.some(([k]) => k === labelName))
           fail(`duplicate label names for metric ${goQuote(f.name)}`);
         pos = skipBlank(line, pos + 1);
         if (ch(pos) !== '"') fail(`expected '"' at start of label value, found ${quoteByte(ch(pos) ?? "")}`);

@@ -339,3 +339,44 @@ test('a group beside its twin (instance="" given or left out) is refused for the
   );
   assert.equal(store.groups().length, 2);
 });
+
+test("a protobuf series naming a label twice is quoted in a type clash with another group, not a text parse error", () => {
+  const store = new MemoryStore();
+  store.push({
+    labels: { job: "a" },
+    families: parseText("# TYPE m untyped\nm 1\n"),
+    replace: true,
+    now: at(1),
+    check: true,
+  });
+  // As parse-protobuf reads a COUNTER family whose series carries a gauge and names `x` twice: upstream (1.5.1)
+  // answers that the series is not an UNTYPED, the type group "a" holds `m` with.
+  const families: MetricFamily[] = [
+    {
+      name: "m",
+      help: undefined,
+      type: "counter",
+      metrics: [
+        {
+          labels: [
+            ["x", "1"],
+            ["x", "2"],
+          ],
+          value: 0,
+          valueMissing: true,
+        },
+      ],
+    },
+  ];
+  const message = store.push({
+    labels: { job: "b" },
+    families,
+    replace: true,
+    now: at(2),
+    check: true,
+  })?.message;
+  assert.match(
+    message ?? "",
+    /^collected metric "m" \{ label:\{name:"instance" value:""\} label:\{name:"job" value:"b"\} label:\{name:"x" value:"1"\} label:\{name:"x" value:"2"\} .*\} is not a UNTYPED$/,
+  );
+});
