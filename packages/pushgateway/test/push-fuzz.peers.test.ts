@@ -1,8 +1,8 @@
 // Differential fuzzing beside Debian's prometheus-pushgateway 1.5.1: seeded sequences of pushes (text bodies with
 // every oddity the format allows or forbids, delimited protobuf, valid and broken), deletes and wrong methods over a few
 // colliding grouping keys (@base64 with each padding, repeated and reserved label names, job in the body and the path)
-// go to both; each answer (status, message, Content-Type, Location, Allow), then the scrape and /api/v1/metrics after
-// the sequence must agree. Replay or widen a run with FUZZ_SEED and FUZZ_CASES.
+// go to both; each answer (status, message, Content-Type, Location, Allow), then the text and protobuf scrapes and
+// /api/v1/metrics after the sequence must agree. Replay or widen a run with FUZZ_SEED and FUZZ_CASES.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { gunzipSync } from "node:zlib";
@@ -20,6 +20,7 @@ import {
 import { startPeerGateway } from "./support/peers.js";
 import { startGateway, stopAll } from "./support/processes.js";
 import { sequence } from "./support/push-fuzz-cases.js";
+import { comparable, DELIMITED, type Decoded, send as sendRaw } from "./support/scrape-fixtures.js";
 import { xorshift32 } from "./support/xorshift.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
@@ -78,6 +79,32 @@ function known(step: Step): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A decoded family as JSON with the fields whose presence alone differs (README "Scrape formats": ours builds
+ * protobuf scrapes from the stored lines) read as Go's getters read them: a missing `type` is COUNTER, a summary's
+ * or histogram's missing `sample_count`/`sample_sum` is 0. Keys sorted, so only values and array order count.
+ */
+function presenceBlind(f: Decoded): string {
+  const fill = (key: string, value: unknown): unknown => {
+    if ((key === "summary" || key === "histogram") && value !== null && typeof value === "object")
+      return { sampleCount: 0, sampleSum: 0, ...value };
+    return value;
+  };
+  const sorted = (_key: string, value: unknown): unknown =>
+    value !== null && typeof value === "object" && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value;
+  const filled = JSON.parse(JSON.stringify({ type: "COUNTER", ...f }), (k, v: unknown) =>
+    fill(k, v),
+  ) as unknown;
+  return JSON.stringify(filled, sorted);
+}
+
+const compareJson = (a: unknown, b: unknown) => {
+  const [x, y] = [JSON.stringify(a), JSON.stringify(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
 
 let peer: Side;
 let ours: Side;
@@ -190,6 +217,29 @@ test(`${CASES} seeded push sequences answer and expose as 1.5.1 (seed ${SEED})`,
     // push order in one group, Go's map order across groups. Such ties are compared as sets.
     if (pe !== oe && sortedInBlocks(pe) !== sortedInBlocks(oe)) {
       failures.push(where(`scrape differs:\n--- 1.5.1\n${pe}\n--- ours\n${oe}`));
+      continue;
+    }
+    // The same state in the delimited protobuf exposition: decoded, own families dropped, push times masked.
+    const [pp, op] = await Promise.all(
+      [peer, ours].map((side) => sendRaw(side, "GET", "/metrics", { Accept: DELIMITED })),
+    );
+    // Series tied in client_golang's sort (the text scrapes matched only as sets) are compared as sets here too.
+    const tied = pe !== oe;
+    const protoView = (body: Buffer) =>
+      comparable(body).map((f) => {
+        const view = { ...f, ...(mixed.has(f.name) ? { help: undefined } : {}) };
+        if (tied && view.metric !== undefined)
+          view.metric = [...view.metric].sort((a, b) => compareJson(a, b));
+        return presenceBlind(view);
+      });
+    const [pv, ov] = [protoView(pp?.body ?? Buffer.alloc(0)), protoView(op?.body ?? Buffer.alloc(0))];
+    const at = pv.findIndex((f, i) => f !== ov[i]);
+    if (at !== -1 || pv.length !== ov.length) {
+      failures.push(
+        where(
+          `protobuf scrape differs:\n--- 1.5.1\n${pv[at] ?? pv.length}\n--- ours\n${ov[at] ?? ov.length}`,
+        ),
+      );
       continue;
     }
     // A pushed -0 is kept as 0 by ours (stored as its exposition line), where 1.5.1's API prints -0.
