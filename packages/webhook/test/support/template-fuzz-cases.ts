@@ -1,0 +1,425 @@
+// Seeded random Go 1.19 text/templates for test/template-fuzz.peers.test.ts: every action (pipelines, parentheses,
+// `:=`/`=`, if/else if/with/range with else, break/continue, define/template/block, comments, trim markers), every
+// constant form (ints in each base with `_`, floats, hex floats, imaginary and complex numbers, char constants,
+// interpreted and raw strings with escapes, nil, true/false), every builtin with right and wrong arguments (printf with
+// random verbs, flags, widths, precisions and argument indexes), `getenv`, and malformed actions. Not drawn: `cat` and
+// `credential` (upstream master's, which 2.8.0 does not have: README "Differences that remain") and templates that
+// call themselves (Node's stack ends them before Go's 100000 calls: same section).
+import type { Rng } from "./parity-fuzz-cases.js";
+
+const FUNCS: Readonly<Record<string, readonly [number, number]>> = {
+  and: [1, 3],
+  or: [1, 3],
+  not: [1, 1],
+  len: [1, 1],
+  index: [1, 3],
+  slice: [1, 4],
+  print: [0, 4],
+  printf: [1, 5],
+  println: [0, 3],
+  html: [0, 3],
+  js: [0, 3],
+  urlquery: [0, 3],
+  eq: [1, 4],
+  ne: [2, 2],
+  lt: [2, 2],
+  le: [2, 2],
+  gt: [2, 2],
+  ge: [2, 2],
+  call: [1, 2],
+  getenv: [1, 1],
+};
+const FUNC_NAMES = Object.keys(FUNCS);
+/** Environment both servers run with (`getenv` reads it). */
+export const FUZZ_ENV = { DEPLOY_ENV: "prod", QUOTE: `it's "q" <&>`, UNI: "é😀", EMPTY: "" };
+const ENV_NAMES = ["DEPLOY_ENV", "QUOTE", "UNI", "EMPTY", "NOPE", "", "é", "PATH_NOT"];
+const WORDS = ["a", "ok", "é", "😀", "x y", "#", ":", "%", "'", '\\"', "<&>", "}", "{", " ", "\t", "-", "0", "ß"];
+const SPECIAL_INTS = [
+  "9223372036854775807",
+  "-9223372036854775808",
+  "9223372036854775808",
+  "18446744073709551615",
+  "18446744073709551616",
+  "0",
+  "-0",
+  "00",
+  "1",
+];
+
+/** Digits of `v` in `base`, with `_` between some of them (and now and then where Go refuses one). */
+function digits(rng: Rng, v: number, base: number): string {
+  const d = v.toString(base);
+  if (!rng.chance(0.25)) return d;
+  let out = "";
+  for (const [i, c] of [...d].entries()) out += (i > 0 && rng.chance(0.4) ? "_" : "") + c;
+  if (rng.chance(0.1)) out = rng.pick([`${out}_`, out.replace("_", "__"), `_${out}`]);
+  return out;
+}
+
+function intConst(rng: Rng): string {
+  if (rng.chance(0.1)) return rng.pick(SPECIAL_INTS);
+  const v = rng.pick([0, 1, 7, 8, 10, 42, 255, 65, 1000, rng.int(100000), rng.int(2 ** 31)]);
+  const sign = rng.chance(0.15) ? rng.pick(["-", "+"]) : "";
+  const base = rng.int(8);
+  const body =
+    base === 0
+      ? `0x${digits(rng, v, 16)}`
+      : base === 1
+        ? `0${rng.pick(["o", "O"])}${digits(rng, v, 8)}`
+        : base === 2
+          ? `0${rng.pick(["b", "B"])}${digits(rng, v, 2)}`
+          : base === 3
+            ? `0${digits(rng, v, 8)}`
+            : base === 4
+              ? `0X${digits(rng, v, 16).toUpperCase()}`
+              : digits(rng, v, 10);
+  return sign + body;
+}
+
+function floatConst(rng: Rng): string {
+  const sign = rng.chance(0.15) ? rng.pick(["-", "+"]) : "";
+  const kind = rng.int(7);
+  const int = String(rng.pick([0, 1, 3, 12, 255, rng.int(100000)]));
+  const frac = String(rng.int(1000));
+  const exp = () => `${rng.pick(["e", "E"])}${rng.pick(["", "-", "+"])}${rng.pick([0, 1, 3, 10, 21, 300, 309, 400])}`;
+  const body =
+    kind === 0
+      ? `${int}.${frac}`
+      : kind === 1
+        ? `.${frac}`
+        : kind === 2
+          ? `${int}.`
+          : kind === 3
+            ? `${int}${exp()}`
+            : kind === 4
+              ? `${int}.${frac}${exp()}`
+              : kind === 5
+                ? `0x${rng.pick(["1", "1.8", ".8", "F", "1_0"])}${rng.pick(["p", "P"])}${rng.pick(["", "-", "+"])}${rng.int(70)}`
+                : rng.pick(["1_000.5", "0.000001", "1e-7", "123456789.0", "1e21", "1e20", "0x1p", "1e", "1.5e+"]);
+  return sign + body;
+}
+
+function complexConst(rng: Rng): string {
+  const part = () => (rng.chance(0.5) ? String(rng.int(20)) : floatConst(rng).replace(/^[-+]/, ""));
+  if (rng.chance(0.5)) return `${rng.chance(0.2) ? "-" : ""}${part()}i`;
+  return `${rng.chance(0.2) ? "-" : ""}${part()}${rng.pick(["+", "-"])}${part()}i`;
+}
+
+const CHARS = [
+  "'a'",
+  "'\\n'",
+  "'\\t'",
+  "'\\\\'",
+  "'\\''",
+  "'\"'",
+  "'\\x41'",
+  "'\\101'",
+  "'\\u00e9'",
+  "'\\U0001F600'",
+  "'é'",
+  "'😀'",
+  "' '",
+  "'%'",
+  "'\\a'",
+  "'\\x7f'",
+  "'\\xff'",
+];
+const BAD_CHARS = ["'ab'", "''", "'\\q'", "'\\xZZ'", "'\\400'", "'a", "'\\ud800'", "'\\U00110000'"];
+const ESCAPES = ["\\t", "\\\\", '\\"', "\\x41", "\\u00e9", "\\U0001F600", "\\101", "\\a", "\\b", "\\f", "\\v", "\\r"];
+
+function stringConst(rng: Rng): string {
+  if (rng.chance(0.15)) {
+    const parts = rng.times(3, () => rng.pick(['"', "\\n", "é", "a b", "%d", "{", "'"]));
+    return `\`${parts.join("")}\``;
+  }
+  let s = "";
+  for (const _ of rng.times(4, () => 0)) {
+    const r = rng.next();
+    s +=
+      r < 0.55
+        ? rng.pick(["a", "abc", "é", "😀", " ", "héllo", "<b>", "&", "=", "?", "/", "~", "%", "%d", "x+y"])
+        : r < 0.9
+          ? rng.pick(ESCAPES)
+          : r < 0.95
+            ? rng.pick(["\\n", "\\xff", "\\xc3"])
+            : rng.pick(["\\q", "\\u12", "\\x4"]);
+  }
+  return `"${s}"`;
+}
+
+const VERBS = "vdTsqxXobcUeEfFgGpt%";
+/** A printf format: literal text and directives with random flags, widths, precisions, argument indexes and verbs. */
+function format(rng: Rng): string {
+  let f = "";
+  const n = 1 + rng.int(3);
+  for (let i = 0; i < n; i++) {
+    if (rng.chance(0.4)) f += rng.pick(["|", "a", " ", "é", "x="]);
+    f += "%";
+    for (const flag of "+-# 0") if (rng.chance(0.12)) f += flag;
+    if (rng.chance(0.1)) f += `[${rng.pick(["1", "2", "3", "0", "9", "x", ""])}]`;
+    if (rng.chance(0.3)) f += rng.pick(["1", "5", "08", "12", "*", "[2]*", "100"]);
+    if (rng.chance(0.3)) f += `.${rng.pick(["", "0", "2", "3", "*", "10", "[1]*"])}`;
+    if (rng.chance(0.1)) f += `[${rng.pick(["1", "2", "3", "5", "0"])}]`;
+    f += rng.chance(0.05) ? rng.pick(["z", "!", "", "é", "w"]) : VERBS[rng.int(VERBS.length)];
+  }
+  return `"${f}"`;
+}
+
+/** One hook's template: `text` (defines at the top, the rest inside `{{if true}}`, which scopes its variables). */
+export class TemplateGen {
+  readonly #rng: Rng;
+  readonly #prefix: string;
+  #scopes: string[][] = [[]];
+  #defines: string[] = [];
+  #ranges = 0;
+  #count = 0;
+  #malformed: number;
+
+  constructor(rng: Rng, prefix: string) {
+    this.#rng = rng;
+    this.#prefix = prefix;
+    // Most templates are well formed; about one in six carries a deliberate defect somewhere.
+    this.#malformed = rng.chance(0.16) ? 0.08 : 0;
+  }
+
+  template(): string {
+    const rng = this.#rng;
+    let top = "";
+    for (let i = 0, n = rng.chance(0.3) ? 1 + rng.int(2) : 0; i < n; i++) {
+      const name = `${this.#prefix}d${i}`;
+      const saved = this.#scopes;
+      this.#scopes = [[]];
+      top += `{{define "${name}"}}${this.#body(1)}{{end}}`;
+      this.#scopes = saved;
+      this.#defines.push(name);
+      if (this.#malformed > 0 && rng.chance(0.2)) top += `{{define "${name}"}}again{{end}}`;
+    }
+    return `${top}{{if true}}${this.#body(0)}{{end}}`;
+  }
+
+  #var(): string {
+    const all = this.#scopes.flat();
+    if (all.length === 0 || (this.#malformed > 0 && this.#rng.chance(0.1)) || this.#rng.chance(0.05))
+      return this.#rng.pick(["$", "$undefined", "$x"]);
+    return this.#rng.pick(all);
+  }
+
+  #declare(): string {
+    const name = `$v${this.#count++}`;
+    this.#scopes[this.#scopes.length - 1]?.push(name);
+    return name;
+  }
+
+  #constant(): string {
+    const rng = this.#rng;
+    const r = rng.next();
+    if (r < 0.25) return intConst(rng);
+    if (r < 0.37) return floatConst(rng);
+    if (r < 0.43) return complexConst(rng);
+    if (r < 0.52) return this.#malformed > 0 && rng.chance(0.2) ? rng.pick(BAD_CHARS) : rng.pick(CHARS);
+    if (r < 0.8) return stringConst(rng);
+    return rng.pick(["nil", "true", "false", "true", "false"]);
+  }
+
+  #operand(depth: number): string {
+    const rng = this.#rng;
+    const r = rng.next();
+    if (r < 0.6 || depth > 2) return this.#constant();
+    if (r < 0.72) return this.#var();
+    if (r < 0.78) return rng.pick([".", ".", "$", ".X", "$.Y", ".X.Y", "$.X.Y"]);
+    if (r < 0.8) return `${this.#var()}${rng.pick([".F", ".Len"])}`;
+    if (r < 0.97) return `(${this.#pipeline(depth + 1, false)})`;
+    return `(${this.#pipeline(depth + 1, false)})${rng.pick([".F", ".X.Y"])}`;
+  }
+
+  #call(depth: number, piped: boolean): string {
+    const rng = this.#rng;
+    const name = rng.chance(0.02) ? rng.pick(["nosuch", "Printf", "getEnv"]) : rng.pick(FUNC_NAMES);
+    const [lo, hi] = FUNCS[name] ?? [0, 2];
+    let n = lo + rng.int(hi - lo + 1);
+    if (piped && n > 0 && rng.chance(0.9)) n--;
+    if (rng.chance(0.04)) n += rng.pick([-1, 1, 2]);
+    const args = Array.from({ length: Math.max(n, 0) }, () => this.#operand(depth));
+    if (name === "printf" && args.length > 0 && rng.chance(0.85)) args[0] = format(rng);
+    if (name === "getenv" && args.length > 0 && rng.chance(0.8)) args[0] = JSON.stringify(rng.pick(ENV_NAMES));
+    if ((name === "index" || name === "slice") && args.length > 1 && rng.chance(0.6))
+      for (let i = 1; i < args.length; i++) args[i] = String(rng.pick([0, 1, 2, 3, -1, 9]));
+    return [name, ...args].join(" ");
+  }
+
+  #command(depth: number, piped: boolean): string {
+    const rng = this.#rng;
+    if (piped || rng.chance(0.75)) return this.#call(depth, piped);
+    if (this.#malformed > 0 && rng.chance(0.1)) return rng.pick(["nil", "1 2", ".X 1", "( )", "$x.", "1 | 2"]);
+    return this.#operand(depth);
+  }
+
+  #pipeline(depth: number, decl: boolean): string {
+    const rng = this.#rng;
+    let p = this.#command(depth, false);
+    while (rng.chance(0.25)) p += ` | ${this.#command(depth, true)}`;
+    if (decl && rng.chance(0.15)) return `${this.#declare()} := ${p}`;
+    return p;
+  }
+
+  #open(): string {
+    return this.#rng.chance(0.15) ? "{{- " : this.#rng.chance(0.2) ? "{{" : "{{ ";
+  }
+
+  #close(): string {
+    return this.#rng.chance(0.15) ? " -}}" : this.#rng.chance(0.2) ? "}}" : " }}";
+  }
+
+  #scoped(depth: number, head = ""): string {
+    this.#scopes.push([]);
+    if (head !== "") this.#scopes[this.#scopes.length - 1]?.push(...head.split(/[ ,]+/).filter((v) => v.startsWith("$")));
+    const body = this.#body(depth);
+    this.#scopes.pop();
+    return body;
+  }
+
+  #action(depth: number): string {
+    const rng = this.#rng;
+    const r = rng.next();
+    const o = () => this.#open();
+    const c = () => this.#close();
+    if (this.#malformed > 0 && rng.chance(this.#malformed)) return this.#defect();
+    if (r < 0.3) return `${o()}${this.#pipeline(0, false)}${c()}`;
+    if (r < 0.38) return `${o()}${this.#declare()} := ${this.#pipeline(0, false)}${c()}`;
+    if (r < 0.42) return `${o()}${this.#var()} = ${this.#pipeline(0, false)}${c()}`;
+    if (r < 0.5) return rng.pick(WORDS) + rng.pick(WORDS);
+    if (r < 0.53) return rng.pick(["{{/* c */}}", "{{- /* c */ -}}", " {{/* é\n */}} ", "{{- /**/}}", "{{/* */ -}}"]);
+    if (r < 0.55) return rng.pick([" \t ", "\n", "  "]);
+    if (depth >= 3) return `${o()}${this.#pipeline(0, false)}${c()}`;
+    if (r < 0.66) {
+      let s = `{{if ${this.#pipeline(0, true)}}}${this.#scoped(depth + 1)}`;
+      while (rng.chance(0.3)) s += `{{else if ${this.#pipeline(0, false)}}}${this.#scoped(depth + 1)}`;
+      if (rng.chance(0.5)) s += `{{else}}${this.#scoped(depth + 1)}`;
+      return `${s}{{end}}`;
+    }
+    if (r < 0.74) {
+      const head = rng.chance(0.3) ? `${this.#declare()} := ` : "";
+      let s = `{{with ${head}${this.#pipeline(0, false)}}}${this.#scoped(depth + 1)}`;
+      if (rng.chance(0.5)) s += `{{else}}${this.#scoped(depth + 1)}`;
+      return `${s}{{end}}`;
+    }
+    if (r < 0.83) {
+      const head = rng.pick(["", "", `$k${this.#count++}, $e${this.#count++} := `, `$e${this.#count++} := `]);
+      const target = rng.pick([".", "nil", "$", "3", '"abc"', this.#pipeline(1, false)]);
+      this.#ranges++;
+      let s = `{{range ${head}${target}}}${this.#scoped(depth + 1, head)}`;
+      this.#ranges--;
+      if (rng.chance(0.5)) s += `{{else}}${this.#scoped(depth + 1)}`;
+      return `${s}{{end}}`;
+    }
+    if (r < 0.88 && this.#ranges > 0) return rng.pick(["{{break}}", "{{continue}}", "{{- break -}}"]);
+    if (r < 0.94) {
+      const name =
+        this.#defines.length > 0 && rng.chance(0.8) ? rng.pick(this.#defines) : rng.pick(["nosuch", "hooks"]);
+      // "hooks" is the file itself: a call to it recurses without end (README: Node's stack), so never at the top.
+      if (name === "hooks") return `{{template "${this.#prefix}none"}}`;
+      return `{{template "${name}"${rng.chance(0.5) ? ` ${this.#pipeline(1, false)}` : ""}}}`;
+    }
+    const name = `${this.#prefix}b${this.#count++}`;
+    const saved = this.#scopes;
+    this.#scopes = [[]];
+    const body = this.#body(depth + 1);
+    this.#scopes = saved;
+    return `{{block "${name}" ${this.#pipeline(1, false)}}}${body}{{end}}`;
+  }
+
+  /** A defect Go's parser or executor refuses (or, for a few, reads in a way that is easy to get wrong). */
+  #defect(): string {
+    const rng = this.#rng;
+    return rng.pick([
+      "{{",
+      "{{ 1 ",
+      "{{end}}",
+      "{{else}}",
+      "{{if}}{{end}}",
+      "{{ $y := }}",
+      "{{ .X := 1 }}",
+      "{{ 1 2 }}",
+      "{{ nosuch }}",
+      "{{ $nope }}",
+      "{{ $nope = 1 }}",
+      "{{ 0x }}",
+      "{{ 1e }}",
+      "{{ 08 }}",
+      "{{ 1__0 }}",
+      '{{ "abc }}',
+      "{{ `abc }}",
+      "{{ | print }}",
+      "{{ print | }}",
+      "{{ range $a, $b, $c := . }}{{end}}",
+      "{{ print $v := 1 }}",
+      "{{break}}",
+      "{{continue}}",
+      "{{ (1 }}",
+      "{{ 1) }}",
+      "{{ .X. }}",
+      "{{ $.x.y.z }}",
+      "{{/* c */ 1}}",
+      "{{/* c }}",
+      "{{-3}}",
+      "{{3 -}}",
+      "{{ if 1 }}{{ else with 2 }}{{ end }}",
+      "{{ with }}{{end}}",
+      "{{ template }}",
+      "{{ template nosuch }}",
+      '{{ block "x" }}{{ end }}',
+      '{{ define "x" }}{{ end }}',
+      "{{ 1.2.3 }}",
+      "{{ 'a }}",
+      "{{ @ }}",
+      "{{ print\n1 }}",
+      "{{ printf }}",
+      "{{ index }}",
+      "{{ call }}",
+      "{{ len }}",
+      "{{ not }}",
+      "{{ and }}",
+      "{{ eq }}",
+      "{{ html 1 | print | nosuch }}",
+      "{{ 1 | 2 }}",
+      "{{ nil | print }}",
+      "{{ print nil | nil }}",
+      "{{ true.X }}",
+      "{{ 'a'.X }}",
+      "{{ $ := 1 }}",
+      "{{ $x := 1 }}{{ $x := 2 }}",
+      "{{ end 1 }}",
+      "{{ else 1 }}",
+      "{{ range }}{{ end }}",
+      "{{ }}",
+      "{{-}}",
+      "{{- -}}",
+    ]);
+  }
+
+  #body(depth: number): string {
+    let s = "";
+    for (let i = 0, n = 1 + this.#rng.int(depth === 0 ? 5 : 3); i < n; i++) s += this.#action(depth);
+    return s;
+  }
+}
+
+/** One hooks file of `templates`, each the `response-message` of hook `t<i>` inside a YAML block scalar. */
+export interface HooksFile {
+  readonly text: string;
+  /** The hook each line (1-based) of the file belongs to. */
+  readonly lineOwner: readonly number[];
+}
+
+/** `[` and `]` frame each output, so the block scalar's indentation is the file's and trailing spaces show. */
+export function hooksFile(templates: readonly string[], ids: readonly number[]): HooksFile {
+  let text = "";
+  const lineOwner: number[] = [-1];
+  templates.forEach((template, i) => {
+    const owner = ids[i] ?? i;
+    const part = `- id: t${owner}\n  execute-command: /bin/true\n  response-message: |-\n    [${template.replaceAll("\n", "\n    ")}]\n`;
+    text += part;
+    for (let n = part.split("\n").length - 1; n > 0; n--) lineOwner.push(owner);
+  });
+  return { text, lineOwner };
+}
