@@ -203,3 +203,16 @@ test("a block scalar ending the file without a final line break has none, as lib
     ["l1\n\nl2\n", "l1\nl2\n", "l1\n\nl2"],
   );
 });
+
+test("a lone CR or NEL ends a line as LF does, and is read as LF (libyaml's IS_BREAK and READ_LINE)", () => {
+  // Debian's 2.8.0 loads a file saved with old Mac line ends, and a template's "\r" starts a new YAML line.
+  assert.deepEqual(plain(decodeGoYaml("- id: a\r  command-working-directory: /tmp\r- id: b\r")), [
+    { id: "a", "command-working-directory": "/tmp" },
+    { id: "b" },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml("- |-\n  a\r  b\u0085  c\r\n  d\n- 'x\r  y'")), ["a\nb\nc\nd", "x y"]);
+  assert.throws(
+    () => decodeGoYaml("- |-\n  a\rb\n"),
+    /^HooksFileError: error converting YAML to JSON: yaml: line 3: /,
+  );
+});

@@ -38,9 +38,12 @@ export type GoYamlValue =
  */
 export function decodeGoYaml(source: string): GoYamlValue {
   // libyaml takes a byte order mark at the start of the stream as the encoding's, not as text.
-  const text = source.startsWith("\uFEFF") ? source.slice(1) : source;
+  const bare = source.startsWith("\uFEFF") ? source.slice(1) : source;
   // libyaml's reader takes only its printable characters (reader.c yaml_parser_update_buffer), before any parsing.
-  if (!printable(text)) throw yamlError(0, "control characters are not allowed");
+  if (!printable(bare)) throw yamlError(0, "control characters are not allowed");
+  // A lone CR and NEL end a line for libyaml as LF and CRLF do, and are read as LF (scanner.c IS_BREAK, READ_LINE);
+  // the `yaml` package would keep them as characters of the line.
+  const text = bare.replace(/\r\n?|\u0085/g, "\n");
   const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
   const first = doc.errors[0];
   if (first !== undefined) {

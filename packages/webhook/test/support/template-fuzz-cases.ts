@@ -29,11 +29,34 @@ const FUNCS: Readonly<Record<string, readonly [number, number]>> = {
   call: [1, 2],
   getenv: [1, 1],
 };
-const FUNC_NAMES = Object.keys(FUNCS);
+const FUNC_NAMES = Object.keys(FUNCS).filter((f) => f !== "call");
+/** Functions that take any value last, as a pipeline gives it. */
+const ANY_ARGS = ["and", "or", "not", "print", "printf", "println", "html", "js", "urlquery"];
+/** What a function's arguments mostly are: `small` is an index. */
+type Kind = "int" | "small" | "float" | "string" | "text" | "bool" | "any";
 /** Environment both servers run with (`getenv` reads it). */
 export const FUZZ_ENV = { DEPLOY_ENV: "prod", QUOTE: `it's "q" <&>`, UNI: "é😀", EMPTY: "" };
 const ENV_NAMES = ["DEPLOY_ENV", "QUOTE", "UNI", "EMPTY", "NOPE", "", "é", "PATH_NOT"];
-const WORDS = ["a", "ok", "é", "😀", "x y", "#", ":", "%", "'", '\\"', "<&>", "}", "{", " ", "\t", "-", "0", "ß"];
+const WORDS = [
+  "a",
+  "ok",
+  "é",
+  "😀",
+  "x y",
+  "#",
+  ":",
+  "%",
+  "'",
+  '\\"',
+  "<&>",
+  "}",
+  "{ ",
+  " ",
+  "\t",
+  "-",
+  "0",
+  "ß",
+];
 const SPECIAL_INTS = [
   "9223372036854775807",
   "-9223372036854775808",
@@ -47,41 +70,42 @@ const SPECIAL_INTS = [
 ];
 
 /** Digits of `v` in `base`, with `_` between some of them (and now and then where Go refuses one). */
-function digits(rng: Rng, v: number, base: number): string {
+function digits(rng: Rng, v: number, base: number, bad: boolean): string {
   const d = v.toString(base);
   if (!rng.chance(0.25)) return d;
   let out = "";
   for (const [i, c] of [...d].entries()) out += (i > 0 && rng.chance(0.4) ? "_" : "") + c;
-  if (rng.chance(0.1)) out = rng.pick([`${out}_`, out.replace("_", "__"), `_${out}`]);
+  if (bad && rng.chance(0.3)) out = rng.pick([`${out}_`, out.replace("_", "__"), `_${out}`]);
   return out;
 }
 
-function intConst(rng: Rng): string {
-  if (rng.chance(0.1)) return rng.pick(SPECIAL_INTS);
+function intConst(rng: Rng, bad: boolean): string {
+  if (rng.chance(0.05)) return rng.pick(bad ? SPECIAL_INTS : SPECIAL_INTS.slice(0, 2));
   const v = rng.pick([0, 1, 7, 8, 10, 42, 255, 65, 1000, rng.int(100000), rng.int(2 ** 31)]);
   const sign = rng.chance(0.15) ? rng.pick(["-", "+"]) : "";
   const base = rng.int(8);
   const body =
     base === 0
-      ? `0x${digits(rng, v, 16)}`
+      ? `0x${digits(rng, v, 16, bad)}`
       : base === 1
-        ? `0${rng.pick(["o", "O"])}${digits(rng, v, 8)}`
+        ? `0${rng.pick(["o", "O"])}${digits(rng, v, 8, bad)}`
         : base === 2
-          ? `0${rng.pick(["b", "B"])}${digits(rng, v, 2)}`
+          ? `0${rng.pick(["b", "B"])}${digits(rng, v, 2, bad)}`
           : base === 3
-            ? `0${digits(rng, v, 8)}`
+            ? `0${digits(rng, v, 8, bad)}`
             : base === 4
-              ? `0X${digits(rng, v, 16).toUpperCase()}`
-              : digits(rng, v, 10);
+              ? `0X${digits(rng, v, 16, bad).toUpperCase()}`
+              : digits(rng, v, 10, bad);
   return sign + body;
 }
 
-function floatConst(rng: Rng): string {
+function floatConst(rng: Rng, bad: boolean): string {
   const sign = rng.chance(0.15) ? rng.pick(["-", "+"]) : "";
   const kind = rng.int(7);
   const int = String(rng.pick([0, 1, 3, 12, 255, rng.int(100000)]));
   const frac = String(rng.int(1000));
-  const exp = () => `${rng.pick(["e", "E"])}${rng.pick(["", "-", "+"])}${rng.pick([0, 1, 3, 10, 21, 300, 309, 400])}`;
+  const exp = () =>
+    `${rng.pick(["e", "E"])}${rng.pick(["", "-", "+"])}${rng.pick(bad ? [0, 1, 3, 10, 21, 300, 309, 400] : [0, 1, 3, 10, 21, 300])}`;
   const body =
     kind === 0
       ? `${int}.${frac}`
@@ -95,12 +119,20 @@ function floatConst(rng: Rng): string {
               ? `${int}.${frac}${exp()}`
               : kind === 5
                 ? `0x${rng.pick(["1", "1.8", ".8", "F", "1_0"])}${rng.pick(["p", "P"])}${rng.pick(["", "-", "+"])}${rng.int(70)}`
-                : rng.pick(["1_000.5", "0.000001", "1e-7", "123456789.0", "1e21", "1e20", "0x1p", "1e", "1.5e+"]);
+                : rng.pick([
+                    "1_000.5",
+                    "0.000001",
+                    "1e-7",
+                    "123456789.0",
+                    "1e21",
+                    "1e20",
+                    ...(bad ? ["0x1p", "1e", "1.5e+"] : []),
+                  ]);
   return sign + body;
 }
 
-function complexConst(rng: Rng): string {
-  const part = () => (rng.chance(0.5) ? String(rng.int(20)) : floatConst(rng).replace(/^[-+]/, ""));
+function complexConst(rng: Rng, bad: boolean): string {
+  const part = () => (rng.chance(0.5) ? String(rng.int(20)) : floatConst(rng, bad).replace(/^[-+]/, ""));
   if (rng.chance(0.5)) return `${rng.chance(0.2) ? "-" : ""}${part()}i`;
   return `${rng.chance(0.2) ? "-" : ""}${part()}${rng.pick(["+", "-"])}${part()}i`;
 }
@@ -125,9 +157,22 @@ const CHARS = [
   "'\\xff'",
 ];
 const BAD_CHARS = ["'ab'", "''", "'\\q'", "'\\xZZ'", "'\\400'", "'a", "'\\ud800'", "'\\U00110000'"];
-const ESCAPES = ["\\t", "\\\\", '\\"', "\\x41", "\\u00e9", "\\U0001F600", "\\101", "\\a", "\\b", "\\f", "\\v", "\\r"];
+const ESCAPES = [
+  "\\t",
+  "\\\\",
+  '\\"',
+  "\\x41",
+  "\\u00e9",
+  "\\U0001F600",
+  "\\101",
+  "\\a",
+  "\\b",
+  "\\f",
+  "\\v",
+  "\\r",
+];
 
-function stringConst(rng: Rng): string {
+function stringConst(rng: Rng, bad: boolean): string {
   if (rng.chance(0.15)) {
     const parts = rng.times(3, () => rng.pick(['"', "\\n", "é", "a b", "%d", "{", "'"]));
     return `\`${parts.join("")}\``;
@@ -140,8 +185,8 @@ function stringConst(rng: Rng): string {
         ? rng.pick(["a", "abc", "é", "😀", " ", "héllo", "<b>", "&", "=", "?", "/", "~", "%", "%d", "x+y"])
         : r < 0.9
           ? rng.pick(ESCAPES)
-          : r < 0.95
-            ? rng.pick(["\\n", "\\xff", "\\xc3"])
+          : r < 0.96 || !bad
+            ? rng.pick(["\\n", "\\xff", "\\xc3", "\\u0085", "\\r    "])
             : rng.pick(["\\q", "\\u12", "\\x4"]);
   }
   return `"${s}"`;
@@ -174,12 +219,20 @@ export class TemplateGen {
   #ranges = 0;
   #count = 0;
   #malformed: number;
+  #wild: boolean;
 
   constructor(rng: Rng, prefix: string) {
     this.#rng = rng;
     this.#prefix = prefix;
-    // Most templates are well formed; about one in six carries a deliberate defect somewhere.
+    // About one template in six carries a deliberate defect somewhere; of the others, a third mix types freely (and
+    // mostly fail while running, at the first error), the rest keep to arguments that work.
     this.#malformed = rng.chance(0.16) ? 0.08 : 0;
+    this.#wild = this.#malformed > 0 || rng.chance(0.33);
+  }
+
+  /** What was drawn: `malformed` (a defect somewhere), `wild` (types mixed freely) or `clean`. */
+  get kind(): "malformed" | "wild" | "clean" {
+    return this.#malformed > 0 ? "malformed" : this.#wild ? "wild" : "clean";
   }
 
   template(): string {
@@ -192,15 +245,20 @@ export class TemplateGen {
       top += `{{define "${name}"}}${this.#body(1)}{{end}}`;
       this.#scopes = saved;
       this.#defines.push(name);
-      if (this.#malformed > 0 && rng.chance(0.2)) top += `{{define "${name}"}}again{{end}}`;
+      if (this.#bad(0.2)) top += `{{define "${name}"}}again{{end}}`;
     }
     return `${top}{{if true}}${this.#body(0)}{{end}}`;
   }
 
+  /** `p`, but only in a template drawn to carry defects. */
+  #bad(p: number): boolean {
+    return this.#malformed > 0 && this.#rng.chance(p);
+  }
+
   #var(): string {
     const all = this.#scopes.flat();
-    if (all.length === 0 || (this.#malformed > 0 && this.#rng.chance(0.1)) || this.#rng.chance(0.05))
-      return this.#rng.pick(["$", "$undefined", "$x"]);
+    if (this.#bad(0.15)) return this.#rng.pick(["$undefined", "$x"]);
+    if (all.length === 0 || this.#rng.chance(0.1)) return "$";
     return this.#rng.pick(all);
   }
 
@@ -210,15 +268,54 @@ export class TemplateGen {
     return name;
   }
 
+  /** A declaration `$v := <pipeline>`: the variable is in scope only after its pipeline, as a user writes it. */
+  #declaration(depth: number): string {
+    const p = this.#pipeline(depth, false);
+    return `${this.#declare()} := ${p}`;
+  }
+
   #constant(): string {
     const rng = this.#rng;
     const r = rng.next();
-    if (r < 0.25) return intConst(rng);
-    if (r < 0.37) return floatConst(rng);
-    if (r < 0.43) return complexConst(rng);
-    if (r < 0.52) return this.#malformed > 0 && rng.chance(0.2) ? rng.pick(BAD_CHARS) : rng.pick(CHARS);
-    if (r < 0.8) return stringConst(rng);
+    const bad = this.#malformed > 0;
+    if (r < 0.25) return intConst(rng, bad);
+    if (r < 0.37) return floatConst(rng, bad);
+    if (r < 0.43) return complexConst(rng, bad);
+    if (r < 0.52) return this.#bad(0.2) ? rng.pick(BAD_CHARS) : rng.pick(CHARS);
+    if (r < 0.8) return stringConst(rng, bad);
     return rng.pick(["nil", "true", "false", "true", "false"]);
+  }
+
+  /** An operand of one kind (mostly), so that comparisons and indexing often succeed. */
+  #typed(kind: Kind, depth: number): string {
+    const rng = this.#rng;
+    const bad = this.#malformed > 0;
+    if (this.#wild && rng.chance(0.12)) return this.#operand(depth);
+    switch (kind) {
+      case "int":
+        return rng.chance(0.8)
+          ? intConst(rng, bad)
+          : rng.chance(0.5)
+            ? rng.pick(CHARS)
+            : `(len ${stringConst(rng, bad)})`;
+      case "small":
+        return String(this.#wild ? rng.pick([0, 1, 2, 3, 0, 1, -1, 9]) : rng.pick([0, 1, 2, 3]));
+      case "text":
+        return rng.pick(['"héllo"', '"abcdef"', "`a\\nb`", '(getenv "QUOTE")', '"😀😀"', "(print 1234)"]);
+      case "float":
+        return floatConst(rng, bad);
+      case "string":
+        return rng.chance(0.8)
+          ? stringConst(rng, bad)
+          : rng.pick([
+              `(getenv ${JSON.stringify(rng.pick(ENV_NAMES))})`,
+              `(print ${this.#operand(depth + 1)})`,
+            ]);
+      case "bool":
+        return rng.chance(0.8) ? rng.pick(["true", "false"]) : `(not ${this.#operand(depth + 1)})`;
+      default:
+        return this.#operand(depth);
+    }
   }
 
   #operand(depth: number): string {
@@ -226,39 +323,69 @@ export class TemplateGen {
     const r = rng.next();
     if (r < 0.6 || depth > 2) return this.#constant();
     if (r < 0.72) return this.#var();
-    if (r < 0.78) return rng.pick([".", ".", "$", ".X", "$.Y", ".X.Y", "$.X.Y"]);
-    if (r < 0.8) return `${this.#var()}${rng.pick([".F", ".Len"])}`;
-    if (r < 0.97) return `(${this.#pipeline(depth + 1, false)})`;
+    // Dot is nil at the top only: `.X` of what with/range made dot fails, as in Go.
+    if (r < 0.78)
+      return rng.pick(this.#wild ? [".", ".", "$", ".X", "$.Y", ".X.Y", "$.X.Y"] : ["$", "$.Y", "$.X.Y"]);
+    if (r < 0.8 && this.#wild) return `${this.#var()}${rng.pick([".F", ".Len"])}`;
+    if (r < 0.97 || !this.#wild) return `(${this.#pipeline(depth + 1, false)})`;
     return `(${this.#pipeline(depth + 1, false)})${rng.pick([".F", ".X.Y"])}`;
   }
 
   #call(depth: number, piped: boolean): string {
     const rng = this.#rng;
-    const name = rng.chance(0.02) ? rng.pick(["nosuch", "Printf", "getEnv"]) : rng.pick(FUNC_NAMES);
+    const name = this.#bad(0.1)
+      ? rng.pick(["nosuch", "Printf", "getEnv"])
+      : this.#wild && rng.chance(0.03)
+        ? "call"
+        : rng.pick(piped && !this.#wild ? ANY_ARGS : FUNC_NAMES);
     const [lo, hi] = FUNCS[name] ?? [0, 2];
     let n = lo + rng.int(hi - lo + 1);
-    if (piped && n > 0 && rng.chance(0.9)) n--;
-    if (rng.chance(0.04)) n += rng.pick([-1, 1, 2]);
-    const args = Array.from({ length: Math.max(n, 0) }, () => this.#operand(depth));
-    if (name === "printf" && args.length > 0 && rng.chance(0.85)) args[0] = format(rng);
-    if (name === "getenv" && args.length > 0 && rng.chance(0.8)) args[0] = JSON.stringify(rng.pick(ENV_NAMES));
-    if ((name === "index" || name === "slice") && args.length > 1 && rng.chance(0.6))
-      for (let i = 1; i < args.length; i++) args[i] = String(rng.pick([0, 1, 2, 3, -1, 9]));
+    if (piped && n > 0 && (rng.chance(0.9) || !this.#wild)) n--;
+    if (!this.#wild && name === "index") n = Math.min(n, 2);
+    if (!this.#wild && name === "slice") n = Math.min(n, 3);
+    if (this.#bad(0.2) || (this.#wild && rng.chance(0.02))) n += rng.pick([-1, 1, 2]);
+    const ordered = ["lt", "le", "gt", "ge"].includes(name) && !this.#wild;
+    const kind = rng.pick<Kind>([
+      "int",
+      "float",
+      "string",
+      "string",
+      ordered ? "int" : "bool",
+      this.#wild ? "any" : "int",
+    ]);
+    const kinds: Kind[] =
+      name === "len"
+        ? ["string"]
+        : name === "index" || name === "slice"
+          ? [this.#wild ? "string" : "text", "small", "small", "small"]
+          : name === "getenv"
+            ? ["string"]
+            : ["eq", "ne", "lt", "le", "gt", "ge"].includes(name)
+              ? [kind, kind, kind, kind]
+              : [];
+    const args = Array.from({ length: Math.max(n, 0) }, (_, i) => this.#typed(kinds[i] ?? "any", depth));
+    if (name === "eq" && !this.#wild && args.length === 1) args.push(this.#typed(kind, depth));
+    if (name === "printf" && args.length > 0 && (rng.chance(0.85) || !this.#wild)) args[0] = format(rng);
+    if (name === "slice" && !this.#wild && args.length === 3 && Number(args[1]) > Number(args[2]))
+      [args[1], args[2]] = [args[2] as string, args[1] as string];
+    if (name === "getenv" && args.length > 0 && rng.chance(0.8))
+      args[0] = JSON.stringify(rng.pick(ENV_NAMES));
     return [name, ...args].join(" ");
   }
 
   #command(depth: number, piped: boolean): string {
     const rng = this.#rng;
     if (piped || rng.chance(0.75)) return this.#call(depth, piped);
-    if (this.#malformed > 0 && rng.chance(0.1)) return rng.pick(["nil", "1 2", ".X 1", "( )", "$x.", "1 | 2"]);
-    return this.#operand(depth);
+    if (this.#bad(0.1)) return rng.pick(["nil", "1 2", ".X 1", "( )", "$x.", "1 | 2"]);
+    const operand = this.#operand(depth);
+    return operand === "nil" && !this.#wild ? "true" : operand;
   }
 
   #pipeline(depth: number, decl: boolean): string {
     const rng = this.#rng;
     let p = this.#command(depth, false);
     while (rng.chance(0.25)) p += ` | ${this.#command(depth, true)}`;
-    if (decl && rng.chance(0.15)) return `${this.#declare()} := ${p}`;
+    if (decl && rng.chance(0.15)) return `${this.#declare()} := ${p}`; // in scope in its own pipeline, as Go has it
     return p;
   }
 
@@ -270,9 +397,8 @@ export class TemplateGen {
     return this.#rng.chance(0.15) ? " -}}" : this.#rng.chance(0.2) ? "}}" : " }}";
   }
 
-  #scoped(depth: number, head = ""): string {
+  #scoped(depth: number): string {
     this.#scopes.push([]);
-    if (head !== "") this.#scopes[this.#scopes.length - 1]?.push(...head.split(/[ ,]+/).filter((v) => v.startsWith("$")));
     const body = this.#body(depth);
     this.#scopes.pop();
     return body;
@@ -283,49 +409,65 @@ export class TemplateGen {
     const r = rng.next();
     const o = () => this.#open();
     const c = () => this.#close();
-    if (this.#malformed > 0 && rng.chance(this.#malformed)) return this.#defect();
+    if (this.#bad(this.#malformed)) return this.#defect();
     if (r < 0.3) return `${o()}${this.#pipeline(0, false)}${c()}`;
-    if (r < 0.38) return `${o()}${this.#declare()} := ${this.#pipeline(0, false)}${c()}`;
-    if (r < 0.42) return `${o()}${this.#var()} = ${this.#pipeline(0, false)}${c()}`;
+    if (r < 0.38) return `${o()}${this.#declaration(0)}${c()}`;
+    if (r < 0.42 && (this.#scopes.flat().length > 0 || this.#wild))
+      return `${o()}${this.#var()} = ${this.#pipeline(0, false)}${c()}`;
     if (r < 0.5) return rng.pick(WORDS) + rng.pick(WORDS);
-    if (r < 0.53) return rng.pick(["{{/* c */}}", "{{- /* c */ -}}", " {{/* é\n */}} ", "{{- /**/}}", "{{/* */ -}}"]);
+    if (r < 0.53)
+      return rng.pick(["{{/* c */}}", "{{- /* c */ -}}", " {{/* é\n */}} ", "{{- /**/}}", "{{/* */ -}}"]);
     if (r < 0.55) return rng.pick([" \t ", "\n", "  "]);
     if (depth >= 3) return `${o()}${this.#pipeline(0, false)}${c()}`;
+    // A variable declared in the pipeline of if/with/range is in scope until its {{end}} (parse.go parseControl).
+    this.#scopes.push([]);
+    const control = this.#control(r, depth);
+    this.#scopes.pop();
+    if (control !== undefined) return control;
+    if (r < 0.88 && this.#ranges > 0) return rng.pick(["{{break}}", "{{continue}}", "{{- break -}}"]);
+    if (r < 0.94 && (this.#defines.length > 0 || this.#wild)) {
+      const name =
+        this.#defines.length > 0 && rng.chance(0.8) ? rng.pick(this.#defines) : rng.pick(["nosuch", "hooks"]);
+      // "hooks" is the file itself: a call to it recurses without end (README: Node's stack), so never at the top.
+      if (name === "hooks") return `{{template "${this.#prefix}none"}}`;
+      // A clean template keeps `$` nil everywhere (so `$.X` is <no value>): a template call gets no data or `$`.
+      const data = this.#wild ? this.#pipeline(1, false) : "$";
+      return `{{template "${name}"${rng.chance(0.5) ? ` ${data}` : ""}}}`;
+    }
+    const name = `${this.#prefix}b${this.#count++}`;
+    const [scopes, ranges] = [this.#scopes, this.#ranges];
+    [this.#scopes, this.#ranges] = [[[]], 0];
+    const body = this.#body(depth + 1);
+    [this.#scopes, this.#ranges] = [scopes, ranges];
+    return `{{block "${name}" ${this.#wild ? this.#pipeline(1, false) : "$"}}}${body}{{end}}`;
+  }
+
+  #control(r: number, depth: number): string | undefined {
+    const rng = this.#rng;
     if (r < 0.66) {
       let s = `{{if ${this.#pipeline(0, true)}}}${this.#scoped(depth + 1)}`;
-      while (rng.chance(0.3)) s += `{{else if ${this.#pipeline(0, false)}}}${this.#scoped(depth + 1)}`;
+      while (rng.chance(0.3)) s += `{{else if ${this.#pipeline(0, true)}}}${this.#scoped(depth + 1)}`;
       if (rng.chance(0.5)) s += `{{else}}${this.#scoped(depth + 1)}`;
       return `${s}{{end}}`;
     }
     if (r < 0.74) {
-      const head = rng.chance(0.3) ? `${this.#declare()} := ` : "";
-      let s = `{{with ${head}${this.#pipeline(0, false)}}}${this.#scoped(depth + 1)}`;
+      let s = `{{with ${this.#pipeline(0, true)}}}${this.#scoped(depth + 1)}`;
       if (rng.chance(0.5)) s += `{{else}}${this.#scoped(depth + 1)}`;
       return `${s}{{end}}`;
     }
     if (r < 0.83) {
       const head = rng.pick(["", "", `$k${this.#count++}, $e${this.#count++} := `, `$e${this.#count++} := `]);
-      const target = rng.pick([".", "nil", "$", "3", '"abc"', this.#pipeline(1, false)]);
+      this.#scopes[this.#scopes.length - 1]?.push(...head.split(/[ ,]+/).filter((v) => v.startsWith("$")));
+      const target = this.#wild
+        ? rng.pick([".", "nil", "$", "3", '"abc"', this.#pipeline(1, false)])
+        : rng.pick(["$", "$.X"]);
       this.#ranges++;
-      let s = `{{range ${head}${target}}}${this.#scoped(depth + 1, head)}`;
+      let s = `{{range ${head}${target}}}${this.#scoped(depth + 1)}`;
       this.#ranges--;
       if (rng.chance(0.5)) s += `{{else}}${this.#scoped(depth + 1)}`;
       return `${s}{{end}}`;
     }
-    if (r < 0.88 && this.#ranges > 0) return rng.pick(["{{break}}", "{{continue}}", "{{- break -}}"]);
-    if (r < 0.94) {
-      const name =
-        this.#defines.length > 0 && rng.chance(0.8) ? rng.pick(this.#defines) : rng.pick(["nosuch", "hooks"]);
-      // "hooks" is the file itself: a call to it recurses without end (README: Node's stack), so never at the top.
-      if (name === "hooks") return `{{template "${this.#prefix}none"}}`;
-      return `{{template "${name}"${rng.chance(0.5) ? ` ${this.#pipeline(1, false)}` : ""}}}`;
-    }
-    const name = `${this.#prefix}b${this.#count++}`;
-    const saved = this.#scopes;
-    this.#scopes = [[]];
-    const body = this.#body(depth + 1);
-    this.#scopes = saved;
-    return `{{block "${name}" ${this.#pipeline(1, false)}}}${body}{{end}}`;
+    return undefined;
   }
 
   /** A defect Go's parser or executor refuses (or, for a few, reads in a way that is easy to get wrong). */

@@ -70,7 +70,10 @@ test("a complex constant is split and read as fmt.Sscan does it, with fmt's and 
     ["{{ -255.981E-0+0.i }}", { out: "(-255.981+0i)" }],
     ["{{ 07+1i }}", { out: "(7+1i)" }],
     ["{{ 1e400+1i }}", { err: 'template: hooks:1: strconv.ParseFloat: parsing "1e400": value out of range' }],
-    ["{{ 1+1e400i }}", { err: 'template: hooks:1: strconv.ParseFloat: parsing "+1e400": value out of range' }],
+    [
+      "{{ 1+1e400i }}",
+      { err: 'template: hooks:1: strconv.ParseFloat: parsing "+1e400": value out of range' },
+    ],
     ["{{ 0x1e+2i }}", { err: 'template: hooks:1: strconv.ParseFloat: parsing "0x1e": invalid syntax' }],
     ["{{ 1+.i }}", { err: 'template: hooks:1: strconv.ParseFloat: parsing "+.": invalid syntax' }],
     ["{{ 0b1+1i }}", { err: "template: hooks:1: syntax error scanning complex number" }],
