@@ -157,14 +157,19 @@ const CHARS = [
   "'\\xff'",
 ];
 const BAD_CHARS = ["'ab'", "''", "'\\q'", "'\\xZZ'", "'\\400'", "'a", "'\\ud800'", "'\\U00110000'"];
-const ESCAPES = [
-  "\\t",
-  "\\\\",
-  '\\"',
-  "\\x41",
-  "\\u00e9",
-  "\\U0001F600",
-  "\\101",
+const ESCAPES = ["\\t", "\\\\", '\\"', "\\x41", "\\u00e9", "\\U0001F600", "\\101", "\\u2603"];
+/**
+ * Escapes for what a hooks file cannot hold as is: line ends (mostly followed by the block's indentation), control
+ * characters and bytes that are not UTF-8 (which libyaml refuses in its own words).
+ */
+const RARE_ESCAPES = [
+  "\\n    ",
+  "\\n    ",
+  "\\n",
+  "\\xff",
+  "\\xc3",
+  "\\u0085    ",
+  "\\r    ",
   "\\a",
   "\\b",
   "\\f",
@@ -186,7 +191,7 @@ function stringConst(rng: Rng, bad: boolean): string {
         : r < 0.9
           ? rng.pick(ESCAPES)
           : r < 0.96 || !bad
-            ? rng.pick(["\\n", "\\xff", "\\xc3", "\\u0085", "\\r    "])
+            ? rng.pick(RARE_ESCAPES)
             : rng.pick(["\\q", "\\u12", "\\x4"]);
   }
   return `"${s}"`;
@@ -370,6 +375,9 @@ export class TemplateGen {
       [args[1], args[2]] = [args[2] as string, args[1] as string];
     if (name === "getenv" && args.length > 0 && rng.chance(0.8))
       args[0] = JSON.stringify(rng.pick(ENV_NAMES));
+    // println's line end would end the block scalar's line (a YAML refusal): a clean template mostly quotes it.
+    if (name === "println" && !piped && !this.#wild && rng.chance(0.7))
+      return `${[name, ...args].join(" ")} | ${rng.pick(["js", "urlquery", 'printf "%q"', 'printf "%x"'])}`;
     return [name, ...args].join(" ");
   }
 
@@ -546,22 +554,10 @@ export class TemplateGen {
   }
 }
 
-/** One hooks file of `templates`, each the `response-message` of hook `t<i>` inside a YAML block scalar. */
-export interface HooksFile {
-  readonly text: string;
-  /** The hook each line (1-based) of the file belongs to. */
-  readonly lineOwner: readonly number[];
-}
-
-/** `[` and `]` frame each output, so the block scalar's indentation is the file's and trailing spaces show. */
-export function hooksFile(templates: readonly string[], ids: readonly number[]): HooksFile {
-  let text = "";
-  const lineOwner: number[] = [-1];
-  templates.forEach((template, i) => {
-    const owner = ids[i] ?? i;
-    const part = `- id: t${owner}\n  execute-command: /bin/true\n  response-message: |-\n    [${template.replaceAll("\n", "\n    ")}]\n`;
-    text += part;
-    for (let n = part.split("\n").length - 1; n > 0; n--) lineOwner.push(owner);
-  });
-  return { text, lineOwner };
+/**
+ * A hooks file whose one hook `t<id>` answers with the template's output, inside a YAML block scalar; `[` and `]`
+ * frame it, so the block's indentation is the file's and trailing spaces show.
+ */
+export function hooksFile(template: string, id: number): string {
+  return `- id: t${id}\n  execute-command: /bin/true\n  response-message: |-\n    [${template.replaceAll("\n", "\n    ")}]\n`;
 }
