@@ -12,7 +12,7 @@ import { OUR_WEBHOOK, PEER_WEBHOOK } from "./support/binaries.js";
 import { freePort } from "./support/free-port.js";
 import { Rng } from "./support/parity-fuzz-cases.js";
 import { ServerGroup } from "./support/server-group.js";
-import { FUZZ_ENV, hooksFile, TemplateGen } from "./support/template-fuzz-cases.js";
+import { EMBEDDINGS, FUZZ_ENV, hooksFile, TemplateGen } from "./support/template-fuzz-cases.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129);
 const CASES = Number(process.env.FUZZ_CASES ?? 240);
@@ -102,16 +102,21 @@ const rng = new Rng(SEED);
 for (let start = 0; start < CASES; start += BATCH) {
   const ids = Array.from({ length: Math.min(BATCH, CASES - start) }, (_, i) => start + i);
   const templates = ids.map((id) => new TemplateGen(rng, `h${id}`).template());
+  const embeddings = ids.map(() => rng.pick(EMBEDDINGS));
   test(`template fuzz seed ${SEED} cases ${start}-${start + ids.length - 1}`, async () => {
     const files = ids.map((id) => join(root, `t${id}.yaml`));
     for (const [i, id] of ids.entries())
-      await writeFile(files[i] as string, hooksFile(templates[i] as string, id));
+      await writeFile(files[i] as string, hooksFile(templates[i] as string, id, embeddings[i]));
     const [peer, ours] = await Promise.all([run("peer", files), run("ours", files)]);
     for (const [i, file] of files.entries()) {
       const expected = peer.get(file);
       assert.ok(expected !== undefined, `the peer did not load ${file}`);
       seen.set(kind(expected), (seen.get(kind(expected)) ?? 0) + 1);
-      assert.equal(ours.get(file), expected, `seed ${SEED} case ${ids[i]}: ${JSON.stringify(templates[i])}`);
+      assert.equal(
+        ours.get(file),
+        expected,
+        `seed ${SEED} case ${ids[i]} (${embeddings[i]}): ${JSON.stringify(templates[i])}`,
+      );
     }
     await Promise.all(files.map((f) => rm(f)));
   });

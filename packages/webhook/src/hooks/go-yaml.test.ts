@@ -216,3 +216,58 @@ test("a lone CR or NEL ends a line as LF does, and is read as LF (libyaml's IS_B
     /^HooksFileError: error converting YAML to JSON: yaml: line 3: /,
   );
 });
+
+test("a quoted scalar goes on over lines indented less than its key, as libyaml reads it", () => {
+  // Debian's 2.8.0 loads these (a template writing a value of several lines between quotes); the `yaml` package
+  // alone refuses them.
+  assert.deepEqual(plain(decodeGoYaml("- id: a\n  m: 'one\nt#wo: x'\n  k: 1\n")), [
+    { id: "a", m: "one t#wo: x", k: 1 },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml("- \"one\n t: \\x41 \\\n y\n\tz\n\nend\"\n- 'it''s\nmore''\n x'\n")), [
+    "one t: A y z\nend",
+    "it's more' x",
+  ]);
+  // A document marker at the start of a line ends the document for libyaml too: still refused.
+  assert.throws(() => decodeGoYaml('- "a\n---\nb"\n'), HooksFileError);
+});
+
+test("a comment right after a quoted scalar or a flow collection needs no blank before it, as for libyaml", () => {
+  assert.deepEqual(plain(decodeGoYaml("- a: 'x'#c\n  b: ''#0\n- [a]#c\n- {a: 1}#c\n- x#c\n")), [
+    { a: "x", b: "" },
+    ["a"],
+    { a: 1 },
+    "x#c",
+  ]);
+});
+
+test("anchor names are libyaml's letters, digits, - and _: a template writing &lt; where a value starts is refused", () => {
+  // Debian's 2.8.0's words and line (counted from 0, as for its other scanner errors).
+  for (const value of ["&lt;no value&gt;", "&a#b x"])
+    assert.throws(() => decodeGoYaml(`- id: a\n  x: 1\n  m: ${value}\n`), {
+      message:
+        "error converting YAML to JSON: yaml: line 2: did not find expected alphabetic or numeric character",
+    });
+  assert.deepEqual(plain(decodeGoYaml("- a: &a_-9 v\n  b: *a_-9\n")), [{ a: "v", b: "v" }]);
+});
+
+test("double-quoted escapes are yaml.v2's: \\' is a quote, \\/ is unknown (YAML 1.2's only)", () => {
+  // Debian's 2.8.0's answers; a template writes \' with `js` ("{{ js "it's" }}").
+  assert.deepEqual(plain(decodeGoYaml(`- "it\\'s \\\\' \\"'"\n- 'a\\'\n`)), ["it's \\' \"'", "a\\"]);
+  assert.throws(() => decodeGoYaml('- id: a\n  m: "a\\/b"\n'), {
+    message: "error converting YAML to JSON: yaml: line 1: found unknown escape character",
+  });
+});
+
+test("a null map key is refused in ghodss's words, naming a scalar value as Go's %+#v does", () => {
+  // Debian's 2.8.0's lines (a template writing `?` where a value starts makes such a key).
+  for (const [value, shown] of [
+    ["1", "1"],
+    ['"a\\tb"', '"a\\tb"'],
+    ["", "<nil>"],
+    ["é", '"é"'],
+    ["true", "true"],
+  ])
+    assert.throws(() => decodeGoYaml(`- id: a\n  ? \n  : ${value}\n`), {
+      message: `error converting YAML to JSON: Unsupported map key of type: %!s(<nil>), key: <nil>, value: ${shown}`,
+    });
+});

@@ -1,5 +1,12 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, type Node, parseDocument, Scalar, visit } from "yaml";
 import { HooksFileError } from "../errors.js";
+import { fromBytes, toBytes } from "./go-template/go-text.js";
+import { quote } from "./go-template/strconv.js";
+import {
+  indentQuotedContinuations,
+  libyamlDoubleQuoteEscapes,
+  spaceCommentsAfterTokens,
+} from "./libyaml-lenient.js";
 import { libyamlTabError } from "./libyaml-tabs.js";
 
 /** A YAML float, kept apart from integers because upstream renders the two differently in string fields. */
@@ -43,8 +50,17 @@ export function decodeGoYaml(source: string): GoYamlValue {
   if (!printable(bare)) throw yamlError(0, "control characters are not allowed");
   // A lone CR and NEL end a line for libyaml as LF and CRLF do, and are read as LF (scanner.c IS_BREAK, READ_LINE);
   // the `yaml` package would keep them as characters of the line.
-  const text = bare.replace(/\r\n?|\u0085/g, "\n");
-  const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
+  const escapes = libyamlDoubleQuoteEscapes(indentQuotedContinuations(bare.replace(/\r\n?|\u0085/g, "\n")));
+  if (escapes.unknownEscapeAt !== undefined)
+    throw yamlError(lineOf(escapes.text, escapes.unknownEscapeAt) - 1, "found unknown escape character");
+  let text = escapes.text;
+  let doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
+  for (let round = 0; round < 100; round++) {
+    const spaced = spaceCommentsAfterTokens(text, doc.errors);
+    if (spaced === text) break;
+    text = spaced;
+    doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
+  }
   const first = doc.errors[0];
   if (first !== undefined) {
     const line = first.linePos?.[0].line ?? 1;
@@ -60,6 +76,15 @@ export function decodeGoYaml(source: string): GoYamlValue {
   const endsInBreak = /[\n\r]$/.test(text);
   visit(doc, (_key, node) => {
     if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) anchors.set(node.anchor, node);
+    // libyaml's anchor and alias names are letters, digits, `-` and `_` (scanner.c yaml_parser_scan_anchor): a
+    // template writing `&lt;` where a plain scalar starts makes an anchor libyaml refuses.
+    const name = isAlias(node) ? node.source : (node as { anchor?: string } | null)?.anchor;
+    if (name !== undefined && !/^[0-9A-Za-z_-]+$/.test(name))
+      // A scanner error: yaml.v2 names its line counted from 0, as for the tabs above.
+      throw yamlError(
+        lineOf(text, (node as Node).range?.[0] ?? 0) - 1,
+        "did not find expected alphabetic or numeric character",
+      );
     // A block scalar that runs to the end of a file with no final line break: libyaml has no break to keep there,
     // where the `yaml` package adds one (`|` or `>` as the file's last lines).
     if (
@@ -177,7 +202,8 @@ function toGo(node: unknown, anchors: ReadonlyMap<string, Node>, depth: number):
         merge(out, toGo(pair.value, anchors, depth + 1));
         continue;
       }
-      out[keyString(toGo(key, anchors, depth + 1))] = toGo(pair.value, anchors, depth + 1);
+      const value = toGo(pair.value, anchors, depth + 1);
+      out[keyString(toGo(key, anchors, depth + 1), value)] = value;
     }
     return out;
   }
@@ -195,8 +221,8 @@ function merge(out: { [key: string]: GoYamlValue }, value: GoYamlValue): void {
   }
 }
 
-/** ghodss/yaml's `convertToJSONableObject` for map keys. */
-function keyString(key: GoYamlValue): string {
+/** ghodss/yaml's `convertToJSONableObject` for map keys (`value` names itself in its error). */
+function keyString(key: GoYamlValue, value: GoYamlValue): string {
   if (typeof key === "string") return key;
   if (typeof key === "number" || typeof key === "bigint") return String(key);
   if (typeof key === "boolean") return key ? "true" : "false";
@@ -204,8 +230,18 @@ function keyString(key: GoYamlValue): string {
     const s = formatFloat32G(key.value);
     return s === "+Inf" ? ".inf" : s === "-Inf" ? "-.inf" : s === "NaN" ? ".nan" : s;
   }
+  // Go's `%s, key: %+#v, value: %+#v` of the key's type, the key and the value, for a null key and a scalar value.
+  const goSyntax = (v: GoYamlValue) =>
+    v === null
+      ? "<nil>"
+      : typeof v === "string"
+        ? fromBytes(quote(toBytes(v)))
+        : typeof v === "boolean" || typeof v === "number" || typeof v === "bigint"
+          ? String(v)
+          : undefined;
+  const shown = key === null ? goSyntax(value) : undefined;
   throw new HooksFileError(
-    `error converting YAML to JSON: Unsupported map key of type: ${key === null ? "%!s(<nil>)" : "map or slice"}`,
+    `error converting YAML to JSON: Unsupported map key of type: ${key === null ? "%!s(<nil>)" : "map or slice"}${shown === undefined ? "" : `, key: <nil>, value: ${shown}`}`,
   );
 }
 

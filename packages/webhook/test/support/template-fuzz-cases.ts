@@ -554,10 +554,33 @@ export class TemplateGen {
   }
 }
 
+/** How the output stands in the hooks file: framed in a block scalar, or as a plain, double- or single-quoted one. */
+export type Embedding = "block" | "plain" | "double" | "single";
+export const EMBEDDINGS: readonly Embedding[] = [
+  "block",
+  "block",
+  "block",
+  "block",
+  "plain",
+  "plain",
+  "double",
+  "single",
+];
+
 /**
- * A hooks file whose one hook `t<id>` answers with the template's output, inside a YAML block scalar; `[` and `]`
- * frame it, so the block's indentation is the file's and trailing spaces show.
+ * A hooks file whose one hook `t<id>` answers with the template's output. In a block scalar `[` and `]` frame it, so
+ * the block's indentation is the file's and trailing spaces show; the other forms give YAML what the template wrote
+ * to type (`true`, `0x1F`), fold, unescape (`\x41`, `\N`) or refuse (`a: b`, `#`, `&`).
  */
-export function hooksFile(template: string, id: number): string {
-  return `- id: t${id}\n  execute-command: /bin/true\n  response-message: |-\n    [${template.replaceAll("\n", "\n    ")}]\n`;
+export function hooksFile(template: string, id: number, embedding: Embedding = "block"): string {
+  const text = template.replaceAll("\n", "\n    ");
+  const value =
+    embedding === "block"
+      ? `|-\n    [${text}]`
+      : embedding === "plain"
+        ? text
+        : embedding === "double"
+          ? `"${text}"`
+          : `'${text}'`;
+  return `- id: t${id}\n  execute-command: /bin/true\n  response-message: ${value}\n`;
 }
