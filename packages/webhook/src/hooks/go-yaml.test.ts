@@ -271,3 +271,12 @@ test("a null map key is refused in ghodss's words, naming a scalar value as Go's
       message: `error converting YAML to JSON: Unsupported map key of type: %!s(<nil>), key: <nil>, value: ${shown}`,
     });
 });
+
+test("a plain scalar's scan takes the blank lines after it, tabs and all, but a tab left of its indentation", () => {
+  // Debian's 2.8.0: a template's output ending in a line of blanks (`{{ "x" }}\n     \t `) loads.
+  assert.deepEqual(plain(decodeGoYaml("- id: a\n  m: b\n     \t \n")), [{ id: "a", m: "b" }]);
+  assert.deepEqual(plain(decodeGoYaml("- id: a\n  m: b\n   \t \n  c: d\n")), [{ id: "a", m: "b", c: "d" }]);
+  assert.throws(() => decodeGoYaml("- id: a\n  m: b\n  \t\n"), {
+    message: "error converting YAML to JSON: yaml: line 2: found a tab character that violate indentation",
+  });
+});
