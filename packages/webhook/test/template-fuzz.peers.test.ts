@@ -1,7 +1,8 @@
 // Differential fuzzing of -template against Debian's /usr/bin/webhook 2.8.0 (Go 1.19's text/template): seeded random
 // templates (test/support/template-fuzz-cases.ts), each the response-message of one hook in a file of its own, are
 // loaded with -template by both servers, 30 files a start (each file loads on its own, so a refused one stops none of
-// the others); what each file came to (its hook's answer, or the refusal line word for word) must be equal.
+// the others); what each file came to (its hook's answer, or the refusal line word for word) must be equal. The output
+// stands in a block scalar, or as a plain, double- or single-quoted scalar, so YAML also types, folds and unescapes it.
 // FUZZ_SEED and FUZZ_CASES replay or widen a run by hand; a failure names the seed, the case and its template.
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -15,7 +16,7 @@ import { ServerGroup } from "./support/server-group.js";
 import { EMBEDDINGS, FUZZ_ENV, hooksFile, TemplateGen } from "./support/template-fuzz-cases.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261129);
-const CASES = Number(process.env.FUZZ_CASES ?? 240);
+const CASES = Number(process.env.FUZZ_CASES ?? 2400);
 const BATCH = 30;
 
 const servers = new ServerGroup();
@@ -112,6 +113,10 @@ for (let start = 0; start < CASES; start += BATCH) {
       const expected = peer.get(file);
       assert.ok(expected !== undefined, `the peer did not load ${file}`);
       seen.set(kind(expected), (seen.get(kind(expected)) ?? 0) + 1);
+      // libyaml reads a long file in 512-byte chunks as it scans, so it may name a syntax error before a byte it
+      // refuses further on, which ours names first (README: Differences): both refuse, the reasons differ.
+      if (expected.endsWith("yaml: …") && /yaml: (invalid|incomplete|control)/.test(ours.get(file) ?? ""))
+        continue;
       assert.equal(
         ours.get(file),
         expected,
