@@ -406,7 +406,7 @@ export class TemplateGen {
 }
 
 /** How the output stands in the hooks file: framed in a block scalar, or as a plain, double- or single-quoted one. */
-export type Embedding = "block" | "plain" | "double" | "single";
+export type Embedding = "block" | "plain" | "double" | "single" | "json";
 export const EMBEDDINGS: readonly Embedding[] = [
   "block",
   "block",
@@ -416,6 +416,7 @@ export const EMBEDDINGS: readonly Embedding[] = [
   "plain",
   "double",
   "single",
+  "json",
 ];
 
 /**
@@ -433,5 +434,8 @@ export function hooksFile(template: string, id: number, embedding: Embedding = "
         : embedding === "double"
           ? `"${text}"`
           : `'${text}'`;
+  // A JSON file (read as YAML too): the output as a string of a flow mapping.
+  if (embedding === "json")
+    return `[{"id": "t${id}", "execute-command": "/bin/true", "response-message": "${template}"}]\n`;
   return `- id: t${id}\n  execute-command: /bin/true\n  response-message: ${value}\n`;
 }
