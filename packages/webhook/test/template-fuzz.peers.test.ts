@@ -2,7 +2,8 @@
 // templates (test/support/template-fuzz-cases.ts), each the response-message of one hook in a file of its own, are
 // loaded with -template by both servers, 30 files a start (each file loads on its own, so a refused one stops none of
 // the others); what each file came to (its hook's answer, or the refusal line word for word) must be equal. The output
-// stands in a block scalar, or as a plain, double- or single-quoted scalar, so YAML also types, folds and unescapes it.
+// stands in a block scalar, as a plain, double- or single-quoted scalar, or in a JSON file's string, so YAML also
+// types, folds and unescapes it.
 // FUZZ_SEED and FUZZ_CASES replay or widen a run by hand; a failure names the seed, the case and its template.
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -81,7 +82,10 @@ async function run(side: "peer" | "ours", files: readonly string[]): Promise<Map
       // (README: Differences); the reader's (control characters, bytes that are not UTF-8) are libyaml's words.
       outcomes.set(
         file,
-        refusal?.replace(/(error converting YAML to JSON: yaml: )line \d+: .*$/, "$1…") ?? answers.join("\n"),
+        refusal?.replace(
+          /(error converting YAML to JSON: yaml: )(?!invalid |incomplete |control ).*$/,
+          "$1…",
+        ) ?? answers.join("\n"),
       );
     }
     return outcomes;

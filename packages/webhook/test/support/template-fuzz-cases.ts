@@ -405,7 +405,8 @@ export class TemplateGen {
   }
 }
 
-/** How the output stands in the hooks file: framed in a block scalar, or as a plain, double- or single-quoted one. */
+/** How the output stands in the hooks file: framed in a block scalar, as a plain, double- or single-quoted one, or
+ * in a JSON file's string. */
 export type Embedding = "block" | "plain" | "double" | "single" | "json";
 export const EMBEDDINGS: readonly Embedding[] = [
   "block",
