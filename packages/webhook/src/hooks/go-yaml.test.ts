@@ -279,4 +279,8 @@ test("a plain scalar's scan takes the blank lines after it, tabs and all, but a 
   assert.throws(() => decodeGoYaml("- id: a\n  m: b\n  \t\n"), {
     message: "error converting YAML to JSON: yaml: line 2: found a tab character that violate indentation",
   });
+  // With no scalar there (an empty value), the tab is where a token starts (Debian's 2.8.0 refuses it).
+  assert.throws(() => decodeGoYaml("- id: a\n  m:  \r\n    \t\n"), {
+    message: "error converting YAML to JSON: yaml: line 2: found character that cannot start any token",
+  });
 });

@@ -74,7 +74,8 @@ function collect(
     if (range === undefined || range === null) return;
     if (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED)
       into.blocks.push([range[0], range[1]]);
-    else if (node.type === Scalar.PLAIN && !inFlow) into.plains.push({ range: [range[0], range[1]], parent });
+    else if (node.type === Scalar.PLAIN && !inFlow && range[1] > range[0])
+      into.plains.push({ range: [range[0], range[1]], parent });
     else into.free.push([range[0], range[1]]);
   } else if (isMap(node) || isSeq(node)) {
     const range = node.range;

@@ -276,7 +276,7 @@ export class TemplateGen {
     if (r < 0.5) return rng.pick(WORDS) + rng.pick(WORDS);
     if (r < 0.53)
       return rng.pick(["{{/* c */}}", "{{- /* c */ -}}", " {{/* é\n */}} ", "{{- /**/}}", "{{/* */ -}}"]);
-    if (r < 0.55) return rng.pick([" \t ", "\n", "  "]);
+    if (r < 0.55) return rng.pick([" \t ", "\n", "  ", "\r\n", " \r\n\t"]);
     if (depth >= 3) return `${o()}${this.#pipeline(0, false)}${c()}`;
     // A variable declared in the pipeline of if/with/range is in scope until its {{end}} (parse.go parseControl).
     this.#scopes.push([]);
