@@ -103,6 +103,23 @@ function kind(outcome: Outcome): string {
     .slice(0, 40);
 }
 
+/** Both servers on the files; a file the peer panics on is left out (and named in `skipped`) and the rest run again. */
+async function compareRuns(all: readonly string[]) {
+  const skipped: string[] = [];
+  for (;;) {
+    const files = all.filter((f) => !skipped.includes(f));
+    const [peer, ours] = await Promise.allSettled([run("peer", files), run("ours", files)]);
+    if (peer.status === "fulfilled" && ours.status === "fulfilled")
+      return { peer: peer.value, ours: ours.value, skipped };
+    const log = peer.status === "rejected" ? String(peer.reason) : "";
+    const culprit =
+      /attempting to load hooks from (\S+)\n(?:(?!attempting)[\s\S])*panic: should not happen/.exec(log)?.[1];
+    if (culprit === undefined || skipped.includes(culprit))
+      throw peer.status === "rejected" ? peer.reason : (ours as PromiseRejectedResult).reason;
+    skipped.push(culprit);
+  }
+}
+
 const rng = new Rng(SEED);
 for (let start = 0; start < CASES; start += BATCH) {
   const ids = Array.from({ length: Math.min(BATCH, CASES - start) }, (_, i) => start + i);
@@ -112,8 +129,15 @@ for (let start = 0; start < CASES; start += BATCH) {
     const files = ids.map((id) => join(root, `t${id}.yaml`));
     for (const [i, id] of ids.entries())
       await writeFile(files[i] as string, hooksFile(templates[i] as string, id, embeddings[i]));
-    const [peer, ours] = await Promise.all([run("peer", files), run("ours", files)]);
+    const { peer, ours, skipped } = await compareRuns(files);
+    for (const file of skipped) {
+      // yaml.v2 2.8.0 vendors panics on some files ("should not happen", scannerc.go yaml_parser_save_simple_key) and
+      // takes the server down: a peer bug not copied; ours refuses such a file.
+      seen.set("skipped: yaml.v2 panics", (seen.get("skipped: yaml.v2 panics") ?? 0) + 1);
+      assert.match((await run("ours", [file])).get(file) ?? "", /^couldn't load hooks from file! /, file);
+    }
     for (const [i, file] of files.entries()) {
+      if (skipped.includes(file)) continue;
       const expected = peer.get(file);
       assert.ok(expected !== undefined, `the peer did not load ${file}`);
       seen.set(kind(expected), (seen.get(kind(expected)) ?? 0) + 1);
