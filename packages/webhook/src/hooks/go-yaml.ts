@@ -313,18 +313,24 @@ export function resolvePlain(text: string): GoYamlValue {
   if (special !== undefined) return new GoFloat(special);
   const first = text[0] ?? "";
   if (first === ".") {
-    return /^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(text) ? new GoFloat(Number(text)) : text;
+    return /^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(text) ? goFloat(text, text) : text;
   }
   if (!/[-+0-9]/.test(first)) return text;
   const plain = text.replaceAll("_", "");
   const int = goParseInt(plain);
   if (int !== undefined && int >= INT64_MIN && int <= UINT64_MAX) return narrow(int);
-  if (YAML_STYLE_FLOAT.test(plain)) return new GoFloat(Number(plain));
+  if (YAML_STYLE_FLOAT.test(plain)) return goFloat(plain, text);
   if (/^-?0b[01]+$/.test(plain)) {
     const value = BigInt(plain.replace("0b", "").replace(/^(-?)/, "$10b"));
     if (value >= INT64_MIN && value <= UINT64_MAX) return narrow(value);
   }
   return text;
+}
+
+/** A float as yaml.v2's resolve reads it: strconv.ParseFloat, whose overflow (`1e999`) leaves the text a string. */
+function goFloat(plain: string, text: string): GoFloat | string {
+  const value = Number(plain);
+  return Number.isFinite(value) ? new GoFloat(value) : text;
 }
 
 function narrow(value: bigint): number | bigint {
