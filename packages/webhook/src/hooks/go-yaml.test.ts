@@ -282,6 +282,12 @@ test("a plain scalar's scan takes the blank lines after it, tabs and all, but a 
   assert.throws(() => decodeGoYaml("- id: a\n  m: b\n  \t\n"), {
     message: "error converting YAML to JSON: yaml: line 2: found a tab character that violate indentation",
   });
+  // The scan ends at a comment after the blanks (a template's `{{ "x" }}\n    \t#…` loads on 2.8.0), and the next
+  // line is a token's again.
+  assert.deepEqual(plain(decodeGoYaml("- id: a\n  m: b\n   \t#c\n  k: 1\n")), [{ id: "a", m: "b", k: 1 }]);
+  assert.throws(() => decodeGoYaml("- id: a\n  m: b\n    #c\n\t\n"), {
+    message: "error converting YAML to JSON: yaml: line 3: found character that cannot start any token",
+  });
   // With no scalar there (an empty value), the tab is where a token starts (Debian's 2.8.0 refuses it).
   assert.throws(() => decodeGoYaml("- id: a\n  m:  \r\n    \t\n"), {
     message: "error converting YAML to JSON: yaml: line 2: found character that cannot start any token",

@@ -88,14 +88,18 @@ function collect(
   }
 }
 
-/** The end of the lines of spaces and tabs only that follow `end` (the rest of its own line first). */
+/**
+ * The end of the lines of spaces and tabs only that follow `end` (the rest of its own line first), the last of them
+ * possibly ending in a comment.
+ */
 function pastBlankLines(text: string, end: number): number {
   let to = end;
   for (;;) {
-    const m = /^[ \t]*(\n|$)/.exec(text.slice(to));
+    // The scan also ends at a comment after the blanks, which takes the rest of that line.
+    const m = /^[ \t]*(#[^\n]*)?(\n|$)/.exec(text.slice(to));
     if (m === null || m[0] === "") return to;
     to += m[0].length;
-    if (m[1] === "") return to;
+    if (m[2] === "" || m[1] !== undefined) return to;
   }
 }
 
