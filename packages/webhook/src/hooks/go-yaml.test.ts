@@ -20,6 +20,9 @@ test("plain scalars are typed as yaml.v2 resolves them", () => {
     ["+12", 12],
     ["1:30", "1:30"],
     ["1e20", "1e20"],
+    // strconv.ParseFloat overflows: yaml.v2 keeps the text (Debian's 2.8.0 answers "3.3554432e+0752").
+    ["3.3554432e+0752", "3.3554432e+0752"],
+    [".5e999", ".5e999"],
     ["2001-12-14", "2001-12-14"],
     ["18446744073709551615", 18446744073709551615n],
     // Spelled like Object.prototype properties: plain strings, not the prototype's functions or objects.
@@ -202,4 +205,91 @@ test("a block scalar ending the file without a final line break has none, as lib
     ["|", ">", "|-"].map((i) => last(i, "\n")),
     ["l1\n\nl2\n", "l1\nl2\n", "l1\n\nl2"],
   );
+});
+
+test("a lone CR or NEL ends a line as LF does, and is read as LF (libyaml's IS_BREAK and READ_LINE)", () => {
+  // Debian's 2.8.0 loads a file saved with old Mac line ends, and a template's "\r" starts a new YAML line.
+  assert.deepEqual(plain(decodeGoYaml("- id: a\r  command-working-directory: /tmp\r- id: b\r")), [
+    { id: "a", "command-working-directory": "/tmp" },
+    { id: "b" },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml("- |-\n  a\r  b\u0085  c\r\n  d\n- 'x\r  y'")), ["a\nb\nc\nd", "x y"]);
+  assert.throws(
+    () => decodeGoYaml("- |-\n  a\rb\n"),
+    /^HooksFileError: error converting YAML to JSON: yaml: line 3: /,
+  );
+});
+
+test("a quoted scalar goes on over lines indented less than its key, as libyaml reads it", () => {
+  // Debian's 2.8.0 loads these (a template writing a value of several lines between quotes); the `yaml` package
+  // alone refuses them.
+  assert.deepEqual(plain(decodeGoYaml("- id: a\n  m: 'one\nt#wo: x'\n  k: 1\n")), [
+    { id: "a", m: "one t#wo: x", k: 1 },
+  ]);
+  assert.deepEqual(plain(decodeGoYaml("- \"one\n t: \\x41 \\\n y\n\tz\n\nend\"\n- 'it''s\nmore''\n x'\n")), [
+    "one t: A y z\nend",
+    "it's more' x",
+  ]);
+  // A document marker at the start of a line ends the document for libyaml too: still refused.
+  assert.throws(() => decodeGoYaml('- "a\n---\nb"\n'), HooksFileError);
+});
+
+test("a comment right after a quoted scalar or a flow collection needs no blank before it, as for libyaml", () => {
+  assert.deepEqual(plain(decodeGoYaml("- a: 'x'#c\n  b: ''#0\n- [a]#c\n- {a: 1}#c\n- x#c\n")), [
+    { a: "x", b: "" },
+    ["a"],
+    { a: 1 },
+    "x#c",
+  ]);
+});
+
+test("anchor names are libyaml's letters, digits, - and _: a template writing &lt; where a value starts is refused", () => {
+  // Debian's 2.8.0's words and line (counted from 0, as for its other scanner errors).
+  for (const value of ["&lt;no value&gt;", "&a#b x"])
+    assert.throws(() => decodeGoYaml(`- id: a\n  x: 1\n  m: ${value}\n`), {
+      message:
+        "error converting YAML to JSON: yaml: line 2: did not find expected alphabetic or numeric character",
+    });
+  assert.deepEqual(plain(decodeGoYaml("- a: &a_-9 v\n  b: *a_-9\n")), [{ a: "v", b: "v" }]);
+});
+
+test("double-quoted escapes are yaml.v2's: \\' is a quote, \\/ is unknown (YAML 1.2's only)", () => {
+  // Debian's 2.8.0's answers; a template writes \' with `js` ("{{ js "it's" }}").
+  assert.deepEqual(plain(decodeGoYaml(`- "it\\'s \\\\' \\"'"\n- 'a\\'\n`)), ["it's \\' \"'", "a\\"]);
+  assert.throws(() => decodeGoYaml('- id: a\n  m: "a\\/b"\n'), {
+    message: "error converting YAML to JSON: yaml: line 1: found unknown escape character",
+  });
+});
+
+test("a null map key is refused in ghodss's words, naming a scalar value as Go's %+#v does", () => {
+  // Debian's 2.8.0's lines (a template writing `?` where a value starts makes such a key).
+  for (const [value, shown] of [
+    ["1", "1"],
+    ['"a\\tb"', '"a\\tb"'],
+    ["", "<nil>"],
+    ["é", '"é"'],
+    ["true", "true"],
+  ])
+    assert.throws(() => decodeGoYaml(`- id: a\n  ? \n  : ${value}\n`), {
+      message: `error converting YAML to JSON: Unsupported map key of type: %!s(<nil>), key: <nil>, value: ${shown}`,
+    });
+});
+
+test("a plain scalar's scan takes the blank lines after it, tabs and all, but a tab left of its indentation", () => {
+  // Debian's 2.8.0: a template's output ending in a line of blanks (`{{ "x" }}\n     \t `) loads.
+  assert.deepEqual(plain(decodeGoYaml("- id: a\n  m: b\n     \t \n")), [{ id: "a", m: "b" }]);
+  assert.deepEqual(plain(decodeGoYaml("- id: a\n  m: b\n   \t \n  c: d\n")), [{ id: "a", m: "b", c: "d" }]);
+  assert.throws(() => decodeGoYaml("- id: a\n  m: b\n  \t\n"), {
+    message: "error converting YAML to JSON: yaml: line 2: found a tab character that violate indentation",
+  });
+  // The scan ends at a comment after the blanks (a template's `{{ "x" }}\n    \t#…` loads on 2.8.0), and the next
+  // line is a token's again.
+  assert.deepEqual(plain(decodeGoYaml("- id: a\n  m: b\n   \t#c\n  k: 1\n")), [{ id: "a", m: "b", k: 1 }]);
+  assert.throws(() => decodeGoYaml("- id: a\n  m: b\n    #c\n\t\n"), {
+    message: "error converting YAML to JSON: yaml: line 3: found character that cannot start any token",
+  });
+  // With no scalar there (an empty value), the tab is where a token starts (Debian's 2.8.0 refuses it).
+  assert.throws(() => decodeGoYaml("- id: a\n  m:  \r\n    \t\n"), {
+    message: "error converting YAML to JSON: yaml: line 2: found character that cannot start any token",
+  });
 });

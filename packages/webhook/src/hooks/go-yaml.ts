@@ -1,5 +1,12 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, type Node, parseDocument, Scalar, visit } from "yaml";
 import { HooksFileError } from "../errors.js";
+import { fromBytes, toBytes } from "./go-template/go-text.js";
+import { quote } from "./go-template/strconv.js";
+import {
+  indentQuotedContinuations,
+  libyamlDoubleQuoteEscapes,
+  spaceCommentsAfterTokens,
+} from "./libyaml-lenient.js";
 import { libyamlTabError } from "./libyaml-tabs.js";
 
 /** A YAML float, kept apart from integers because upstream renders the two differently in string fields. */
@@ -38,10 +45,22 @@ export type GoYamlValue =
  */
 export function decodeGoYaml(source: string): GoYamlValue {
   // libyaml takes a byte order mark at the start of the stream as the encoding's, not as text.
-  const text = source.startsWith("\uFEFF") ? source.slice(1) : source;
+  const bare = source.startsWith("\uFEFF") ? source.slice(1) : source;
   // libyaml's reader takes only its printable characters (reader.c yaml_parser_update_buffer), before any parsing.
-  if (!printable(text)) throw yamlError(0, "control characters are not allowed");
-  const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
+  if (!printable(bare)) throw yamlError(0, "control characters are not allowed");
+  // A lone CR and NEL end a line for libyaml as LF and CRLF do, and are read as LF (scanner.c IS_BREAK, READ_LINE);
+  // the `yaml` package would keep them as characters of the line.
+  const escapes = libyamlDoubleQuoteEscapes(indentQuotedContinuations(bare.replace(/\r\n?|\u0085/g, "\n")));
+  if (escapes.unknownEscapeAt !== undefined)
+    throw yamlError(lineOf(escapes.text, escapes.unknownEscapeAt) - 1, "found unknown escape character");
+  let text = escapes.text;
+  let doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
+  for (let round = 0; round < 100; round++) {
+    const spaced = spaceCommentsAfterTokens(text, doc.errors);
+    if (spaced === text) break;
+    text = spaced;
+    doc = parseDocument(text, { version: "1.1", uniqueKeys: false, merge: false });
+  }
   const first = doc.errors[0];
   if (first !== undefined) {
     const line = first.linePos?.[0].line ?? 1;
@@ -57,6 +76,15 @@ export function decodeGoYaml(source: string): GoYamlValue {
   const endsInBreak = /[\n\r]$/.test(text);
   visit(doc, (_key, node) => {
     if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) anchors.set(node.anchor, node);
+    // libyaml's anchor and alias names are letters, digits, `-` and `_` (scanner.c yaml_parser_scan_anchor): a
+    // template writing `&lt;` where a plain scalar starts makes an anchor libyaml refuses.
+    const name = isAlias(node) ? node.source : (node as { anchor?: string } | null)?.anchor;
+    if (name !== undefined && !/^[0-9A-Za-z_-]+$/.test(name))
+      // A scanner error: yaml.v2 names its line counted from 0, as for the tabs above.
+      throw yamlError(
+        lineOf(text, (node as Node).range?.[0] ?? 0) - 1,
+        "did not find expected alphabetic or numeric character",
+      );
     // A block scalar that runs to the end of a file with no final line break: libyaml has no break to keep there,
     // where the `yaml` package adds one (`|` or `>` as the file's last lines).
     if (
@@ -174,7 +202,8 @@ function toGo(node: unknown, anchors: ReadonlyMap<string, Node>, depth: number):
         merge(out, toGo(pair.value, anchors, depth + 1));
         continue;
       }
-      out[keyString(toGo(key, anchors, depth + 1))] = toGo(pair.value, anchors, depth + 1);
+      const value = toGo(pair.value, anchors, depth + 1);
+      out[keyString(toGo(key, anchors, depth + 1), value)] = value;
     }
     return out;
   }
@@ -192,8 +221,8 @@ function merge(out: { [key: string]: GoYamlValue }, value: GoYamlValue): void {
   }
 }
 
-/** ghodss/yaml's `convertToJSONableObject` for map keys. */
-function keyString(key: GoYamlValue): string {
+/** ghodss/yaml's `convertToJSONableObject` for map keys (`value` names itself in its error). */
+function keyString(key: GoYamlValue, value: GoYamlValue): string {
   if (typeof key === "string") return key;
   if (typeof key === "number" || typeof key === "bigint") return String(key);
   if (typeof key === "boolean") return key ? "true" : "false";
@@ -201,8 +230,18 @@ function keyString(key: GoYamlValue): string {
     const s = formatFloat32G(key.value);
     return s === "+Inf" ? ".inf" : s === "-Inf" ? "-.inf" : s === "NaN" ? ".nan" : s;
   }
+  // Go's `%s, key: %+#v, value: %+#v` of the key's type, the key and the value, for a null key and a scalar value.
+  const goSyntax = (v: GoYamlValue) =>
+    v === null
+      ? "<nil>"
+      : typeof v === "string"
+        ? fromBytes(quote(toBytes(v)))
+        : typeof v === "boolean" || typeof v === "number" || typeof v === "bigint"
+          ? String(v)
+          : undefined;
+  const shown = key === null ? goSyntax(value) : undefined;
   throw new HooksFileError(
-    `error converting YAML to JSON: Unsupported map key of type: ${key === null ? "%!s(<nil>)" : "map or slice"}`,
+    `error converting YAML to JSON: Unsupported map key of type: ${key === null ? "%!s(<nil>)" : "map or slice"}${shown === undefined ? "" : `, key: <nil>, value: ${shown}`}`,
   );
 }
 
@@ -274,18 +313,24 @@ export function resolvePlain(text: string): GoYamlValue {
   if (special !== undefined) return new GoFloat(special);
   const first = text[0] ?? "";
   if (first === ".") {
-    return /^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(text) ? new GoFloat(Number(text)) : text;
+    return /^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(text) ? goFloat(text, text) : text;
   }
   if (!/[-+0-9]/.test(first)) return text;
   const plain = text.replaceAll("_", "");
   const int = goParseInt(plain);
   if (int !== undefined && int >= INT64_MIN && int <= UINT64_MAX) return narrow(int);
-  if (YAML_STYLE_FLOAT.test(plain)) return new GoFloat(Number(plain));
+  if (YAML_STYLE_FLOAT.test(plain)) return goFloat(plain, text);
   if (/^-?0b[01]+$/.test(plain)) {
     const value = BigInt(plain.replace("0b", "").replace(/^(-?)/, "$10b"));
     if (value >= INT64_MIN && value <= UINT64_MAX) return narrow(value);
   }
   return text;
+}
+
+/** A float as yaml.v2's resolve reads it: strconv.ParseFloat, whose overflow (`1e999`) leaves the text a string. */
+function goFloat(plain: string, text: string): GoFloat | string {
+  const value = Number(plain);
+  return Number.isFinite(value) ? new GoFloat(value) : text;
 }
 
 function narrow(value: bigint): number | bigint {

@@ -225,10 +225,11 @@ test("libyaml's reader refuses a hooks file with bytes that are not UTF-8 or wit
   });
   for (const text of ["null\0", "- id: a\x01\n", "- id: a\x7f\n", "- id: a\u0090\n"])
     await assert.rejects(load(Buffer.from(text)), { message: `${prefix}control characters are not allowed` });
-  // A tab, line ends, NEL and what is past U+00A0 are libyaml's printable characters.
+  // A tab, line ends, NEL (a line end too) and what is past U+00A0 are libyaml's printable characters (Debian's
+  // 2.8.0 loads "a\u00a0bé").
   assert.deepEqual(
-    (await load(Buffer.from("- id: a\u0085b\u00a0é😀\t\r\n"))).map((h) => h.id),
-    ["a\u0085b\u00a0é😀"],
+    (await load(Buffer.from("- id: a\u00a0bé😀\t\u0085\r\n"))).map((h) => h.id),
+    ["a\u00a0bé😀"],
   );
 });
 

@@ -19,9 +19,24 @@ export interface TabError {
 export function libyamlTabError(text: string, contents: unknown): TabError | undefined {
   const free: [number, number][] = [];
   const blocks: [number, number][] = [];
-  collect(contents, free, blocks);
+  const plains: Plain[] = [];
+  collect(contents, { free, blocks, plains }, -1);
   const lineStarts = [0];
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
+  const lineOf = (offset: number) => lineStarts.filter((s) => s <= offset).length - 1;
+  // A plain scalar's scan goes on over the blank lines after it (scannerc.go yaml_parser_scan_plain_scalar), so no
+  // token starts on them; a tab there left of the scalar's indentation (its collection's column + 1) is refused.
+  for (const { range, parent } of plains) {
+    const end = pastBlankLines(text, range[1]);
+    const indent = parent < 0 ? 0 : parent - (text.lastIndexOf("\n", parent - 1) + 1) + 1;
+    for (let i = text.indexOf("\n", range[1]) + 1; i > 0 && i < end; i = text.indexOf("\n", i) + 1) {
+      const lineEnd = text.indexOf("\n", i) < 0 ? text.length : text.indexOf("\n", i);
+      const tab = text.slice(i, lineEnd).indexOf("\t");
+      if (tab >= 0 && tab < indent)
+        return { line: lineOf(i), message: "found a tab character that violate indentation" };
+    }
+    free.push([range[0], end]);
+  }
   for (const [line, start] of lineStarts.entries()) {
     if (free.some(([from, to]) => start > from && start < to)) continue;
     if (blocks.some(([from, to]) => start > from && start < to)) continue;
@@ -38,21 +53,53 @@ export function libyamlTabError(text: string, contents: unknown): TabError | und
   return undefined;
 }
 
-/** Ranges where libyaml takes tabs as any character (`free`), and block scalars (header to end). */
-function collect(node: unknown, free: [number, number][], blocks: [number, number][]): void {
+/** A plain scalar in block context, and where its block collection starts (-1: none). */
+interface Plain {
+  readonly range: [number, number];
+  readonly parent: number;
+}
+
+/**
+ * Ranges where libyaml takes tabs as any character (`free`), block scalars (header to end) and plain scalars in block
+ * context, each with the start of the block collection it is in (`parent`).
+ */
+function collect(
+  node: unknown,
+  into: { free: [number, number][]; blocks: [number, number][]; plains: Plain[] },
+  parent: number,
+  inFlow = false,
+): void {
   if (isScalar(node)) {
     const range = node.range;
     if (range === undefined || range === null) return;
     if (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED)
-      blocks.push([range[0], range[1]]);
-    else free.push([range[0], range[1]]);
+      into.blocks.push([range[0], range[1]]);
+    else if (node.type === Scalar.PLAIN && !inFlow && range[1] > range[0])
+      into.plains.push({ range: [range[0], range[1]], parent });
+    else into.free.push([range[0], range[1]]);
   } else if (isMap(node) || isSeq(node)) {
     const range = node.range;
-    if (node.flow && range !== undefined && range !== null) free.push([range[0], range[1]]);
-    for (const item of node.items) collect(item, free, blocks);
+    if (node.flow && range !== undefined && range !== null) into.free.push([range[0], range[1]]);
+    const start = node.flow ? parent : (range?.[0] ?? parent);
+    for (const item of node.items) collect(item, into, start, inFlow || node.flow === true);
   } else if (isPair(node)) {
-    collect(node.key, free, blocks);
-    collect(node.value, free, blocks);
+    collect(node.key, into, parent, inFlow);
+    collect(node.value, into, parent, inFlow);
+  }
+}
+
+/**
+ * The end of the lines of spaces and tabs only that follow `end` (the rest of its own line first), the last of them
+ * possibly ending in a comment.
+ */
+function pastBlankLines(text: string, end: number): number {
+  let to = end;
+  for (;;) {
+    // The scan also ends at a comment after the blanks, which takes the rest of that line.
+    const m = /^[ \t]*(#[^\n]*)?(\n|$)/.exec(text.slice(to));
+    if (m === null || m[0] === "") return to;
+    to += m[0].length;
+    if (m[2] === "" || m[1] !== undefined) return to;
   }
 }
 

@@ -12,3 +12,12 @@ test("UTF-8 passes; each kind of broken sequence gets libyaml's reader error", (
   assert.equal(libyamlUtf8Error("\xed\xa0\x80"), "invalid Unicode character");
   assert.equal(libyamlUtf8Error("\xf4\x90\x80\x80"), "invalid Unicode character");
 });
+
+test("a control character and a broken sequence: the first of them in the file is the one named, as libyaml reads", () => {
+  // Debian's 2.8.0 on a template writing "\v" before `slice "😀" 2` (found by the template fuzzer, seed 2).
+  assert.equal(libyamlUtf8Error("a\x0bb\xff"), "control characters are not allowed");
+  assert.equal(libyamlUtf8Error("a\xffb\x0b"), "invalid leading UTF-8 octet");
+  assert.equal(libyamlUtf8Error("\xc2\x85 \xc2\xa0 \xef\xbf\xbd \t\r\n"), undefined);
+  assert.equal(libyamlUtf8Error("\xc2\x80"), "control characters are not allowed");
+  assert.equal(libyamlUtf8Error("\xef\xbf\xbe"), "control characters are not allowed");
+});

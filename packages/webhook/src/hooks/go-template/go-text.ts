@@ -2,6 +2,8 @@
 // may cut a rune in two. The template engine keeps every Go string as a "byte string": a JS string whose chars are
 // the bytes (0-255), converted from and to UTF-8 only at its edges.
 
+import { newerThanUnicode13 } from "./unicode13.js";
+
 /** The bytes of a UTF-8 JS string, one char per byte. */
 export function toBytes(text: string): string {
   return Buffer.from(text, "utf8").toString("latin1");
@@ -55,11 +57,11 @@ export function runeCount(s: string): number {
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
 
-/** unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+/** unicode.IsPrint of Go 1.19 (Unicode 13.0.0): letters, marks, numbers, punctuation, symbols and the ASCII space. */
 export function isPrint(code: number): boolean {
   if (code === 0x20) return true;
   if (code < 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return false;
-  return PRINTABLE.test(String.fromCodePoint(code));
+  return PRINTABLE.test(String.fromCodePoint(code)) && !newerThanUnicode13(code);
 }
 
 const LETTER = /^\p{L}$/u;
@@ -67,12 +69,14 @@ const DIGIT = /^\p{Nd}$/u;
 
 /** unicode.IsLetter. */
 export function isLetter(code: number): boolean {
-  return code >= 0 && code <= 0x10ffff && LETTER.test(String.fromCodePoint(code));
+  return (
+    code >= 0 && code <= 0x10ffff && LETTER.test(String.fromCodePoint(code)) && !newerThanUnicode13(code)
+  );
 }
 
 /** unicode.IsDigit. */
 export function isDigit(code: number): boolean {
-  return code >= 0 && code <= 0x10ffff && DIGIT.test(String.fromCodePoint(code));
+  return code >= 0 && code <= 0x10ffff && DIGIT.test(String.fromCodePoint(code)) && !newerThanUnicode13(code);
 }
 
 /** Go's `%#U` of a rune, as the lexer's errors print it: `U+0027 '''`. */

@@ -2,7 +2,7 @@
 // with every field Go sets (test/fixtures/go-template/go1.19-parse-trees.json, scripts/go-template-oracle/parse).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { goTemplateFixture } from "../../../test/support/go-template-fixtures.js";
+import { answer, goTemplateFixture } from "../../../test/support/go-template-fixtures.js";
 import { sprint } from "./go-format.js";
 import { toBytes } from "./go-text.js";
 import { newNumber } from "./number.js";
@@ -60,4 +60,24 @@ test("newNumber wording of its own errors", () => {
   assert.throws(() => newNumber(0, "'ab'", "charConstant"), {
     message: "malformed character constant: 'ab'",
   });
+});
+
+test("a complex constant is split and read as fmt.Sscan does it, with fmt's and strconv's errors", () => {
+  // Go 1.19.8's answers (scripts/go-template-oracle/execute); the template fuzzer found each form.
+  const cases: Array<[string, { out: string } | { err: string }]> = [
+    ["{{ 0x1P-51+4i }}", { out: "(4.440892098500626e-16+4i)" }],
+    ["{{ 3E+21+8i }}", { out: "(3e+21+8i)" }],
+    ["{{ -255.981E-0+0.i }}", { out: "(-255.981+0i)" }],
+    ["{{ 07+1i }}", { out: "(7+1i)" }],
+    ["{{ 1e400+1i }}", { err: 'template: hooks:1: strconv.ParseFloat: parsing "1e400": value out of range' }],
+    [
+      "{{ 1+1e400i }}",
+      { err: 'template: hooks:1: strconv.ParseFloat: parsing "+1e400": value out of range' },
+    ],
+    ["{{ 0x1e+2i }}", { err: 'template: hooks:1: strconv.ParseFloat: parsing "0x1e": invalid syntax' }],
+    ["{{ 1+.i }}", { err: 'template: hooks:1: strconv.ParseFloat: parsing "+.": invalid syntax' }],
+    ["{{ 0b1+1i }}", { err: "template: hooks:1: syntax error scanning complex number" }],
+    ["{{ 1i+2i }}", { err: "template: hooks:1: syntax error scanning complex number" }],
+  ];
+  for (const [template, expected] of cases) assert.deepEqual(answer(template), { template, ...expected });
 });

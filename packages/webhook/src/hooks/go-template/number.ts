@@ -4,7 +4,7 @@
 
 import { goParseInt, goParseUint, underscoreOK } from "../../go-parse-int.js";
 import type { NumberNode } from "./nodes.js";
-import { unquoteChar } from "./strconv.js";
+import { quote, unquoteChar } from "./strconv.js";
 
 /** strconv.ParseUint(s, 0, 64) without a sign; undefined on any error. */
 function parseUnsigned(s: string): bigint | undefined {
@@ -18,32 +18,68 @@ function parseInt64(s: string): bigint | undefined {
   return typeof n === "bigint" ? n : undefined;
 }
 
-/** strconv.ParseFloat(s, 64): undefined on a syntax error or when the value overflows (ErrRange). */
-export function parseFloat64(text: string): number | undefined {
-  if (text.includes("_") && !underscoreOK(text)) return undefined;
+/** strconv.ParseFloat(s, 64): the value, or the reason Go gives for refusing it (its NumError's Err). */
+function parseFloat64OrError(text: string): number | "invalid syntax" | "value out of range" {
+  if (text.includes("_") && !underscoreOK(text)) return "invalid syntax";
   const s = text.replaceAll("_", "");
   const m = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?[0-9]+)$/.exec(s);
   let value: number;
   if (m) {
     const [, sign, int = "", frac = "", exp = "0"] = m;
-    if (int === "" && frac === "") return undefined;
+    if (int === "" && frac === "") return "invalid syntax";
     const mantissa = BigInt(`0x${int}${frac}` === "0x" ? "0" : `0x${int}${frac}`);
     value = Number(mantissa) * 2 ** (Number(exp) - 4 * frac.length);
     if (sign === "-") value = -value;
   } else {
-    if (!/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(s)) return undefined;
+    if (!/^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/.test(s)) return "invalid syntax";
     value = Number(s);
   }
-  return Number.isFinite(value) ? value : undefined;
+  return Number.isFinite(value) ? value : "value out of range";
 }
 
-/** fmt.Sscan of a complex constant `a+bi` (itemComplex). */
-function parseComplex(text: string): { re: number; im: number } | undefined {
-  const m = /^([+-]?[^+-]*(?:[eEpP][+-]?[^+-]*)?)([+-].*)i$/.exec(text);
-  if (!m) return undefined;
-  const re = parseFloat64(m[1] as string);
-  const im = parseFloat64(m[2] as string);
-  return re === undefined || im === undefined ? undefined : { re, im };
+/** strconv.ParseFloat(s, 64): undefined on a syntax error or when the value overflows (ErrRange). */
+export function parseFloat64(text: string): number | undefined {
+  const f = parseFloat64OrError(text);
+  return typeof f === "number" ? f : undefined;
+}
+
+/**
+ * fmt.Sscan of a complex constant `a+bi` (itemComplex), as fmt/scan.go's complexTokens and floatToken split it (the
+ * real part ends where a float's characters end: `0b1+1i` has none past `0`) and convertFloat reads each part.
+ *
+ * @throws {Error} with fmt's or strconv's message (`syntax error scanning complex number`, `strconv.ParseFloat: …`)
+ */
+function parseComplex(text: string): { re: number; im: number } {
+  let i = 0;
+  const accept = (chars: string) => i < text.length && chars.includes(text[i] as string) && ++i > 0;
+  const floatToken = () => {
+    const start = i;
+    accept("+-");
+    let digits = "0123456789_";
+    let exp = "eEpP";
+    if (accept("0") && accept("xX")) {
+      digits = "0123456789aAbBcCdDeEfF_";
+      exp = "pP";
+    }
+    while (accept(digits));
+    if (accept(".")) while (accept(digits));
+    if (accept(exp)) {
+      accept("+-");
+      while (accept("0123456789_"));
+    }
+    return text.slice(start, i);
+  };
+  const real = floatToken();
+  const signAt = i;
+  if (!accept("+-")) throw new Error("syntax error scanning complex number");
+  const imag = text[signAt] + floatToken();
+  if (!accept("i")) throw new Error("syntax error scanning complex number");
+  const [re, im] = [real, imag].map((part) => {
+    const f = parseFloat64OrError(part);
+    if (typeof f === "number") return f;
+    throw new Error(`strconv.ParseFloat: parsing ${quote(part)}: ${f}`);
+  }) as [number, number];
+  return { re, im };
 }
 
 /** Whether a float64 converts to an int64/uint64 and back unchanged, as Go's `float64(int64(f)) == f`. */
@@ -99,10 +135,8 @@ export function newNumber(
     };
   }
   if (kind === "complex") {
-    const c = parseComplex(text);
-    if (c === undefined) throw new Error(`illegal number syntax: ${JSON.stringify(text)}`);
     n.isComplex = true;
-    n.complex = c;
+    n.complex = parseComplex(text);
     simplifyComplex();
     return n;
   }
