@@ -148,7 +148,8 @@ function checkSimpleKeys(node: unknown, text: string, flow?: "]" | "}"): void {
       const key = pair.key as Node | null;
       const range = key?.range;
       // An explicit key (`? key`) is not a simple key.
-      const explicit = range !== undefined && range !== null && /\?\s*$/.test(text.slice(0, range[0]));
+      const explicit =
+        range !== undefined && range !== null && text[lastNonSpaceBefore(text, range[0])] === "?";
       if (range && !explicit && pair.value !== null) {
         // The key starts at its anchor, if it has one (`&a "k": v`): libyaml's simple key does.
         const anchored = key?.anchor ? text.lastIndexOf(`&${key.anchor}`, range[0]) : -1;
@@ -384,4 +385,11 @@ export function formatFloat32G(value: number): string {
   if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
   if (digits.length <= exp + 1) return `${sign}${digits}${"0".repeat(exp + 1 - digits.length)}`;
   return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
+/** The offset of the last character before `offset` that is not white space (`\s`), or -1. */
+function lastNonSpaceBefore(text: string, offset: number): number {
+  let i = offset - 1;
+  while (i >= 0 && /\s/.test(text[i] as string)) i--;
+  return i;
 }

@@ -37,9 +37,15 @@ export function libyamlTabError(text: string, contents: unknown): TabError | und
     }
     free.push([range[0], end]);
   }
+  // Lines starting inside a free range or a block scalar are skipped: one sweep over the ranges sorted by start (a
+  // hooks file of thousands of hooks has tens of thousands of both).
+  const skip = [...free, ...blocks].sort((a, b) => a[0] - b[0]);
+  let next = 0;
+  let reach = -1;
   for (const [line, start] of lineStarts.entries()) {
-    if (free.some(([from, to]) => start > from && start < to)) continue;
-    if (blocks.some(([from, to]) => start > from && start < to)) continue;
+    while (next < skip.length && (skip[next] as [number, number])[0] < start)
+      reach = Math.max(reach, (skip[next++] as [number, number])[1]);
+    if (start < reach) continue;
     if (tabWhereTokenStarts(text, start))
       return { line, message: "found character that cannot start any token" };
   }
@@ -93,10 +99,13 @@ function collect(
  * possibly ending in a comment.
  */
 function pastBlankLines(text: string, end: number): number {
+  // Sticky, from `to` on: no copy of the rest of the file per scalar.
+  const blank = /[ \t]*(#[^\n]*)?(\n|$)/y;
   let to = end;
   for (;;) {
     // The scan also ends at a comment after the blanks, which takes the rest of that line.
-    const m = /^[ \t]*(#[^\n]*)?(\n|$)/.exec(text.slice(to));
+    blank.lastIndex = to;
+    const m = blank.exec(text);
     if (m === null || m[0] === "") return to;
     to += m[0].length;
     if (m[2] === "" || m[1] !== undefined) return to;
