@@ -209,6 +209,15 @@ test("what is not a list, or a field of the wrong type, is named with encoding/j
     '[{"id": "a", "http-methods": false}]',
     "cannot unmarshal bool into Go struct field Hook.http-methods of type []string",
   );
+  // A number that is no int is named with its literal as ghodss's JSON wrote it (seed 99 of the start-up fuzzer).
+  const code = "into Go struct field Hook.success-http-response-code of type int";
+  refusal("- id: a\n  success-http-response-code: 1.5\n", `cannot unmarshal number 1.5 ${code}`);
+  refusal('[{"id":"a","success-http-response-code":2.50e-8}]', `cannot unmarshal number 2.5e-8 ${code}`);
+  refusal("- id: a\n  success-http-response-code: 1.0e+30\n", `cannot unmarshal number 1e+30 ${code}`);
+  refusal(
+    "- id: a\n  success-http-response-code: 9223372036854775808\n",
+    `cannot unmarshal number 9223372036854775808 ${code}`,
+  );
 });
 
 test("libyaml's reader refuses a hooks file with bytes that are not UTF-8 or with control characters", async (t) => {

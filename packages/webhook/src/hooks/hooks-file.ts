@@ -306,7 +306,15 @@ function int(raw: unknown, field: string): number {
   // encoding/json reads the float ghodss wrote (201.0 is written 201) into an int when it has no fraction.
   if (raw instanceof GoFloat && Number.isInteger(raw.value) && Math.abs(raw.value) < 2 ** 53)
     return raw.value;
-  throw new HooksFileError(`json: cannot unmarshal ${goType(raw)} into Go struct field ${field} of type int`);
+  // A number encoding/json cannot store in an int is named with its literal, as ghodss's JSON wrote it (decode.go
+  // literalStore: `number 1.5`, `number 1e+21`), which JavaScript's number to string matches.
+  const what =
+    raw instanceof GoFloat
+      ? `number ${String(raw.value)}`
+      : typeof raw === "bigint"
+        ? `number ${raw}`
+        : goType(raw);
+  throw new HooksFileError(`json: cannot unmarshal ${what} into Go struct field ${field} of type int`);
 }
 
 function bool(raw: unknown, field: string): boolean {
