@@ -6,6 +6,14 @@ import { decodeGoYaml, formatFloat32G, GoFloat, resolvePlain } from "./go-yaml.j
 /** The decoded value with plain prototypes (decoded maps have none, so `__proto__` stays data). */
 const plain = (v: unknown) => JSON.parse(JSON.stringify(v));
 
+/** Refused with Debian's 2.8.0's words for a YAML error, word for word. */
+const refused = (text: string, message: string) =>
+  assert.throws(
+    () => decodeGoYaml(text),
+    (e) => e instanceof HooksFileError && e.message === `error converting YAML to JSON: yaml: ${message}`,
+    JSON.stringify(text),
+  );
+
 test("plain scalars are typed as yaml.v2 resolves them", () => {
   const cases: [string, unknown][] = [
     ["yes", true],
@@ -131,12 +139,6 @@ test("inside [...] or {...}, ? and : starting a plain scalar are libyaml's indic
 
 test("tabs libyaml refuses outside flow collections and quoted scalars: where a token starts, in block indentation", () => {
   // What Debian's 2.8.0 answered, word for word (test/startup-fuzz.peers.test.ts found the first).
-  const refused = (text: string, message: string) =>
-    assert.throws(
-      () => decodeGoYaml(text),
-      (e) => e instanceof HooksFileError && e.message === `error converting YAML to JSON: yaml: ${message}`,
-      JSON.stringify(text),
-    );
   refused("  \n\t\n", "line 1: found character that cannot start any token");
   refused("\uFEFF  \n\t\n", "line 1: found character that cannot start any token");
   // The yaml package sees this one itself (and names line 1, where 2.8.0 names none).
@@ -158,12 +160,6 @@ test("tabs libyaml refuses outside flow collections and quoted scalars: where a 
 
 test("inside [...] or {...}, a : not followed by a blank in or after a plain scalar, and a ? in one, are libyaml's errors", () => {
   // Debian's 2.8.0's words (test/startup-fuzz.peers.test.ts found the first: `execute-command:# …` in a flow mapping).
-  const refused = (text: string, message: string) =>
-    assert.throws(
-      () => decodeGoYaml(text),
-      (e) => e instanceof HooksFileError && e.message === `error converting YAML to JSON: yaml: ${message}`,
-      JSON.stringify(text),
-    );
   refused("[{id: é, execute-command:# /bin/true, response-message: x}]", "found unexpected ':'");
   refused("[{id: a, url: http://x}]", "found unexpected ':'");
   refused('[{id: a, x:"b"}]', "found unexpected ':'");
