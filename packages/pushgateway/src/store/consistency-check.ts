@@ -172,7 +172,9 @@ export function notOfType(family: Named, options: { metric: Metric | undefined; 
 
 /** One stored series back in structured form (only an error text needs it). */
 export function seriesAt(f: RenderedFamily, i: number): Metric | undefined {
-  return parseRenderedFamily({ ...f, lines: [f.lines.at(i) ?? ""] }).metrics[0];
+  // The line's own protobuf value, not the first line's (parseRenderedFamily pairs them by index).
+  const protoValues = f.protoValues === undefined ? {} : { protoValues: [f.protoValues[i]] };
+  return parseRenderedFamily({ ...f, lines: [f.lines.at(i) ?? ""], ...protoValues }).metrics[0];
 }
 
 /** A series as pushed, from its lines: {@link seriesAt} without the `+Inf` bucket rendering added, if it did. */
